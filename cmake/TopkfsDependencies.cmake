@@ -1,0 +1,18 @@
+# Every dependency comes from a Debian 12 package (see scripts/setup.sh).
+find_package(Threads REQUIRED)
+find_package(Eigen3 3.3 REQUIRED NO_MODULE)
+find_package(ZLIB REQUIRED)
+find_package(PNG REQUIRED)
+find_package(HDF5 REQUIRED COMPONENTS C)
+find_package(nlohmann_json 3 REQUIRED)
+find_package(fmt REQUIRED)
+find_package(CLI11 REQUIRED)
+find_package(OpenMP REQUIRED COMPONENTS CXX)
+
+# matio ships a pkg-config file only.
+find_package(PkgConfig REQUIRED)
+pkg_check_modules(MATIO REQUIRED IMPORTED_TARGET matio)
+
+if(TOPKFS_WITH_TORCH)
+  find_package(Torch REQUIRED)
+endif()

@@ -1,0 +1,51 @@
+#pragma once
+// The project's exception types. User errors (bad files, bad options, bad data)
+// are exceptions whose message names the input, the place and the fix; broken
+// internal invariants abort instead (see TOPKFS_ASSERT).
+#include <stdexcept>
+#include <string>
+
+namespace topkfs {
+
+// Base of every error the library reports to its user.
+class Error : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// A file that cannot be opened or read at the operating-system level
+// (missing, unreadable, a directory where a file was expected).
+// The Python package raises these as OSError.
+class FileError : public Error {
+ public:
+  using Error::Error;
+};
+
+// Content that is malformed or unusable: ragged rows, NaN, wrong magic,
+// a target with one class. The Python package raises these as ValueError.
+class DataError : public Error {
+ public:
+  using Error::Error;
+};
+
+// An option with an invalid value or an impossible combination of options
+// (k larger than the number of features, an unknown method). The CLI exits
+// with status 2 on these.
+class OptionError : public Error {
+ public:
+  using Error::Error;
+};
+
+// Raised when training diverges (NaN/Inf loss) or a solver cannot proceed.
+class TrainingError : public Error {
+ public:
+  using Error::Error;
+};
+
+[[noreturn]] void assertion_failed(const char* expr, const char* file, int line);
+
+}  // namespace topkfs
+
+// Internal invariant: a failure is a bug in topkfs, not a user error.
+#define TOPKFS_ASSERT(expr) \
+  ((expr) ? static_cast<void>(0) : ::topkfs::assertion_failed(#expr, __FILE__, __LINE__))

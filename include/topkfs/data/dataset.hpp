@@ -1,0 +1,78 @@
+#pragma once
+// Dataset: the one in-memory form every reader produces and every method reads.
+#include <Eigen/Core>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace topkfs {
+
+// Samples in rows, features in columns, row-major so that a minibatch of rows
+// is one contiguous block (libtorch reads it without a copy).
+using FeatureMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+// Real-valued targets: one row per sample, one column per output.
+using TargetMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+
+enum class TargetKind { None, Classes, Real };
+
+const char* to_string(TargetKind kind);
+
+// Height x width (x channels) of an image, when every row is one image.
+struct ImageShape {
+  int height = 0;
+  int width = 0;
+  int channels = 1;
+  long pixels() const { return static_cast<long>(height) * width * channels; }
+};
+
+// Row indices of a train/test split. Every row is in exactly one of the two.
+struct Split {
+  std::vector<std::int64_t> train;
+  std::vector<std::int64_t> test;
+};
+
+struct Dataset {
+  FeatureMatrix features;
+  std::vector<std::string> feature_names;
+
+  TargetKind target_kind = TargetKind::None;
+  // Classes: labels encoded 0..C-1, original names kept in class_names
+  // (class_names[label] is the name as it appeared in the file).
+  std::vector<std::int32_t> labels;
+  std::vector<std::string> class_names;
+  // Real: n x q values, q >= 1.
+  TargetMatrix targets;
+  std::vector<std::string> target_names;
+
+  // A split that came with the data (MNIST's 60000/10000, USPS's train/test).
+  std::optional<Split> predefined_split;
+  std::optional<ImageShape> image_shape;
+
+  // Provenance, for results and messages.
+  std::string source;  // path as given by the user
+  std::string format;  // reader that produced it ("csv", "idx", ...)
+  std::vector<std::string> notes;  // things the reader wants the user to know
+
+  std::int64_t rows() const { return features.rows(); }
+  std::int64_t cols() const { return features.cols(); }
+  int num_classes() const { return static_cast<int>(class_names.size()); }
+  int num_outputs() const { return static_cast<int>(targets.cols()); }
+
+  // Checks shapes agree (labels/targets length, names, split indices) and
+  // throws DataError naming `source` when they do not.
+  void validate() const;
+};
+
+// Per-class sample counts, indexed by encoded label.
+std::vector<std::int64_t> class_counts(const Dataset& data);
+
+// Rows `rows` of `data` as a new dataset (features, target, names kept; the
+// predefined split is dropped because its indices no longer apply).
+Dataset take_rows(const Dataset& data, const std::vector<std::int64_t>& rows);
+
+// Columns `cols` of `data` as a new dataset, in the given order (image shape
+// dropped unless every column is kept in order).
+Dataset take_columns(const Dataset& data, const std::vector<std::int64_t>& cols);
+
+}  // namespace topkfs

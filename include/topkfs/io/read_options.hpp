@@ -1,0 +1,57 @@
+#pragma once
+// Options shared by every reader; the CLI maps its reader flags onto this.
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace topkfs {
+
+enum class Format { Auto, Csv, Tsv, Libsvm, Idx, Mat, Hdf5, Npy, Npz };
+
+// What to do with NaN or Inf feature values.
+enum class NanPolicy { Error, Drop };
+
+// How to interpret the target column(s).
+//  Auto: text labels or few distinct integer values -> classes; otherwise real.
+enum class TaskHint { Auto, Classification, Regression };
+
+enum class HeaderMode { Auto, Yes, No };
+
+const char* to_string(Format format);
+// Parses "csv", "tsv", "libsvm", "svmlight", "idx", "mat", "hdf5"/"h5",
+// "npy", "npz", "auto"; throws OptionError listing the choices otherwise.
+Format parse_format(const std::string& name);
+
+struct ReadOptions {
+  Format format = Format::Auto;
+
+  // --- delimited text (CSV/TSV) ---
+  // Target columns by name or 0-based index (as text: "y", "3", "-1").
+  // Empty: the last column. Several: multi-output regression.
+  std::vector<std::string> target;
+  HeaderMode header = HeaderMode::Auto;
+  std::optional<char> delimiter;  // unset: detected from the first lines
+
+  // --- every format ---
+  NanPolicy nan = NanPolicy::Error;
+  TaskHint task = TaskHint::Auto;
+  // Integer-valued targets with at most this many distinct values count as
+  // classes under TaskHint::Auto.
+  int max_auto_classes = 30;
+
+  // --- MATLAB .mat ---
+  std::string x_var = "X";
+  std::string y_var = "Y";
+
+  // --- HDF5 (empty: the USPS layout or datasets named X/Y at the root) ---
+  std::string x_path;
+  std::string y_path;
+
+  // --- IDX: a single images file needs its labels file ---
+  std::string labels_path;
+
+  // --- NPY/NPZ: NPZ arrays by name; a lone NPY needs its target file ---
+  std::string y_file;  // NPY holding the target for an NPY of features
+};
+
+}  // namespace topkfs

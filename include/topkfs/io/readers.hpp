@@ -1,0 +1,21 @@
+#pragma once
+// One reader per format. read_dataset() dispatches to these; call them
+// directly only when the format is known.
+#include <string>
+
+#include "topkfs/data/dataset.hpp"
+#include "topkfs/io/read_options.hpp"
+
+namespace topkfs {
+
+Dataset read_csv(const std::string& path, const ReadOptions& options);     // CSV and TSV
+Dataset read_libsvm(const std::string& path, const ReadOptions& options);  // svmlight, 1-based
+// A folder holding the four MNIST-style files, or one images file (with
+// options.labels_path, or its sibling labels file found by name).
+Dataset read_idx(const std::string& path, const ReadOptions& options);
+Dataset read_mat(const std::string& path, const ReadOptions& options);   // v5 and v7.3 via matio
+Dataset read_hdf5(const std::string& path, const ReadOptions& options);  // via libhdf5
+Dataset read_npy(const std::string& path, const ReadOptions& options);
+Dataset read_npz(const std::string& path, const ReadOptions& options);
+
+}  // namespace topkfs

@@ -1,0 +1,33 @@
+#pragma once
+// Turning a raw target column into class labels or real values, the same way
+// for every reader, so that `--task` and the auto rule behave identically
+// whatever the file format.
+#include <string>
+#include <vector>
+
+#include "topkfs/data/dataset.hpp"
+#include "topkfs/io/read_options.hpp"
+
+namespace topkfs {
+
+// Sets data.target_kind, labels/class_names or targets/target_names from a
+// target read as text (one string per row). Text that is not a number makes
+// the target classes; `where` names the file for messages.
+void set_target_from_text(Dataset& data, const std::vector<std::string>& values,
+                          const std::string& name, const ReadOptions& options,
+                          const std::string& where);
+
+// Same from numbers: `values` is n x q row-major. A single column of
+// integer values with at most options.max_auto_classes distinct values is
+// classes under TaskHint::Auto (class names are the printed integers,
+// ordered by value).
+void set_target_from_numbers(Dataset& data, const std::vector<double>& values, int q,
+                             const std::vector<std::string>& names, const ReadOptions& options,
+                             const std::string& where);
+
+// Checks features and targets for NaN/Inf. NanPolicy::Error throws a
+// DataError naming the file, row and column; Drop removes such rows and adds a
+// note saying how many went. Also rejects a class target with one class.
+void check_values(Dataset& data, const ReadOptions& options, const std::string& where);
+
+}  // namespace topkfs

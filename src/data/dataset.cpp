@@ -1,0 +1,113 @@
+#include "topkfs/data/dataset.hpp"
+
+#include <fmt/format.h>
+
+#include "topkfs/core/error.hpp"
+
+namespace topkfs {
+
+const char* to_string(TargetKind kind) {
+  switch (kind) {
+    case TargetKind::None: return "none";
+    case TargetKind::Classes: return "classes";
+    case TargetKind::Real: return "real";
+  }
+  return "?";
+}
+
+void Dataset::validate() const {
+  const auto n = rows();
+  if (static_cast<std::int64_t>(feature_names.size()) != cols()) {
+    throw DataError(fmt::format("{}: {} feature names for {} columns", source,
+                                feature_names.size(), cols()));
+  }
+  if (target_kind == TargetKind::Classes) {
+    if (static_cast<std::int64_t>(labels.size()) != n) {
+      throw DataError(fmt::format("{}: {} labels for {} rows", source, labels.size(), n));
+    }
+    for (auto label : labels) {
+      TOPKFS_ASSERT(label >= 0 && label < num_classes());
+    }
+  } else if (target_kind == TargetKind::Real) {
+    if (targets.rows() != n) {
+      throw DataError(fmt::format("{}: {} target values for {} rows", source, targets.rows(), n));
+    }
+  }
+  if (predefined_split) {
+    std::vector<char> seen(static_cast<std::size_t>(n), 0);
+    for (const auto* part : {&predefined_split->train, &predefined_split->test}) {
+      for (auto row : *part) {
+        if (row < 0 || row >= n || seen[static_cast<std::size_t>(row)]) {
+          throw DataError(fmt::format("{}: predefined split holds an invalid or repeated row {}",
+                                      source, row));
+        }
+        seen[static_cast<std::size_t>(row)] = 1;
+      }
+    }
+  }
+  if (image_shape && image_shape->pixels() != cols()) {
+    throw DataError(fmt::format("{}: image shape {}x{}x{} does not match {} columns", source,
+                                image_shape->height, image_shape->width, image_shape->channels,
+                                cols()));
+  }
+}
+
+std::vector<std::int64_t> class_counts(const Dataset& data) {
+  std::vector<std::int64_t> counts(static_cast<std::size_t>(data.num_classes()), 0);
+  for (auto label : data.labels) ++counts[static_cast<std::size_t>(label)];
+  return counts;
+}
+
+Dataset take_rows(const Dataset& data, const std::vector<std::int64_t>& rows) {
+  Dataset out;
+  out.features.resize(static_cast<Eigen::Index>(rows.size()), data.cols());
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    TOPKFS_ASSERT(rows[i] >= 0 && rows[i] < data.rows());
+    out.features.row(static_cast<Eigen::Index>(i)) = data.features.row(rows[i]);
+  }
+  out.feature_names = data.feature_names;
+  out.target_kind = data.target_kind;
+  out.class_names = data.class_names;
+  out.target_names = data.target_names;
+  if (data.target_kind == TargetKind::Classes) {
+    out.labels.reserve(rows.size());
+    for (auto row : rows) out.labels.push_back(data.labels[static_cast<std::size_t>(row)]);
+  } else if (data.target_kind == TargetKind::Real) {
+    out.targets.resize(static_cast<Eigen::Index>(rows.size()), data.targets.cols());
+    for (std::size_t i = 0; i < rows.size(); ++i) {
+      out.targets.row(static_cast<Eigen::Index>(i)) = data.targets.row(rows[i]);
+    }
+  }
+  out.image_shape = data.image_shape;
+  out.source = data.source;
+  out.format = data.format;
+  return out;
+}
+
+Dataset take_columns(const Dataset& data, const std::vector<std::int64_t>& cols) {
+  Dataset out;
+  out.features.resize(data.rows(), static_cast<Eigen::Index>(cols.size()));
+  bool identity = static_cast<std::int64_t>(cols.size()) == data.cols();
+  for (std::size_t j = 0; j < cols.size(); ++j) {
+    const auto c = cols[j];
+    if (c < 0 || c >= data.cols()) {
+      throw OptionError(fmt::format("{}: column index {} out of range (the data has {} columns)",
+                                    data.source, c, data.cols()));
+    }
+    identity = identity && c == static_cast<std::int64_t>(j);
+    out.features.col(static_cast<Eigen::Index>(j)) = data.features.col(c);
+    out.feature_names.push_back(data.feature_names[static_cast<std::size_t>(c)]);
+  }
+  out.target_kind = data.target_kind;
+  out.labels = data.labels;
+  out.class_names = data.class_names;
+  out.targets = data.targets;
+  out.target_names = data.target_names;
+  out.predefined_split = data.predefined_split;
+  if (identity) out.image_shape = data.image_shape;
+  out.source = data.source;
+  out.format = data.format;
+  return out;
+}
+
+}  // namespace topkfs

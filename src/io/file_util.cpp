@@ -1,0 +1,152 @@
+#include "topkfs/io/file_util.hpp"
+
+#include <fmt/format.h>
+#include <sys/stat.h>
+#include <zlib.h>
+
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+
+#include "topkfs/core/error.hpp"
+
+namespace topkfs {
+
+void require_readable_file(const std::string& path) {
+  struct stat info {};
+  if (::stat(path.c_str(), &info) != 0) {
+    throw FileError(fmt::format("{}: cannot open: {}", path, std::strerror(errno)));
+  }
+  if (S_ISDIR(info.st_mode)) {
+    throw FileError(fmt::format("{}: is a directory, expected a file", path));
+  }
+  std::ifstream probe(path, std::ios::binary);
+  if (!probe) {
+    throw FileError(fmt::format("{}: cannot open for reading: {}", path, std::strerror(errno)));
+  }
+  if (info.st_size == 0) {
+    throw DataError(fmt::format("{}: the file is empty", path));
+  }
+}
+
+std::uint64_t file_size(const std::string& path) {
+  struct stat info {};
+  if (::stat(path.c_str(), &info) != 0) {
+    throw FileError(fmt::format("{}: cannot open: {}", path, std::strerror(errno)));
+  }
+  return static_cast<std::uint64_t>(info.st_size);
+}
+
+std::string read_file_bytes(const std::string& path) {
+  require_readable_file(path);
+  std::ifstream in(path, std::ios::binary);
+  std::string bytes(file_size(path), '\0');
+  if (!in.read(bytes.data(), static_cast<std::streamsize>(bytes.size()))) {
+    throw FileError(fmt::format("{}: read failed: {}", path, std::strerror(errno)));
+  }
+  return bytes;
+}
+
+bool has_gzip_magic(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  unsigned char magic[2] = {0, 0};
+  in.read(reinterpret_cast<char*>(magic), 2);
+  return in.gcount() == 2 && magic[0] == 0x1f && magic[1] == 0x8b;
+}
+
+struct GzipStream::State {
+  gzFile file = nullptr;
+  bool eof = false;
+};
+
+GzipStream::GzipStream(const std::string& path) : path_(path), state_(std::make_unique<State>()) {
+  require_readable_file(path);
+  state_->file = gzopen(path.c_str(), "rb");
+  if (state_->file == nullptr) {
+    throw FileError(fmt::format("{}: cannot open: {}", path, std::strerror(errno)));
+  }
+  gzbuffer(state_->file, 1 << 18);
+}
+
+GzipStream::~GzipStream() {
+  if (state_ && state_->file != nullptr) gzclose(state_->file);
+}
+
+std::size_t GzipStream::read_some(void* buffer, std::size_t size) {
+  if (state_->eof || size == 0) return 0;
+  // gzread takes an unsigned int count: read in bounded chunks.
+  std::size_t total = 0;
+  auto* out = static_cast<char*>(buffer);
+  while (total < size) {
+    const unsigned chunk = static_cast<unsigned>(std::min<std::size_t>(size - total, 1u << 30));
+    const int got = gzread(state_->file, out + total, chunk);
+    if (got < 0) {
+      int code = 0;
+      const char* message = gzerror(state_->file, &code);
+      throw DataError(fmt::format("{}: corrupt gzip data: {}", path_, message));
+    }
+    if (got == 0) {
+      int code = 0;
+      const char* message = gzerror(state_->file, &code);
+      if (code != Z_OK && code != Z_STREAM_END) {
+        throw DataError(fmt::format("{}: corrupt gzip data: {}", path_, message));
+      }
+      // zlib reports a stream cut short as a plain end of input; gzdirect
+      // is 0 for gzip data, and a missing trailer leaves Z_BUF_ERROR.
+      if (gzdirect(state_->file) == 0 && code == Z_BUF_ERROR) {
+        throw DataError(fmt::format("{}: truncated gzip file (unexpected end of data)", path_));
+      }
+      state_->eof = true;
+      break;
+    }
+    total += static_cast<std::size_t>(got);
+  }
+  return total;
+}
+
+void GzipStream::read_exact(void* buffer, std::size_t size, const char* what) {
+  const std::size_t got = read_some(buffer, size);
+  if (got != size) {
+    throw DataError(fmt::format("{}: truncated: expected {} bytes of {}, found {}", path_, size,
+                                what, got));
+  }
+}
+
+bool GzipStream::at_end() {
+  if (state_->eof) return true;
+  const int next = gzgetc(state_->file);
+  if (next < 0) {
+    int code = 0;
+    gzerror(state_->file, &code);
+    if (code == Z_BUF_ERROR && gzdirect(state_->file) == 0) {
+      throw DataError(fmt::format("{}: truncated gzip file (unexpected end of data)", path_));
+    }
+    state_->eof = true;
+    return true;
+  }
+  gzungetc(next, state_->file);
+  return false;
+}
+
+std::string inflate_raw(const char* data, std::size_t size, std::size_t expected_size,
+                        const std::string& where) {
+  std::string out(expected_size, '\0');
+  z_stream stream{};
+  if (inflateInit2(&stream, -MAX_WBITS) != Z_OK) {
+    throw DataError(fmt::format("{}: cannot initialise zlib", where));
+  }
+  stream.next_in = reinterpret_cast<Bytef*>(const_cast<char*>(data));
+  stream.avail_in = static_cast<uInt>(size);
+  stream.next_out = reinterpret_cast<Bytef*>(out.data());
+  stream.avail_out = static_cast<uInt>(out.size());
+  const int status = inflate(&stream, Z_FINISH);
+  const std::size_t produced = stream.total_out;
+  inflateEnd(&stream);
+  if (status != Z_STREAM_END || produced != expected_size) {
+    throw DataError(fmt::format("{}: corrupt or truncated compressed data ({} of {} bytes)", where,
+                                produced, expected_size));
+  }
+  return out;
+}
+
+}  // namespace topkfs

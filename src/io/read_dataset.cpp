@@ -1,0 +1,175 @@
+#include "topkfs/io/read_dataset.hpp"
+
+#include <fmt/format.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cctype>
+#include <fstream>
+
+#include "topkfs/core/error.hpp"
+#include "topkfs/io/file_util.hpp"
+#include "topkfs/io/readers.hpp"
+#include "topkfs/io/target_encoding.hpp"
+
+namespace topkfs {
+namespace {
+
+std::string lower(std::string text) {
+  std::transform(text.begin(), text.end(), text.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  return text;
+}
+
+bool ends_with(const std::string& text, const std::string& suffix) {
+  return text.size() >= suffix.size() &&
+         text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+std::string head_bytes(const std::string& path, std::size_t count, std::size_t offset = 0) {
+  std::ifstream in(path, std::ios::binary);
+  in.seekg(static_cast<std::streamoff>(offset));
+  std::string bytes(count, '\0');
+  in.read(bytes.data(), static_cast<std::streamsize>(count));
+  bytes.resize(static_cast<std::size_t>(std::max<std::streamsize>(in.gcount(), 0)));
+  return bytes;
+}
+
+bool looks_like_idx(const std::string& head) {
+  if (head.size() < 4) return false;
+  const auto type = static_cast<unsigned char>(head[2]);
+  const auto dims = static_cast<unsigned char>(head[3]);
+  const bool type_ok = type == 0x08 || type == 0x09 || type == 0x0B || type == 0x0C ||
+                       type == 0x0D || type == 0x0E;
+  return head[0] == 0 && head[1] == 0 && type_ok && dims >= 1 && dims <= 4;
+}
+
+bool looks_like_hdf5(const std::string& path) {
+  static const std::string signature("\x89HDF\r\n\x1a\n", 8);
+  // The superblock sits at 0, 512, 1024, ... (MATLAB v7.3 puts a 512-byte
+  // text header first).
+  for (std::size_t offset : {0u, 512u, 1024u, 2048u}) {
+    if (head_bytes(path, 8, offset) == signature) return true;
+  }
+  return false;
+}
+
+// A text line of "label index:value ..." pairs.
+bool looks_like_libsvm(const std::string& path) {
+  std::ifstream in(path);
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#') continue;
+    const auto space = line.find_first_of(" \t");
+    if (space == std::string::npos) return false;
+    const auto colon = line.find(':', space);
+    return colon != std::string::npos && line.find(',') == std::string::npos;
+  }
+  return false;
+}
+
+bool is_directory(const std::string& path) {
+  struct stat info {};
+  return ::stat(path.c_str(), &info) == 0 && S_ISDIR(info.st_mode);
+}
+
+}  // namespace
+
+const char* to_string(Format format) {
+  switch (format) {
+    case Format::Auto: return "auto";
+    case Format::Csv: return "csv";
+    case Format::Tsv: return "tsv";
+    case Format::Libsvm: return "libsvm";
+    case Format::Idx: return "idx";
+    case Format::Mat: return "mat";
+    case Format::Hdf5: return "hdf5";
+    case Format::Npy: return "npy";
+    case Format::Npz: return "npz";
+  }
+  return "?";
+}
+
+Format parse_format(const std::string& name) {
+  const std::string key = lower(name);
+  if (key == "auto") return Format::Auto;
+  if (key == "csv") return Format::Csv;
+  if (key == "tsv") return Format::Tsv;
+  if (key == "libsvm" || key == "svmlight") return Format::Libsvm;
+  if (key == "idx") return Format::Idx;
+  if (key == "mat") return Format::Mat;
+  if (key == "hdf5" || key == "h5") return Format::Hdf5;
+  if (key == "npy") return Format::Npy;
+  if (key == "npz") return Format::Npz;
+  throw OptionError(fmt::format(
+      "unknown format '{}'; choose one of auto, csv, tsv, libsvm, idx, mat, hdf5, npy, npz", name));
+}
+
+Format detect_format(const std::string& path) {
+  if (is_directory(path)) return Format::Idx;
+  require_readable_file(path);
+  const std::string name = lower(path);
+  const std::string head = head_bytes(path, 128);
+
+  if (head.rfind("\x93NUMPY", 0) == 0) return Format::Npy;
+  if (head.rfind("PK\x03\x04", 0) == 0 || head.rfind("PK\x05\x06", 0) == 0) return Format::Npz;
+  if (head.rfind("MATLAB 5.0 MAT-file", 0) == 0) {
+    return Format::Mat;  // v5, or v7.3 (HDF5 behind a 512-byte MATLAB header)
+  }
+  if (looks_like_hdf5(path)) return ends_with(name, ".mat") ? Format::Mat : Format::Hdf5;
+  if (looks_like_idx(head)) return Format::Idx;
+  if (head.size() >= 2 && static_cast<unsigned char>(head[0]) == 0x1f &&
+      static_cast<unsigned char>(head[1]) == 0x8b) {
+    GzipStream stream(path);
+    char inner[4] = {1, 1, 1, 1};
+    const auto got = stream.read_some(inner, 4);
+    if (got == 4 && looks_like_idx(std::string(inner, 4))) return Format::Idx;
+    if (ends_with(name, ".tsv.gz")) return Format::Tsv;
+    return Format::Csv;
+  }
+  if (ends_with(name, ".csv")) return Format::Csv;
+  if (ends_with(name, ".tsv") || ends_with(name, ".tab")) return Format::Tsv;
+  if (ends_with(name, ".libsvm") || ends_with(name, ".svm") || ends_with(name, ".svmlight")) {
+    return Format::Libsvm;
+  }
+  if (ends_with(name, ".mat")) return Format::Mat;
+  if (ends_with(name, ".h5") || ends_with(name, ".hdf5")) return Format::Hdf5;
+  if (ends_with(name, ".npy")) return Format::Npy;
+  if (ends_with(name, ".npz")) return Format::Npz;
+  if (looks_like_libsvm(path)) return Format::Libsvm;
+  return Format::Csv;
+}
+
+Dataset read_dataset(const std::string& path, const ReadOptions& options) {
+  const Format format = options.format == Format::Auto ? detect_format(path) : options.format;
+  if (format != Format::Idx || !is_directory(path)) require_readable_file(path);
+  Dataset data;
+  switch (format) {
+    case Format::Csv:
+    case Format::Tsv: {
+      ReadOptions effective = options;
+      if (format == Format::Tsv && !effective.delimiter) effective.delimiter = '\t';
+      data = read_csv(path, effective);
+      break;
+    }
+    case Format::Libsvm: data = read_libsvm(path, options); break;
+    case Format::Idx: data = read_idx(path, options); break;
+    case Format::Mat: data = read_mat(path, options); break;
+    case Format::Hdf5: data = read_hdf5(path, options); break;
+    case Format::Npy: data = read_npy(path, options); break;
+    case Format::Npz: data = read_npz(path, options); break;
+    case Format::Auto: TOPKFS_ASSERT(false);
+  }
+  data.source = path;
+  data.format = to_string(format);
+  if (data.feature_names.empty()) {
+    for (Eigen::Index j = 0; j < data.cols(); ++j) data.feature_names.push_back(fmt::format("x{}", j));
+  }
+  if (data.cols() == 0) throw DataError(fmt::format("{}: the data has no feature columns", path));
+  if (data.rows() == 0) throw DataError(fmt::format("{}: the data has no samples", path));
+  check_values(data, options, path);
+  data.validate();
+  return data;
+}
+
+}  // namespace topkfs

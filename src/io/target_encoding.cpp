@@ -1,0 +1,193 @@
+#include "topkfs/io/target_encoding.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <map>
+
+#include "topkfs/core/error.hpp"
+
+namespace topkfs {
+namespace {
+
+bool parse_number(const std::string& text, double& value) {
+  auto begin = text.data();
+  auto end = text.data() + text.size();
+  while (begin < end && (*begin == ' ' || *begin == '\t')) ++begin;
+  while (end > begin && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r')) --end;
+  if (begin < end && *begin == '+') ++begin;
+  const auto result = std::from_chars(begin, end, value);
+  return result.ec == std::errc() && result.ptr == end;
+}
+
+std::string integer_name(double value) { return fmt::format("{}", static_cast<long long>(value)); }
+
+void set_classes(Dataset& data, const std::vector<std::string>& names_per_row,
+                 const std::vector<std::string>& ordered_names, const std::string& name) {
+  std::map<std::string, std::int32_t> code;
+  for (std::size_t c = 0; c < ordered_names.size(); ++c) {
+    code[ordered_names[c]] = static_cast<std::int32_t>(c);
+  }
+  data.target_kind = TargetKind::Classes;
+  data.class_names = ordered_names;
+  data.labels.resize(names_per_row.size());
+  for (std::size_t i = 0; i < names_per_row.size(); ++i) data.labels[i] = code.at(names_per_row[i]);
+  data.target_names = {name};
+}
+
+}  // namespace
+
+void set_target_from_text(Dataset& data, const std::vector<std::string>& values,
+                          const std::string& name, const ReadOptions& options,
+                          const std::string& where) {
+  std::vector<double> numbers(values.size());
+  std::size_t first_text = values.size();
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (!parse_number(values[i], numbers[i])) {
+      first_text = i;
+      break;
+    }
+  }
+  if (first_text == values.size()) {
+    set_target_from_numbers(data, numbers, 1, {name}, options, where);
+    return;
+  }
+  if (options.task == TaskHint::Regression) {
+    throw DataError(fmt::format(
+        "{}: target '{}' of sample {} is '{}', not a number, but --task regression was given",
+        where, name, first_text + 1, values[first_text]));
+  }
+  std::vector<std::string> ordered = values;
+  std::sort(ordered.begin(), ordered.end());
+  ordered.erase(std::unique(ordered.begin(), ordered.end()), ordered.end());
+  set_classes(data, values, ordered, name);
+}
+
+void set_target_from_numbers(Dataset& data, const std::vector<double>& values, int q,
+                             const std::vector<std::string>& names, const ReadOptions& options,
+                             const std::string& where) {
+  TOPKFS_ASSERT(q >= 1 && values.size() % static_cast<std::size_t>(q) == 0);
+  TOPKFS_ASSERT(names.size() == static_cast<std::size_t>(q));
+  const auto n = static_cast<Eigen::Index>(values.size() / static_cast<std::size_t>(q));
+  if (q > 1 && options.task == TaskHint::Classification) {
+    throw OptionError(fmt::format(
+        "{}: --task classification needs one target column, {} were given", where, q));
+  }
+  bool integral = q == 1;
+  std::map<double, std::int64_t> distinct;
+  if (integral) {
+    for (double v : values) {
+      if (!std::isfinite(v) || v != std::floor(v) || std::fabs(v) > 1e15) {
+        integral = false;
+        break;
+      }
+      distinct[v] += 1;
+      if (static_cast<int>(distinct.size()) > options.max_auto_classes &&
+          options.task == TaskHint::Auto) {
+        integral = false;
+        break;
+      }
+    }
+  }
+  const bool as_classes =
+      options.task == TaskHint::Classification || (options.task == TaskHint::Auto && integral);
+  if (as_classes) {
+    std::vector<std::string> per_row(values.size());
+    std::vector<std::pair<double, std::string>> ordered;
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      per_row[i] = values[i] == std::floor(values[i]) ? integer_name(values[i])
+                                                      : fmt::format("{}", values[i]);
+    }
+    std::map<double, std::string> by_value;
+    for (std::size_t i = 0; i < values.size(); ++i) by_value.emplace(values[i], per_row[i]);
+    std::vector<std::string> names_in_order;
+    for (const auto& entry : by_value) names_in_order.push_back(entry.second);
+    set_classes(data, per_row, names_in_order, names.front());
+    return;
+  }
+  data.target_kind = TargetKind::Real;
+  data.targets.resize(n, q);
+  std::copy(values.begin(), values.end(), data.targets.data());
+  data.target_names = names;
+}
+
+void check_values(Dataset& data, const ReadOptions& options, const std::string& where) {
+  const auto n = data.rows();
+  std::vector<std::int64_t> keep;
+  keep.reserve(static_cast<std::size_t>(n));
+  for (Eigen::Index i = 0; i < n; ++i) {
+    bool bad = false;
+    for (Eigen::Index j = 0; j < data.cols() && !bad; ++j) {
+      const float v = data.features(i, j);
+      if (!std::isfinite(v)) {
+        if (options.nan == NanPolicy::Error) {
+          throw DataError(fmt::format(
+              "{}: sample {}, feature {} ('{}') is {}; remove it or pass --nan drop to drop "
+              "such samples",
+              where, i + 1, j + 1, data.feature_names[static_cast<std::size_t>(j)],
+              std::isnan(v) ? "NaN" : "infinite"));
+        }
+        bad = true;
+      }
+    }
+    if (data.target_kind == TargetKind::Real) {
+      for (Eigen::Index j = 0; j < data.targets.cols() && !bad; ++j) {
+        const double v = data.targets(i, j);
+        if (!std::isfinite(v)) {
+          if (options.nan == NanPolicy::Error) {
+            throw DataError(fmt::format(
+                "{}: sample {}, target '{}' is {}; remove it or pass --nan drop", where, i + 1,
+                data.target_names[static_cast<std::size_t>(j)], std::isnan(v) ? "NaN" : "infinite"));
+          }
+          bad = true;
+        }
+      }
+    }
+    if (!bad) keep.push_back(i);
+  }
+  if (static_cast<std::int64_t>(keep.size()) != n) {
+    if (keep.empty()) {
+      throw DataError(fmt::format("{}: every sample holds a NaN or infinite value", where));
+    }
+    if (data.predefined_split) {
+      // Re-map the split onto the surviving rows.
+      std::vector<std::int64_t> new_index(static_cast<std::size_t>(n), -1);
+      for (std::size_t r = 0; r < keep.size(); ++r) {
+        new_index[static_cast<std::size_t>(keep[r])] = static_cast<std::int64_t>(r);
+      }
+      Split split;
+      for (auto row : data.predefined_split->train) {
+        if (new_index[static_cast<std::size_t>(row)] >= 0) split.train.push_back(new_index[static_cast<std::size_t>(row)]);
+      }
+      for (auto row : data.predefined_split->test) {
+        if (new_index[static_cast<std::size_t>(row)] >= 0) split.test.push_back(new_index[static_cast<std::size_t>(row)]);
+      }
+      Dataset kept = take_rows(data, keep);
+      kept.predefined_split = std::move(split);
+      kept.notes = data.notes;
+      data = std::move(kept);
+    } else {
+      auto notes = data.notes;
+      data = take_rows(data, keep);
+      data.notes = std::move(notes);
+    }
+    data.notes.push_back(fmt::format("dropped {} of {} samples holding NaN or infinite values",
+                                     n - static_cast<std::int64_t>(keep.size()), n));
+  }
+  if (data.target_kind == TargetKind::Classes) {
+    const auto counts = class_counts(data);
+    const auto present = std::count_if(counts.begin(), counts.end(), [](auto c) { return c > 0; });
+    if (present < 2) {
+      const auto only = std::find_if(counts.begin(), counts.end(), [](auto c) { return c > 0; });
+      throw DataError(fmt::format(
+          "{}: the target '{}' has one class only ('{}'); classification needs at least two "
+          "(for a real-valued target pass --task regression)",
+          where, data.target_names.empty() ? std::string("target") : data.target_names.front(),
+          data.class_names[static_cast<std::size_t>(only - counts.begin())]));
+    }
+  }
+}
+
+}  // namespace topkfs

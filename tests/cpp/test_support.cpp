@@ -1,0 +1,59 @@
+#include "test_support.hpp"
+
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+namespace topkfs::test {
+
+bool path_exists(const std::string& path) {
+  struct stat info {};
+  return ::stat(path.c_str(), &info) == 0;
+}
+
+std::string temp_dir() {
+  static const std::string dir = [] {
+    std::string pattern = "/tmp/topkfs-test-XXXXXX";
+    const char* made = ::mkdtemp(pattern.data());
+    if (made == nullptr) std::abort();
+    std::string path = made;
+    return path;
+  }();
+  return dir;
+}
+
+std::string write_temp_file(const std::string& name, const std::string& content) {
+  const std::string path = temp_dir() + "/" + name;
+  std::ofstream out(path, std::ios::binary);
+  out << content;
+  return path;
+}
+
+static std::string slurp(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+CommandResult run_command(const std::string& command) {
+  static int counter = 0;
+  const std::string base = temp_dir() + "/cmd" + std::to_string(++counter);
+  const std::string full = command + " >" + base + ".out 2>" + base + ".err";
+  const int status = std::system(full.c_str());
+  CommandResult result;
+  result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  result.out = slurp(base + ".out");
+  result.err = slurp(base + ".err");
+  return result;
+}
+
+CommandResult run_cli(const std::string& args) {
+  return run_command(std::string(TOPKFS_CLI_PATH) + " " + args);
+}
+
+}  // namespace topkfs::test

@@ -1,0 +1,51 @@
+#pragma once
+// Helpers shared by the GoogleTest suites: where the shared datasets and the
+// fixtures are, temporary files, running the CLI.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <string>
+
+namespace topkfs::test {
+
+// ../shared/data beside the checkout, or $TOPKFS_DATA_DIR.
+inline std::string shared_data_dir() {
+  if (const char* env = std::getenv("TOPKFS_DATA_DIR")) return env;
+  return TOPKFS_SHARED_DATA_DIR;
+}
+
+inline std::string shared_data(const std::string& relative) {
+  return shared_data_dir() + "/" + relative;
+}
+
+inline std::string fixture(const std::string& name) { return std::string(TOPKFS_FIXTURES_DIR) + "/" + name; }
+
+// A fresh directory under /tmp, one per test process.
+std::string temp_dir();
+// Writes `content` to a new file in temp_dir() and returns its path.
+std::string write_temp_file(const std::string& name, const std::string& content);
+
+struct CommandResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+// Runs the topkfs executable with `args` (a shell-quoted string).
+CommandResult run_cli(const std::string& args);
+// Runs any shell command, capturing stdout and stderr.
+CommandResult run_command(const std::string& command);
+
+}  // namespace topkfs::test
+
+// Skips the test (with the reason) when ../shared/data/<folder> is absent.
+#define TOPKFS_REQUIRE_SHARED_DATA(folder)                                                \
+  do {                                                                                   \
+    if (!::topkfs::test::path_exists(::topkfs::test::shared_data(folder))) {             \
+      GTEST_SKIP() << "shared dataset folder " << ::topkfs::test::shared_data(folder)    \
+                   << " is absent (set TOPKFS_DATA_DIR to the shared data folder)";      \
+    }                                                                                    \
+  } while (0)
+
+namespace topkfs::test {
+bool path_exists(const std::string& path);
+}
