@@ -1,2 +1,69 @@
+// The topkfs command: parse, load, call the library, write results. The one
+// place where exceptions become exit codes: 0 success, 2 usage error,
+// 1 data or runtime error.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
 #include <cstdio>
-int main() { std::puts("topkfs"); return 0; }
+#include <vector>
+
+#include "commands.hpp"
+#include "topkfs/core/error.hpp"
+
+namespace {
+
+constexpr int kExitUsage = 2;
+constexpr int kExitFailure = 1;
+
+int report(const char* kind, const std::string& message, int code) {
+  std::fprintf(stderr, "topkfs: %s%s\n", kind, message.c_str());
+  return code;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "topkfs: supervised feature selection with top-k regularization.\n"
+      "Give it a table of samples and a target; get back the k features that best serve a "
+      "learning model, with the evidence.\n\n"
+      "Example:\n"
+      "  topkfs info /usr/share/datasets/fashion-mnist\n"};
+  app.name("topkfs");
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "topkfs 0.1.0");
+
+  const std::vector<topkfs::cli::Command> commands = {
+      topkfs::cli::add_info_command(app),
+  };
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& help) {
+    return app.exit(help);
+  } catch (const CLI::CallForAllHelp& help) {
+    return app.exit(help);
+  } catch (const CLI::Success& done) {
+    return app.exit(done);
+  } catch (const CLI::ParseError& error) {
+    app.exit(error);
+    return kExitUsage;
+  } catch (const topkfs::OptionError& error) {
+    return report("error: ", error.what(), kExitUsage);
+  }
+
+  try {
+    for (const auto& command : commands) {
+      if (command.parser->parsed()) return command.run();
+    }
+    return kExitUsage;
+  } catch (const topkfs::OptionError& error) {
+    return report("error: ", error.what(), kExitUsage);
+  } catch (const topkfs::Error& error) {
+    return report("error: ", error.what(), kExitFailure);
+  } catch (const std::bad_alloc&) {
+    return report("error: ", "out of memory", kExitFailure);
+  } catch (const std::exception& error) {
+    return report("error: ", error.what(), kExitFailure);
+  }
+}

@@ -115,6 +115,10 @@ void set_target_from_numbers(Dataset& data, const std::vector<double>& values, i
 
 void check_values(Dataset& data, const ReadOptions& options, const std::string& where) {
   const auto n = data.rows();
+  if (options.nan == NanPolicy::Keep) {
+    check_classes(data, where);
+    return;
+  }
   std::vector<std::int64_t> keep;
   keep.reserve(static_cast<std::size_t>(n));
   for (Eigen::Index i = 0; i < n; ++i) {
@@ -176,6 +180,10 @@ void check_values(Dataset& data, const ReadOptions& options, const std::string& 
     data.notes.push_back(fmt::format("dropped {} of {} samples holding NaN or infinite values",
                                      n - static_cast<std::int64_t>(keep.size()), n));
   }
+  check_classes(data, where);
+}
+
+void check_classes(const Dataset& data, const std::string& where) {
   if (data.target_kind == TargetKind::Classes) {
     const auto counts = class_counts(data);
     const auto present = std::count_if(counts.begin(), counts.end(), [](auto c) { return c > 0; });

@@ -8,8 +8,11 @@ namespace topkfs {
 
 enum class Format { Auto, Csv, Tsv, Libsvm, Idx, Mat, Hdf5, Npy, Npz };
 
-// What to do with NaN or Inf feature values.
-enum class NanPolicy { Error, Drop };
+// What to do with NaN or Inf values (features or real targets).
+//  Error: refuse the file, naming the sample and column (the default).
+//  Drop: drop such samples and note how many went.
+//  Keep: leave them in; for inspection (`topkfs info`) only, methods refuse them.
+enum class NanPolicy { Error, Drop, Keep };
 
 // How to interpret the target column(s).
 //  Auto: text labels or few distinct integer values -> classes; otherwise real.

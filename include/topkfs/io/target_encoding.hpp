@@ -30,4 +30,7 @@ void set_target_from_numbers(Dataset& data, const std::vector<double>& values, i
 // note saying how many went. Also rejects a class target with one class.
 void check_values(Dataset& data, const ReadOptions& options, const std::string& where);
 
+// Throws DataError when a class target holds fewer than two classes.
+void check_classes(const Dataset& data, const std::string& where);
+
 }  // namespace topkfs

@@ -1,0 +1,16 @@
+#pragma once
+// Each subcommand registers its flags on the app and returns the function that
+// runs it once the command line has been parsed.
+#include <CLI/CLI.hpp>
+#include <functional>
+
+namespace topkfs::cli {
+
+struct Command {
+  CLI::App* parser = nullptr;  // the subcommand within the app
+  std::function<int()> run;    // called after parsing when this subcommand was given
+};
+
+Command add_info_command(CLI::App& app);
+
+}  // namespace topkfs::cli

@@ -1,0 +1,126 @@
+#include "reader_flags.hpp"
+
+#include <fmt/format.h>
+
+#include "topkfs/core/error.hpp"
+#include "topkfs/io/read_dataset.hpp"
+
+namespace topkfs::cli {
+
+ReadOptions ReaderFlags::to_options() const {
+  ReadOptions options;
+  options.format = parse_format(format);
+  // Accept both repeated flags and comma lists: --target a --target b, --target a,b.
+  for (const auto& item : target) {
+    std::size_t start = 0;
+    while (start <= item.size()) {
+      const auto comma = item.find(',', start);
+      const auto piece = item.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+      if (!piece.empty()) options.target.push_back(piece);
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+  }
+  if (no_header && header) throw OptionError("--header and --no-header contradict each other");
+  options.header = no_header ? HeaderMode::No : header ? HeaderMode::Yes : HeaderMode::Auto;
+  if (!delimiter.empty()) {
+    if (delimiter == "\\t" || delimiter == "tab") {
+      options.delimiter = '\t';
+    } else if (delimiter == "space") {
+      options.delimiter = ' ';
+    } else if (delimiter.size() == 1) {
+      options.delimiter = delimiter[0];
+    } else {
+      throw OptionError(fmt::format("--delimiter takes one character (or 'tab', 'space'), not '{}'",
+                                    delimiter));
+    }
+  }
+  if (nan == "error") {
+    options.nan = NanPolicy::Error;
+  } else if (nan == "drop") {
+    options.nan = NanPolicy::Drop;
+  } else {
+    throw OptionError(fmt::format("--nan takes 'error' or 'drop', not '{}'", nan));
+  }
+  if (task == "auto") {
+    options.task = TaskHint::Auto;
+  } else if (task == "classification") {
+    options.task = TaskHint::Classification;
+  } else if (task == "regression") {
+    options.task = TaskHint::Regression;
+  } else {
+    throw OptionError(
+        fmt::format("--task takes 'auto', 'classification' or 'regression', not '{}'", task));
+  }
+  options.x_var = x_var;
+  options.y_var = y_var;
+  options.x_path = x_path;
+  options.y_path = y_path;
+  options.labels_path = labels;
+  options.y_file = y_file;
+  return options;
+}
+
+void add_reader_flags(CLI::App& command, ReaderFlags& flags) {
+  command.add_option("DATA", flags.path,
+                     "Data file (CSV, TSV, LIBSVM, IDX[.gz], .mat, .h5, .npy, .npz) or a folder "
+                     "holding the four MNIST-style IDX files")
+      ->required();
+  auto* group = command.add_option_group("Data", "How DATA is read");
+  group->add_option("--format", flags.format,
+                    "auto (by extension and magic bytes), csv, tsv, libsvm, idx, mat, hdf5, npy, npz")
+      ->capture_default_str();
+  group->add_option("--target", flags.target,
+                    "CSV/TSV: target column(s) by name or 0-based index (negative counts from the "
+                    "end); default: the last column; several (a,b) for multi-output regression");
+  group->add_flag("--no-header", flags.no_header, "CSV/TSV: the first line is data, not names");
+  group->add_flag("--header", flags.header, "CSV/TSV: the first line holds the column names");
+  group->add_option("--delimiter", flags.delimiter,
+                    "CSV/TSV: field separator (one character, 'tab' or 'space'); default: detected");
+  group->add_option("--nan", flags.nan,
+                    "NaN or infinite values: 'error' (refuse, naming the place) or 'drop' (drop "
+                    "those samples)")
+      ->capture_default_str();
+  group->add_option("--task", flags.task,
+                    "How to read the target: auto (text or <= 30 distinct integers: classes; "
+                    "else real values), classification, regression")
+      ->capture_default_str();
+  group->add_option("--x-var", flags.x_var, "MATLAB .mat: variable holding the features")
+      ->capture_default_str();
+  group->add_option("--y-var", flags.y_var, "MATLAB .mat: variable holding the target")
+      ->capture_default_str();
+  group->add_option("--x-path", flags.x_path,
+                    "HDF5: dataset holding the features (default: the USPS layout train/data + "
+                    "test/data, or X at the root)");
+  group->add_option("--y-path", flags.y_path, "HDF5: dataset holding the target");
+  group->add_option("--labels", flags.labels, "IDX: labels file for a single images file");
+  group->add_option("--y-file", flags.y_file, "NPY: a second .npy file holding the target");
+  group->add_option("--image-shape", flags.image_shape,
+                    "Rows are images of this shape, e.g. 28x28 or 32x32x3 (read from IDX and the "
+                    "USPS layout; give it for other image data)");
+}
+
+ImageShape parse_image_shape(const std::string& text) {
+  ImageShape shape;
+  int parsed = std::sscanf(text.c_str(), "%dx%dx%d", &shape.height, &shape.width, &shape.channels);
+  if (parsed == 2) shape.channels = 1;
+  if (parsed < 2 || shape.height <= 0 || shape.width <= 0 || shape.channels <= 0) {
+    throw OptionError(fmt::format("--image-shape takes HxW or HxWxC (e.g. 28x28), not '{}'", text));
+  }
+  return shape;
+}
+
+Dataset load_dataset(const ReaderFlags& flags, const ReadOptions& options) {
+  Dataset data = read_dataset(flags.path, options);
+  if (!flags.image_shape.empty()) {
+    const ImageShape shape = parse_image_shape(flags.image_shape);
+    if (shape.pixels() != data.cols()) {
+      throw OptionError(fmt::format("--image-shape {} has {} pixels but {} has {} columns",
+                                    flags.image_shape, shape.pixels(), flags.path, data.cols()));
+    }
+    data.image_shape = shape;
+  }
+  return data;
+}
+
+}  // namespace topkfs::cli

@@ -1,0 +1,43 @@
+#pragma once
+// The data-reading flags shared by every subcommand that takes DATA.
+#include <CLI/CLI.hpp>
+#include <string>
+#include <vector>
+
+#include "topkfs/data/dataset.hpp"
+#include "topkfs/io/read_options.hpp"
+
+namespace topkfs::cli {
+
+struct ReaderFlags {
+  std::string path;
+  std::string format = "auto";
+  std::vector<std::string> target;
+  bool no_header = false;
+  bool header = false;
+  std::string delimiter;
+  std::string nan = "error";
+  std::string task = "auto";
+  std::string x_var = "X";
+  std::string y_var = "Y";
+  std::string x_path;
+  std::string y_path;
+  std::string labels;
+  std::string y_file;
+  std::string image_shape;
+
+  // Converts the flags; throws OptionError on a bad value.
+  ReadOptions to_options() const;
+};
+
+// Adds DATA and the reader flags to `command` (in an option group "Data").
+void add_reader_flags(CLI::App& command, ReaderFlags& flags);
+
+// Reads the dataset the flags describe with `options` (normally
+// flags.to_options(), adjusted by the command) and applies --image-shape.
+Dataset load_dataset(const ReaderFlags& flags, const ReadOptions& options);
+
+// Parses "28x28" or "32x32x3".
+ImageShape parse_image_shape(const std::string& text);
+
+}  // namespace topkfs::cli

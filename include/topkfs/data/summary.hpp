@@ -1,0 +1,41 @@
+#pragma once
+// What `topkfs info` reports about a dataset, computed once in the library so
+// that the CLI and the Python package say the same.
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "topkfs/data/dataset.hpp"
+
+namespace topkfs {
+
+struct ValueRange {
+  double min = 0.0;
+  double max = 0.0;
+};
+
+struct DatasetSummary {
+  std::string source;
+  std::string format;
+  std::int64_t rows = 0;
+  std::int64_t columns = 0;
+  TargetKind target_kind = TargetKind::None;
+  std::vector<std::string> target_names;
+  std::vector<std::pair<std::string, std::int64_t>> class_counts;  // name, count
+  std::vector<ValueRange> target_ranges;  // one per output (real targets)
+  ValueRange feature_range;               // over every finite feature value
+  std::int64_t constant_columns = 0;
+  std::int64_t missing_values = 0;        // NaN or infinite feature/target values
+  std::int64_t rows_with_missing = 0;
+  std::optional<std::pair<std::int64_t, std::int64_t>> split;  // train, test rows
+  std::optional<ImageShape> image_shape;
+  std::vector<std::string> feature_names_head;  // the first few names
+  std::vector<std::string> notes;
+};
+
+DatasetSummary summarize(const Dataset& data);
+nlohmann::json to_json(const DatasetSummary& summary);
+
+}  // namespace topkfs

@@ -1,0 +1,53 @@
+#pragma once
+// The result every selection method returns and `topkfs select --output`
+// writes as JSON (format documented in docs/result-format.md).
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace topkfs {
+
+// One entry per epoch (neural methods) or sweep (coordinate descent).
+struct EpochRecord {
+  int epoch = 0;
+  double loss = 0.0;
+  std::optional<double> val_loss;
+  double seconds = 0.0;  // wall time of this epoch alone
+};
+
+// Where the data came from, so a result can be traced and re-applied.
+struct DataInfo {
+  std::string path;
+  std::string format;
+  std::int64_t rows = 0;     // rows the method learned from
+  std::int64_t columns = 0;  // feature columns
+  std::string target_kind;   // "classes", "real" or "none"
+  std::vector<std::string> feature_names;  // all columns, so transform can check them
+};
+
+struct SelectionResult {
+  std::string method;
+  int k = 0;
+  std::vector<std::int64_t> selected;      // 0-based columns, best first (ranking[0..k))
+  std::vector<std::string> selected_names;
+  std::vector<std::int64_t> ranking;       // every column, best first
+  std::vector<double> scores;              // per column (index = column), higher is better
+  std::vector<EpochRecord> history;
+  double fit_seconds = 0.0;
+  nlohmann::json options = nlohmann::json::object();  // every option with its value
+  DataInfo data;
+  std::vector<std::string> notes;  // e.g. "learned from the predefined training split only"
+  std::vector<std::string> warnings;  // e.g. non-convergence
+};
+
+// Columns ordered by decreasing score; ties go to the lower index (the same
+// rule as the top-k mask), NaN scores last.
+std::vector<std::int64_t> rank_by_score(const std::vector<double>& scores);
+
+// Fills ranking, selected and selected_names of `result` from its scores.
+// Throws OptionError when k is not in 1..number of columns.
+void finish_selection(SelectionResult& result, const std::vector<std::string>& feature_names);
+
+}  // namespace topkfs

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Installs every Debian 12 package topkfs needs to build, test and run its demo.
+# Idempotent: when everything is present it installs nothing and prints nothing.
+set -euo pipefail
+
+packages=(
+  # toolchain
+  build-essential cmake pkg-config git
+  # neural models; the fast BLAS is REQUIRED: without libopenblas0-pthread,
+  # Debian's libtorch falls back to the reference BLAS (about 15x slower)
+  libtorch-dev libopenblas0-pthread libgloo-dev
+  # linear algebra, file formats, compression
+  libeigen3-dev libmatio-dev libhdf5-dev zlib1g-dev
+  # command line, JSON, formatting, pictures
+  libcli11-dev nlohmann-json3-dev libfmt-dev libpng-dev
+  # tests and micro-benchmarks
+  libgtest-dev libbenchmark-dev
+  # Python face and scikit-learn cross-checks (Debian's /usr/bin/python3)
+  pybind11-dev python3-dev python3-numpy python3-sklearn python3-scipy python3-pytest
+  python3-matplotlib python3-h5py
+  # demo data: Fashion-MNIST under /usr/share/datasets/fashion-mnist/
+  dataset-fashion-mnist
+)
+
+missing=()
+for package in "${packages[@]}"; do
+  if ! dpkg-query -W -f='${Status}' "$package" 2>/dev/null | grep -q "install ok installed"; then
+    missing+=("$package")
+  fi
+done
+
+if ((${#missing[@]})); then
+  sudo=""
+  if [ "$(id -u)" -ne 0 ]; then sudo="sudo"; fi
+  echo "topkfs setup: installing ${#missing[@]} Debian packages: ${missing[*]}"
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${missing[@]}" >/dev/null
+fi

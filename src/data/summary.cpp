@@ -1,0 +1,117 @@
+#include "topkfs/data/summary.hpp"
+
+#include <cmath>
+#include <limits>
+
+namespace topkfs {
+
+DatasetSummary summarize(const Dataset& data) {
+  DatasetSummary summary;
+  summary.source = data.source;
+  summary.format = data.format;
+  summary.rows = data.rows();
+  summary.columns = data.cols();
+  summary.target_kind = data.target_kind;
+  summary.target_names = data.target_names;
+  summary.image_shape = data.image_shape;
+  summary.notes = data.notes;
+  if (data.predefined_split) {
+    summary.split = std::make_pair(static_cast<std::int64_t>(data.predefined_split->train.size()),
+                                   static_cast<std::int64_t>(data.predefined_split->test.size()));
+  }
+  if (data.target_kind == TargetKind::Classes) {
+    const auto counts = class_counts(data);
+    for (std::size_t c = 0; c < counts.size(); ++c) {
+      summary.class_counts.emplace_back(data.class_names[c], counts[c]);
+    }
+  }
+
+  std::vector<char> row_missing(static_cast<std::size_t>(data.rows()), 0);
+  double low = std::numeric_limits<double>::infinity();
+  double high = -low;
+  for (Eigen::Index j = 0; j < data.cols(); ++j) {
+    double column_low = std::numeric_limits<double>::infinity();
+    double column_high = -column_low;
+    for (Eigen::Index i = 0; i < data.rows(); ++i) {
+      const double v = data.features(i, j);
+      if (!std::isfinite(v)) {
+        ++summary.missing_values;
+        row_missing[static_cast<std::size_t>(i)] = 1;
+        continue;
+      }
+      column_low = std::min(column_low, v);
+      column_high = std::max(column_high, v);
+    }
+    if (column_low == column_high) ++summary.constant_columns;
+    low = std::min(low, column_low);
+    high = std::max(high, column_high);
+  }
+  summary.feature_range = {low, high};
+
+  if (data.target_kind == TargetKind::Real) {
+    for (Eigen::Index j = 0; j < data.targets.cols(); ++j) {
+      ValueRange range{std::numeric_limits<double>::infinity(),
+                       -std::numeric_limits<double>::infinity()};
+      for (Eigen::Index i = 0; i < data.targets.rows(); ++i) {
+        const double v = data.targets(i, j);
+        if (!std::isfinite(v)) {
+          ++summary.missing_values;
+          row_missing[static_cast<std::size_t>(i)] = 1;
+          continue;
+        }
+        range.min = std::min(range.min, v);
+        range.max = std::max(range.max, v);
+      }
+      summary.target_ranges.push_back(range);
+    }
+  }
+  for (char flag : row_missing) summary.rows_with_missing += flag;
+  for (std::size_t j = 0; j < data.feature_names.size() && j < 8; ++j) {
+    summary.feature_names_head.push_back(data.feature_names[j]);
+  }
+  return summary;
+}
+
+nlohmann::json to_json(const DatasetSummary& summary) {
+  nlohmann::json out = {
+      {"source", summary.source},
+      {"format", summary.format},
+      {"rows", summary.rows},
+      {"columns", summary.columns},
+      {"target_kind", to_string(summary.target_kind)},
+      {"target_names", summary.target_names},
+      {"feature_range", {{"min", summary.feature_range.min}, {"max", summary.feature_range.max}}},
+      {"constant_columns", summary.constant_columns},
+      {"missing_values", summary.missing_values},
+      {"rows_with_missing", summary.rows_with_missing},
+      {"feature_names_head", summary.feature_names_head},
+      {"notes", summary.notes},
+  };
+  if (summary.target_kind == TargetKind::Classes) {
+    nlohmann::json classes = nlohmann::json::array();
+    for (const auto& [name, count] : summary.class_counts) {
+      classes.push_back({{"name", name}, {"count", count}});
+    }
+    out["classes"] = classes;
+  }
+  if (summary.target_kind == TargetKind::Real) {
+    nlohmann::json ranges = nlohmann::json::array();
+    for (std::size_t j = 0; j < summary.target_ranges.size(); ++j) {
+      ranges.push_back({{"name", summary.target_names[j]},
+                        {"min", summary.target_ranges[j].min},
+                        {"max", summary.target_ranges[j].max}});
+    }
+    out["target_ranges"] = ranges;
+  }
+  out["split"] = summary.split ? nlohmann::json{{"train", summary.split->first},
+                                                {"test", summary.split->second}}
+                               : nlohmann::json(nullptr);
+  out["image_shape"] = summary.image_shape
+                           ? nlohmann::json{{"height", summary.image_shape->height},
+                                            {"width", summary.image_shape->width},
+                                            {"channels", summary.image_shape->channels}}
+                           : nlohmann::json(nullptr);
+  return out;
+}
+
+}  // namespace topkfs

@@ -1,0 +1,131 @@
+#include "topkfs/io/result_json.hpp"
+
+#include <fmt/format.h>
+
+#include <fstream>
+
+#include "topkfs/core/error.hpp"
+#include "topkfs/io/atomic_file.hpp"
+#include "topkfs/io/file_util.hpp"
+
+namespace topkfs {
+namespace {
+
+using nlohmann::json;
+
+const json& require(const json& object, const char* field, const std::string& where) {
+  if (!object.is_object() || !object.contains(field)) {
+    throw DataError(fmt::format("{}: not a topkfs selection result: field '{}' is missing", where,
+                                field));
+  }
+  return object.at(field);
+}
+
+template <typename T>
+T field_as(const json& object, const char* field, const std::string& where) {
+  try {
+    return require(object, field, where).get<T>();
+  } catch (const json::exception& error) {
+    throw DataError(fmt::format("{}: field '{}' has the wrong type: {}", where, field,
+                                error.what()));
+  }
+}
+
+}  // namespace
+
+json to_json(const SelectionResult& result) {
+  json history = json::array();
+  for (const auto& record : result.history) {
+    json entry = {{"epoch", record.epoch}, {"loss", record.loss}, {"seconds", record.seconds}};
+    if (record.val_loss) entry["val_loss"] = *record.val_loss;
+    history.push_back(std::move(entry));
+  }
+  return json{
+      {"format", kResultFormatVersion},
+      {"method", result.method},
+      {"k", result.k},
+      {"selected", result.selected},
+      {"selected_names", result.selected_names},
+      {"ranking", result.ranking},
+      {"scores", result.scores},
+      {"history", history},
+      {"fit_seconds", result.fit_seconds},
+      {"options", result.options},
+      {"data",
+       {{"path", result.data.path},
+        {"format", result.data.format},
+        {"rows", result.data.rows},
+        {"columns", result.data.columns},
+        {"target_kind", result.data.target_kind},
+        {"feature_names", result.data.feature_names}}},
+      {"notes", result.notes},
+      {"warnings", result.warnings},
+  };
+}
+
+SelectionResult selection_from_json(const json& object, const std::string& where) {
+  SelectionResult result;
+  result.method = field_as<std::string>(object, "method", where);
+  result.k = field_as<int>(object, "k", where);
+  result.selected = field_as<std::vector<std::int64_t>>(object, "selected", where);
+  result.selected_names = field_as<std::vector<std::string>>(object, "selected_names", where);
+  result.ranking = field_as<std::vector<std::int64_t>>(object, "ranking", where);
+  result.scores = field_as<std::vector<double>>(object, "scores", where);
+  result.fit_seconds = field_as<double>(object, "fit_seconds", where);
+  result.options = require(object, "options", where);
+  for (const auto& entry : require(object, "history", where)) {
+    EpochRecord record;
+    record.epoch = field_as<int>(entry, "epoch", where);
+    record.loss = field_as<double>(entry, "loss", where);
+    record.seconds = field_as<double>(entry, "seconds", where);
+    if (entry.contains("val_loss")) record.val_loss = field_as<double>(entry, "val_loss", where);
+    result.history.push_back(record);
+  }
+  const json& data = require(object, "data", where);
+  result.data.path = field_as<std::string>(data, "path", where);
+  result.data.format = field_as<std::string>(data, "format", where);
+  result.data.rows = field_as<std::int64_t>(data, "rows", where);
+  result.data.columns = field_as<std::int64_t>(data, "columns", where);
+  result.data.target_kind = field_as<std::string>(data, "target_kind", where);
+  if (data.contains("feature_names")) {
+    result.data.feature_names = field_as<std::vector<std::string>>(data, "feature_names", where);
+  }
+  if (object.contains("notes")) result.notes = field_as<std::vector<std::string>>(object, "notes", where);
+  if (object.contains("warnings")) {
+    result.warnings = field_as<std::vector<std::string>>(object, "warnings", where);
+  }
+
+  // Consistency: a hand-edited or truncated file is refused here rather than
+  // producing a wrong reduced dataset later.
+  if (result.k < 1 || static_cast<std::size_t>(result.k) != result.selected.size()) {
+    throw DataError(fmt::format("{}: k = {} but 'selected' holds {} columns", where, result.k,
+                                result.selected.size()));
+  }
+  if (result.selected_names.size() != result.selected.size()) {
+    throw DataError(fmt::format("{}: 'selected_names' and 'selected' differ in length", where));
+  }
+  for (auto column : result.selected) {
+    if (column < 0 || column >= result.data.columns) {
+      throw DataError(fmt::format("{}: selected column {} is outside 0..{}", where, column,
+                                  result.data.columns - 1));
+    }
+  }
+  return result;
+}
+
+void write_selection(const std::string& path, const SelectionResult& result) {
+  write_file_atomically(path, to_json(result).dump(2) + "\n");
+}
+
+SelectionResult read_selection(const std::string& path) {
+  const std::string text = read_file_bytes(path);
+  json object;
+  try {
+    object = json::parse(text);
+  } catch (const json::parse_error& error) {
+    throw DataError(fmt::format("{}: not valid JSON: {}", path, error.what()));
+  }
+  return selection_from_json(object, path);
+}
+
+}  // namespace topkfs
