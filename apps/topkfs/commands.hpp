@@ -12,5 +12,8 @@ struct Command {
 };
 
 Command add_info_command(CLI::App& app);
+Command add_select_command(CLI::App& app);
+Command add_transform_command(CLI::App& app);
+Command add_methods_command(CLI::App& app);
 
 }  // namespace topkfs::cli

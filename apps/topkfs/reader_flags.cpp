@@ -100,20 +100,10 @@ void add_reader_flags(CLI::App& command, ReaderFlags& flags) {
                     "USPS layout; give it for other image data)");
 }
 
-ImageShape parse_image_shape(const std::string& text) {
-  ImageShape shape;
-  int parsed = std::sscanf(text.c_str(), "%dx%dx%d", &shape.height, &shape.width, &shape.channels);
-  if (parsed == 2) shape.channels = 1;
-  if (parsed < 2 || shape.height <= 0 || shape.width <= 0 || shape.channels <= 0) {
-    throw OptionError(fmt::format("--image-shape takes HxW or HxWxC (e.g. 28x28), not '{}'", text));
-  }
-  return shape;
-}
-
 Dataset load_dataset(const ReaderFlags& flags, const ReadOptions& options) {
   Dataset data = read_dataset(flags.path, options);
   if (!flags.image_shape.empty()) {
-    const ImageShape shape = parse_image_shape(flags.image_shape);
+    const ImageShape shape = parse_image_shape(flags.image_shape, "--image-shape");
     if (shape.pixels() != data.cols()) {
       throw OptionError(fmt::format("--image-shape {} has {} pixels but {} has {} columns",
                                     flags.image_shape, shape.pixels(), flags.path, data.cols()));

@@ -37,7 +37,4 @@ void add_reader_flags(CLI::App& command, ReaderFlags& flags);
 // flags.to_options(), adjusted by the command) and applies --image-shape.
 Dataset load_dataset(const ReaderFlags& flags, const ReadOptions& options);
 
-// Parses "28x28" or "32x32x3".
-ImageShape parse_image_shape(const std::string& text);
-
 }  // namespace topkfs::cli

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <cstdio>
+
 #include "topkfs/core/error.hpp"
 
 namespace topkfs {
@@ -13,6 +15,19 @@ const char* to_string(TargetKind kind) {
     case TargetKind::Real: return "real";
   }
   return "?";
+}
+
+ImageShape parse_image_shape(const std::string& text, const std::string& what) {
+  ImageShape shape;
+  char tail = 0;
+  const int parsed = std::sscanf(text.c_str(), "%dx%dx%d%c", &shape.height, &shape.width,
+                                 &shape.channels, &tail);
+  if (parsed == 2) shape.channels = 1;
+  if ((parsed != 2 && parsed != 3) || shape.height <= 0 || shape.width <= 0 ||
+      shape.channels <= 0) {
+    throw OptionError(fmt::format("{} takes HxW or HxWxC (e.g. 28x28), not '{}'", what, text));
+  }
+  return shape;
 }
 
 void Dataset::validate() const {

@@ -1,11 +1,764 @@
+// CSV and TSV reader: the whole file (gunzipped when it starts with the gzip
+// magic) is parsed in one pass from memory, every number with std::from_chars
+// straight into the row-major float32 feature matrix. Only the first records
+// (detection, header) and malformed cells take the slower, quote-aware path.
+//
+// Detection rules (each can be overridden through ReadOptions):
+//  - Delimiter: the first of  , TAB ; | space  that splits the first
+//    kSampleRecords records into one consistent number (> 1) of fields (the
+//    first record may have 2 fields: a shape line). "space" means runs of
+//    blanks, as in whitespace-aligned files. Nothing fits: ',' and the
+//    row-width errors then show where the file goes wrong.
+//  - Shape line: a first record of exactly two positive integers followed by
+//    records of another width (kin8nm starts with "8192,8"). It is skipped
+//    when the first integer is the number of data rows or the second the
+//    number of features (or of columns), with a note; otherwise it is
+//    reported as a row of the wrong width.
+//  - Header (HeaderMode::Auto): the first record holds names when
+//     (a) one of its fields is text (not a number, not a missing-value
+//         marker) while the same field of the next record is a number (or
+//         there is no next record), or
+//     (b) it is the column numbers 0,1,2,... or 1,2,3,... (at least three),
+//         possibly followed by one text name: the headers of pyrim
+//         ("1,...,26,y"), ailerons ("1,...,40,y") and cpu_act ("1,...,22",
+//         all numbers). Rule (b) adds a note, since such a line could in
+//         principle be data (--no-header reads it as data).
+//  - Line ends: LF or CRLF ('\r' counts as a blank). Blanks around values are
+//    ignored (kin8nm writes ", 3.6e-01"). Blank lines are skipped anywhere.
+//    A delimiter at the very end of a record ("1,2,3,") is accepted as a
+//    line terminator, both in the header and in the data.
+//  - Missing cells ("", NA, N/A, null, ?) in feature columns and "nan"/"inf"
+//    read as NaN/Inf: check_values then refuses them by default and drops
+//    their samples under --nan drop.
+//
+// The shared datasets, checked line by line: pyrim has CRLF line ends;
+// kin8nm the shape line and values after ", "; ailerons ends its lines
+// plainly (41 fields on every one of its 13751 lines, LF, no trailing
+// delimiter or blanks) and only mixes the notations "-0.0020" and "-8.0E-4",
+// which from_chars reads alike; cpu_act has an all-number header.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <deque>
+#include <limits>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
 #include "topkfs/core/error.hpp"
+#include "topkfs/io/file_util.hpp"
 #include "topkfs/io/readers.hpp"
+#include "topkfs/io/target_encoding.hpp"
 
 namespace topkfs {
+namespace {
 
-// Placeholder while the reader is being written.
-Dataset read_csv(const std::string& path, const ReadOptions&) {
-  throw DataError(path + ": reader not available yet");
+constexpr int kSampleRecords = 20;     // records looked at to choose the delimiter
+constexpr std::size_t kMaxListed = 20;  // column names listed in a message
+constexpr std::size_t kMaxQuoted = 40;  // characters of a cell quoted in a message
+
+// The whole file as text, decompressed when it starts with the gzip magic.
+std::string load_text(const std::string& path) {
+  if (!has_gzip_magic(path)) return read_file_bytes(path);
+  GzipStream stream(path);
+  std::string text(std::max<std::uint64_t>(file_size(path) * 4, 1 << 16), '\0');
+  std::size_t used = 0;
+  for (;;) {
+    if (used == text.size()) text.resize(text.size() * 2);
+    const std::size_t got = stream.read_some(text.data() + used, text.size() - used);
+    if (got == 0) break;
+    used += got;
+  }
+  text.resize(used);
+  return text;
+}
+
+std::string shorten(std::string_view text) {
+  if (text.size() <= kMaxQuoted) return std::string(text);
+  return std::string(text.substr(0, kMaxQuoted)) + "...";
+}
+
+struct Dialect {
+  char delimiter = ',';
+  // Delimiter ' ': fields are separated by runs of blanks (spaces and tabs).
+  bool whitespace = false;
+
+  // '\r' counts as a blank so that CRLF line ends need no special case.
+  bool is_blank(char c) const { return c == ' ' || c == '\r' || (c == '\t' && delimiter != '\t'); }
+  bool ends_field(char c) const { return whitespace ? is_blank(c) : c == delimiter; }
+  const char* skip_blanks(const char* p, const char* end) const {
+    while (p < end && is_blank(*p)) ++p;
+    return p;
+  }
+};
+
+Dialect make_dialect(char delimiter) {
+  Dialect dialect;
+  dialect.delimiter = delimiter;
+  dialect.whitespace = delimiter == ' ';
+  return dialect;
+}
+
+// A position in the text and its 1-based line number.
+struct Cursor {
+  const char* p = nullptr;
+  const char* end = nullptr;
+  std::int64_t line = 1;
+};
+
+// Moves past lines holding only blanks; false when the text ends first.
+bool skip_blank_lines(Cursor& c) {
+  for (;;) {
+    const char* q = c.p;
+    while (q < c.end && (*q == ' ' || *q == '\t' || *q == '\r')) ++q;
+    if (q == c.end) {
+      c.p = c.end;
+      return false;
+    }
+    if (*q != '\n') return true;
+    c.p = q + 1;
+    ++c.line;
+  }
+}
+
+struct Field {
+  std::string text;  // unquoted, "" unescaped, without the blanks around it
+  bool quoted = false;
+};
+
+// Reads the field at c.p; a quoted field may hold delimiters, "" and line
+// ends. Leaves c.p at the delimiter, line end or end of text that follows
+// (in whitespace mode: at the next field or the line end).
+Field read_field(Cursor& c, const Dialect& dialect, const std::string& path) {
+  Field field;
+  c.p = dialect.skip_blanks(c.p, c.end);
+  if (c.p < c.end && *c.p == '"') {
+    field.quoted = true;
+    const std::int64_t opened = c.line;
+    ++c.p;
+    for (;;) {
+      if (c.p == c.end) {
+        throw DataError(fmt::format(
+            "{}: line {}: a quoted field is never closed (a '\"' is missing)", path, opened));
+      }
+      const char ch = *c.p++;
+      if (ch == '"') {
+        if (c.p < c.end && *c.p == '"') {
+          field.text += '"';
+          ++c.p;
+          continue;
+        }
+        break;
+      }
+      if (ch == '\n') ++c.line;
+      field.text += ch;
+    }
+    c.p = dialect.skip_blanks(c.p, c.end);
+  }
+  // Unquoted text, or anything written after a closing quote (kept as is).
+  const char* start = c.p;
+  while (c.p < c.end && *c.p != '\n' && !dialect.ends_field(*c.p)) ++c.p;
+  const char* stop = c.p;
+  while (stop > start && dialect.is_blank(stop[-1])) --stop;
+  field.text.append(start, stop);
+  c.p = dialect.skip_blanks(c.p, c.end);
+  return field;
+}
+
+struct Record {
+  std::vector<Field> fields;
+  std::int64_t line = 0;
+  const char* begin = nullptr;
+  // The record ended with a delimiter: its last field is an empty artefact.
+  bool trailing_delimiter = false;
+
+  std::size_t width() const { return fields.size() - (trailing_delimiter ? 1 : 0); }
+};
+
+// Reads the record at c (not a blank line) with its line end.
+Record read_record(Cursor& c, const Dialect& dialect, const std::string& path) {
+  Record record;
+  record.line = c.line;
+  record.begin = c.p;
+  for (;;) {
+    record.fields.push_back(read_field(c, dialect, path));
+    if (c.p == c.end || *c.p == '\n') break;
+    if (!dialect.whitespace) ++c.p;  // the delimiter
+  }
+  if (c.p < c.end) {
+    ++c.p;
+    ++c.line;
+  }
+  const Field& last = record.fields.back();
+  record.trailing_delimiter = !dialect.whitespace && record.fields.size() > 1 &&
+                              last.text.empty() && !last.quoted;
+  return record;
+}
+
+// The record's first line as written, for messages.
+std::string record_text(const Record& record, const char* end) {
+  const char* stop = record.begin;
+  while (stop < end && *stop != '\n') ++stop;
+  while (stop > record.begin && (stop[-1] == '\r' || stop[-1] == ' ')) --stop;
+  return shorten(std::string_view(record.begin, static_cast<std::size_t>(stop - record.begin)));
+}
+
+// ----------------------------------------------------------------- cells
+
+enum class CellKind { Number, Missing, Text };
+
+bool is_missing_marker(std::string_view text) {
+  return text.empty() || text == "NA" || text == "N/A" || text == "n/a" || text == "null" ||
+         text == "NULL" || text == "?";
+}
+
+// Reads a whole cell as a number; "nan" and "inf" are numbers (NaN, Inf).
+CellKind parse_cell(const std::string& text, double& value) {
+  if (is_missing_marker(text)) {
+    value = std::numeric_limits<double>::quiet_NaN();
+    return CellKind::Missing;
+  }
+  const char* begin = text.data();
+  const char* end = begin + text.size();
+  if (*begin == '+') ++begin;
+  const auto result = std::from_chars(begin, end, value);
+  if (begin == end || result.ptr != end) return CellKind::Text;
+  if (result.ec == std::errc::result_out_of_range) {
+    value = std::strtod(std::string(begin, end).c_str(), nullptr);  // +-HUGE_VAL or 0
+  } else if (result.ec != std::errc()) {
+    return CellKind::Text;
+  }
+  return CellKind::Number;
+}
+
+bool is_number(const std::string& text) {
+  double value = 0;
+  return parse_cell(text, value) == CellKind::Number;
+}
+
+float to_float(double value) {
+  constexpr double kMax = std::numeric_limits<float>::max();
+  constexpr float kInf = std::numeric_limits<float>::infinity();
+  if (std::fabs(value) > kMax) return value > 0 ? kInf : -kInf;  // the cast would be undefined
+  return static_cast<float>(value);
+}
+
+bool parse_positive(const std::string& text, std::int64_t& value) {
+  if (text.empty() || text.size() > 18) return false;
+  if (!std::all_of(text.begin(), text.end(), [](unsigned char c) { return std::isdigit(c); })) {
+    return false;
+  }
+  value = std::stoll(text);
+  return value > 0;
+}
+
+// ------------------------------------------------------- detection rules
+
+std::vector<std::size_t> sample_widths(std::string_view body, const Dialect& dialect,
+                                       const std::string& path) {
+  Cursor c{body.data(), body.data() + body.size(), 1};
+  std::vector<std::size_t> widths;
+  try {
+    while (static_cast<int>(widths.size()) < kSampleRecords && skip_blank_lines(c)) {
+      widths.push_back(read_record(c, dialect, path).width());
+    }
+  } catch (const DataError&) {
+    return {};  // a quote left open under this delimiter: not the one
+  }
+  return widths;
+}
+
+bool consistent(const std::vector<std::size_t>& widths) {
+  if (widths.empty()) return false;
+  if (widths.size() == 1) return widths[0] > 1;
+  const std::size_t width = widths[1];
+  if (width < 2) return false;
+  for (std::size_t i = 2; i < widths.size(); ++i) {
+    if (widths[i] != width) return false;
+  }
+  return widths[0] == width || widths[0] == 2;  // the first record may be a shape line
+}
+
+Dialect detect_dialect(std::string_view body, const std::string& path) {
+  for (const char candidate : {',', '\t', ';', '|', ' '}) {
+    const Dialect dialect = make_dialect(candidate);
+    if (consistent(sample_widths(body, dialect, path))) return dialect;
+  }
+  return make_dialect(',');
+}
+
+bool looks_like_shape_line(const Record& first, const Record& second) {
+  std::int64_t value = 0;
+  return first.width() == 2 && second.width() != 2 && parse_positive(first.fields[0].text, value) &&
+         parse_positive(first.fields[1].text, value);
+}
+
+// Length of the run 0,1,2,... or 1,2,3,... (plain digits) the record starts with.
+std::size_t column_number_run(const Record& record) {
+  std::size_t count = 0;
+  std::int64_t first = 0;
+  for (const Field& field : record.fields) {
+    std::int64_t value = 0;
+    const bool digits = field.text == "0" || parse_positive(field.text, value);
+    if (!digits) break;
+    if (count == 0) {
+      if (value > 1) break;
+      first = value;
+    } else if (value != first + static_cast<std::int64_t>(count)) {
+      break;
+    }
+    ++count;
+  }
+  return count;
+}
+
+enum class HeaderEvidence { None, Names, ColumnNumbers };
+
+HeaderEvidence header_evidence(const Record& top, const Record* next) {
+  for (std::size_t j = 0; j < top.fields.size(); ++j) {
+    const std::string& text = top.fields[j].text;
+    if (is_missing_marker(text) || is_number(text)) continue;
+    if (next == nullptr || j >= next->fields.size() || is_number(next->fields[j].text)) {
+      return HeaderEvidence::Names;
+    }
+  }
+  const std::size_t run = column_number_run(top);
+  const std::size_t width = top.width();
+  if (run >= 3 && (run == width || (run + 1 == width && !is_number(top.fields[run].text)))) {
+    return HeaderEvidence::ColumnNumbers;
+  }
+  return HeaderEvidence::None;
+}
+
+// What comes before the data: shape line, header, names, the row width.
+struct Preamble {
+  std::optional<Record> shape_line;
+  bool has_header = false;
+  std::int64_t header_line = 0;
+  std::vector<std::string> names;  // one per column
+  std::string width_source;        // "the header" or "line N", for messages
+  Cursor data;                     // where the data records start
+  std::vector<std::string> notes;
+};
+
+Preamble read_preamble(std::string_view body, const Dialect& dialect, const ReadOptions& options,
+                       const std::string& path) {
+  Cursor c{body.data(), body.data() + body.size(), 1};
+  std::vector<Record> records;
+  std::vector<Cursor> starts;  // starts[i]: cursor at record i; the last: after the last read
+  while (records.size() < 3 && skip_blank_lines(c)) {
+    starts.push_back(c);
+    records.push_back(read_record(c, dialect, path));
+  }
+  starts.push_back(c);
+  if (records.empty()) throw DataError(fmt::format("{}: no data: the file holds only blank lines", path));
+
+  Preamble pre;
+  std::size_t top = 0;
+  if (records.size() >= 2 && looks_like_shape_line(records[0], records[1])) {
+    pre.shape_line = records[0];
+    top = 1;
+  }
+  const Record& first = records[top];
+  const Record* next = top + 1 < records.size() ? &records[top + 1] : nullptr;
+  switch (options.header) {
+    case HeaderMode::Yes: pre.has_header = true; break;
+    case HeaderMode::No: break;
+    case HeaderMode::Auto: {
+      const HeaderEvidence evidence = header_evidence(first, next);
+      pre.has_header = evidence != HeaderEvidence::None;
+      if (evidence == HeaderEvidence::ColumnNumbers) {
+        pre.notes.push_back(fmt::format(
+            "line {} '{}' holds the column numbers and was read as the header (pass --no-header "
+            "if it is data)",
+            first.line, record_text(first, c.end)));
+      }
+      break;
+    }
+  }
+  const std::size_t width = first.width();
+  for (std::size_t j = 0; j < width; ++j) {
+    const std::string& text = first.fields[j].text;
+    pre.names.push_back(pre.has_header && !text.empty() ? text : fmt::format("x{}", j));
+  }
+  if (pre.has_header) {
+    pre.header_line = first.line;
+    pre.width_source = "the header";
+    pre.data = starts[top + 1];
+  } else {
+    pre.width_source = fmt::format("line {}", first.line);
+    pre.data = starts[top];
+  }
+  return pre;
+}
+
+// ------------------------------------------------------------ columns
+
+// Which file column goes where.
+struct Columns {
+  std::vector<std::string> names;  // per file column
+  std::vector<int> targets;        // file columns of the targets, in the order asked
+  std::vector<int> role;           // per file column: feature index, or -1 - target position
+  int features = 0;
+};
+
+std::string list_names(const std::vector<std::string>& names) {
+  std::string listed;
+  for (std::size_t j = 0; j < names.size() && j < kMaxListed; ++j) {
+    listed += (j ? ", '" : "'") + names[j] + "'";
+  }
+  if (names.size() > kMaxListed) listed += fmt::format(" (the first {} of {})", kMaxListed, names.size());
+  return listed;
+}
+
+bool parse_index(const std::string& text, std::int64_t& index) {
+  const bool negative = !text.empty() && text[0] == '-';
+  std::int64_t magnitude = 0;
+  if (!parse_positive(text.substr(negative ? 1 : 0), magnitude) && text.substr(negative ? 1 : 0) != "0") {
+    return false;
+  }
+  index = negative ? -magnitude : magnitude;
+  return true;
+}
+
+// A target given by name (first) or by 0-based index (negative from the end).
+int find_column(const std::string& spec, const Preamble& pre, const std::string& path) {
+  const auto& names = pre.names;
+  std::vector<int> hits;
+  for (std::size_t j = 0; j < names.size(); ++j) {
+    if (names[j] == spec) hits.push_back(static_cast<int>(j));
+  }
+  if (hits.size() == 1) return hits.front();
+  if (hits.size() > 1) {
+    throw DataError(fmt::format("{}: the target '{}' names {} columns (0-based {}); give its index instead",
+                                path, spec, hits.size(), fmt::join(hits, ", ")));
+  }
+  const auto m = static_cast<std::int64_t>(names.size());
+  std::int64_t index = 0;
+  if (parse_index(spec, index)) {
+    if (index < -m || index >= m) {
+      throw DataError(fmt::format(
+          "{}: target index {} is out of range: the file has {} columns (0..{}, or -{}..-1 from the end)",
+          path, spec, m, m - 1, m));
+    }
+    return static_cast<int>(index < 0 ? index + m : index);
+  }
+  if (!pre.has_header) {
+    throw DataError(fmt::format(
+        "{}: no column named '{}': the file has no header, so its {} columns are x0..x{}; give the "
+        "target as a name of that form or as a 0-based index",
+        path, spec, m, m - 1));
+  }
+  throw DataError(fmt::format("{}: no column named '{}'; the columns are {}", path, spec, list_names(names)));
+}
+
+Columns plan_columns(const Preamble& pre, const ReadOptions& options, const std::string& path) {
+  Columns columns;
+  columns.names = pre.names;
+  const int m = static_cast<int>(pre.names.size());
+  if (options.target.empty()) {
+    columns.targets.push_back(m - 1);
+  } else {
+    for (const auto& spec : options.target) {
+      const int column = find_column(spec, pre, path);
+      if (std::find(columns.targets.begin(), columns.targets.end(), column) != columns.targets.end()) {
+        throw OptionError(fmt::format("{}: the target column '{}' is given twice", path, pre.names[column]));
+      }
+      columns.targets.push_back(column);
+    }
+  }
+  columns.role.assign(static_cast<std::size_t>(m), 0);
+  for (std::size_t t = 0; t < columns.targets.size(); ++t) {
+    columns.role[static_cast<std::size_t>(columns.targets[t])] = -1 - static_cast<int>(t);
+  }
+  for (int j = 0; j < m; ++j) {
+    if (columns.role[static_cast<std::size_t>(j)] >= 0) columns.role[static_cast<std::size_t>(j)] = columns.features++;
+  }
+  return columns;
+}
+
+// ---------------------------------------------------------- data rows
+
+// Target cells as read: numbers, and the text for a target of class names.
+struct TargetCells {
+  std::vector<double> values;          // rows x q, row-major; NaN where missing or text
+  std::vector<std::string_view> text;  // rows x q, unquoted
+  std::deque<std::string> unescaped;   // storage for cells read the quote-aware way
+  bool numeric = true;                 // no cell held text
+  std::int64_t text_line = 0;          // the first text cell, for messages
+  int text_column = 0;
+  std::string first_text;
+};
+
+class RowParser {
+ public:
+  RowParser(const std::string& path, const Dialect& dialect, const Columns& columns,
+            const Preamble& pre)
+      : path_(path), dialect_(dialect), columns_(columns), pre_(pre),
+        width_(static_cast<int>(columns.names.size())),
+        features_(columns.features),
+        outputs_(static_cast<int>(columns.targets.size())) {}
+
+  // Parses every record from `c` on into `out` (capacity rows of features)
+  // and `targets`; returns the number of rows.
+  std::int64_t run(Cursor c, float* out, std::int64_t capacity, TargetCells& targets) {
+    std::int64_t rows = 0;
+    while (skip_blank_lines(c)) {
+      TOPKFS_ASSERT(rows < capacity);
+      const Cursor row_start = c;
+      float* row = out + rows * features_;
+      targets.values.resize(static_cast<std::size_t>((rows + 1) * outputs_));
+      targets.text.resize(targets.values.size());
+      const std::size_t target_base = static_cast<std::size_t>(rows * outputs_);
+      for (int j = 0; j < width_; ++j) {
+        const int role = columns_.role[static_cast<std::size_t>(j)];
+        if (role >= 0) {
+          feature_cell(c, row[role], j);
+        } else {
+          target_cell(c, targets, target_base + static_cast<std::size_t>(-1 - role), j);
+        }
+        if (j + 1 < width_) {
+          if (c.p == c.end || *c.p == '\n') ragged(row_start);
+          if (!dialect_.whitespace) ++c.p;  // the delimiter, as the cell readers guarantee
+        } else {
+          end_row(c, row_start);
+        }
+      }
+      ++rows;
+    }
+    return rows;
+  }
+
+ private:
+  // Fast path: a plain number followed by the delimiter or the line end.
+  bool try_number(Cursor& c, float& value) const {
+    const char* p = dialect_.skip_blanks(c.p, c.end);
+    const auto result = std::from_chars(p, c.end, value);
+    if (result.ec != std::errc()) return false;
+    return accept_end(c, result.ptr);
+  }
+
+  bool try_number(Cursor& c, double& value, std::string_view& text) const {
+    const char* p = dialect_.skip_blanks(c.p, c.end);
+    const auto result = std::from_chars(p, c.end, value);
+    if (result.ec != std::errc()) return false;
+    text = std::string_view(p, static_cast<std::size_t>(result.ptr - p));
+    return accept_end(c, result.ptr);
+  }
+
+  // True (and c.p moved on) when the number that ends at `stop` is the whole cell.
+  bool accept_end(Cursor& c, const char* stop) const {
+    const char* q = dialect_.skip_blanks(stop, c.end);
+    const bool ends = q == c.end || *q == '\n' ||
+                      (dialect_.whitespace ? q != stop : *q == dialect_.delimiter);
+    if (ends) c.p = q;
+    return ends;
+  }
+
+  void feature_cell(Cursor& c, float& value, int column) const {
+    if (try_number(c, value)) return;
+    const std::int64_t line = c.line;
+    const Field field = read_field(c, dialect_, path_);
+    double number = 0;
+    if (parse_cell(field.text, number) == CellKind::Text) not_a_number(line, column, field.text);
+    value = to_float(number);
+  }
+
+  void target_cell(Cursor& c, TargetCells& targets, std::size_t slot, int column) const {
+    if (try_number(c, targets.values[slot], targets.text[slot])) return;
+    const std::int64_t line = c.line;
+    Field field = read_field(c, dialect_, path_);
+    if (parse_cell(field.text, targets.values[slot]) == CellKind::Text) {
+      targets.values[slot] = std::numeric_limits<double>::quiet_NaN();
+      if (targets.numeric) {
+        targets.numeric = false;
+        targets.text_line = line;
+        targets.text_column = column;
+        targets.first_text = field.text;
+      }
+    }
+    targets.unescaped.push_back(std::move(field.text));
+    targets.text[slot] = targets.unescaped.back();
+  }
+
+  // After the last field: the line end, or a trailing delimiter and the line end.
+  void end_row(Cursor& c, const Cursor& row_start) const {
+    if (c.p < c.end && *c.p != '\n') {
+      const char* q = dialect_.whitespace ? c.p : dialect_.skip_blanks(c.p + 1, c.end);
+      if (dialect_.whitespace || !(q == c.end || *q == '\n')) ragged(row_start);
+      c.p = q;
+    }
+    if (c.p < c.end) {
+      ++c.p;
+      ++c.line;
+    }
+  }
+
+  [[noreturn]] void ragged(const Cursor& row_start) const {
+    Cursor c = row_start;
+    const Record record = read_record(c, dialect_, path_);
+    const std::size_t width = static_cast<std::size_t>(width_);
+    const std::size_t count = record.fields.size() > width ? record.width() : record.fields.size();
+    throw DataError(fmt::format("{}: line {}: {} fields, expected {} (as in {})", path_, record.line,
+                                count, width_, pre_.width_source));
+  }
+
+  [[noreturn]] void not_a_number(std::int64_t line, int column, const std::string& text) const {
+    const bool first_line = !pre_.has_header && line == pre_.data.line;
+    throw DataError(fmt::format(
+        "{}: line {}, column {} ('{}'): '{}' is not a number (only target columns may hold text: "
+        "choose them with --target{})",
+        path_, line, column + 1, columns_.names[static_cast<std::size_t>(column)], shorten(text),
+        first_line ? fmt::format("; if line {} holds column names, pass --header", line) : ""));
+  }
+
+  const std::string& path_;
+  const Dialect& dialect_;
+  const Columns& columns_;
+  const Preamble& pre_;
+  const int width_;
+  const int features_;
+  const int outputs_;
+};
+
+// Rows the data can hold at most: each ends with '\n' but the last, and a row
+// of w fields needs w - 1 delimiters; so a corrupt file cannot make us
+// allocate more than a few times its size.
+std::int64_t row_capacity(const Cursor& data, int width) {
+  const auto bytes = static_cast<std::int64_t>(data.end - data.p);
+  const auto lines = static_cast<std::int64_t>(std::count(data.p, data.end, '\n')) + 1;
+  return std::min(lines, bytes / std::max(width - 1, 1) + 1);
+}
+
+// Keeps the rows flagged in `keep` (in order), in the features and the targets.
+void keep_rows(Dataset& data, TargetCells& targets, const std::vector<char>& keep, int outputs) {
+  Eigen::Index kept = 0;
+  for (Eigen::Index i = 0; i < data.rows(); ++i) {
+    if (!keep[static_cast<std::size_t>(i)]) continue;
+    if (kept != i) {
+      data.features.row(kept) = data.features.row(i);
+      for (int t = 0; t < outputs; ++t) {
+        targets.values[static_cast<std::size_t>(kept * outputs + t)] = targets.values[static_cast<std::size_t>(i * outputs + t)];
+        targets.text[static_cast<std::size_t>(kept * outputs + t)] = targets.text[static_cast<std::size_t>(i * outputs + t)];
+      }
+    }
+    ++kept;
+  }
+  data.features.conservativeResize(kept, data.cols());
+  targets.values.resize(static_cast<std::size_t>(kept * outputs));
+  targets.text.resize(targets.values.size());
+}
+
+// A class label cannot be missing: refuse it (NanPolicy::Error) or drop the sample.
+void handle_missing_labels(Dataset& data, TargetCells& targets, const std::string& name,
+                           const ReadOptions& options, const std::string& path) {
+  std::vector<char> keep(targets.text.size(), 1);
+  std::int64_t missing = 0;
+  for (std::size_t i = 0; i < targets.text.size(); ++i) {
+    if (!is_missing_marker(targets.text[i]) && !(targets.numeric && std::isnan(targets.values[i]))) continue;
+    if (options.nan == NanPolicy::Error) {
+      throw DataError(fmt::format(
+          "{}: sample {}: the class label '{}' is missing ('{}'); fill it in or pass --nan drop to "
+          "drop such samples",
+          path, i + 1, name, targets.text[i]));
+    }
+    keep[i] = 0;
+    ++missing;
+  }
+  if (missing == 0) return;
+  const auto total = data.rows();
+  keep_rows(data, targets, keep, 1);
+  data.notes.push_back(fmt::format("dropped {} of {} samples whose class label '{}' is missing",
+                                   missing, total, name));
+}
+
+void set_target(Dataset& data, TargetCells& targets, const Columns& columns,
+                const ReadOptions& options, const std::string& path) {
+  const int outputs = static_cast<int>(columns.targets.size());
+  std::vector<std::string> names;
+  for (int column : columns.targets) names.push_back(columns.names[static_cast<std::size_t>(column)]);
+  if (targets.numeric && (options.task != TaskHint::Classification || outputs > 1)) {
+    // NaN here is a missing real value: check_values deals with it.
+    set_target_from_numbers(data, targets.values, outputs, names, options, path);
+    return;
+  }
+  if (!targets.numeric && outputs > 1) {
+    throw DataError(fmt::format(
+        "{}: line {}, column {} ('{}'): '{}' is not a number; several target columns are read as "
+        "multi-output regression and must all hold numbers",
+        path, targets.text_line, targets.text_column + 1,
+        columns.names[static_cast<std::size_t>(targets.text_column)], shorten(targets.first_text)));
+  }
+  handle_missing_labels(data, targets, names.front(), options, path);
+  if (targets.numeric) {
+    set_target_from_numbers(data, targets.values, 1, names, options, path);
+    return;
+  }
+  const std::vector<std::string> labels(targets.text.begin(), targets.text.end());
+  set_target_from_text(data, labels, names.front(), options, path);
+}
+
+// The shape line is skipped only if its numbers fit the data read.
+void check_shape_line(Dataset& data, const Preamble& pre, const Columns& columns,
+                      const char* text_end, const std::string& path) {
+  if (!pre.shape_line) return;
+  const Record& shape = *pre.shape_line;
+  std::int64_t rows = 0;
+  std::int64_t second = 0;
+  parse_positive(shape.fields[0].text, rows);
+  parse_positive(shape.fields[1].text, second);
+  const auto width = static_cast<std::int64_t>(columns.names.size());
+  if (rows != data.rows() && second != columns.features && second != width) {
+    throw DataError(fmt::format("{}: line {}: 2 fields, expected {} (as in {})", path, shape.line,
+                                width, pre.width_source));
+  }
+  data.notes.push_back(fmt::format(
+      "line {} '{}' looks like a shape line (rows, features) and was skipped", shape.line,
+      record_text(shape, text_end)));
+}
+
+}  // namespace
+
+Dataset read_csv(const std::string& path, const ReadOptions& options) {
+  const std::string text = load_text(path);
+  std::string_view body(text);
+  if (body.substr(0, 3) == "\xEF\xBB\xBF") body.remove_prefix(3);  // UTF-8 byte order mark
+
+  const Dialect dialect =
+      options.delimiter ? make_dialect(*options.delimiter) : detect_dialect(body, path);
+  const Preamble pre = read_preamble(body, dialect, options, path);
+  const Columns columns = plan_columns(pre, options, path);
+
+  Dataset data;
+  data.source = path;
+  data.format = dialect.delimiter == '\t' ? "tsv" : "csv";
+  const std::int64_t capacity = row_capacity(pre.data, static_cast<int>(columns.names.size()));
+  data.features.resize(capacity, columns.features);
+  TargetCells targets;
+  RowParser parser(path, dialect, columns, pre);
+  const std::int64_t rows = parser.run(pre.data, data.features.data(), capacity, targets);
+  if (rows == 0) {
+    throw DataError(pre.has_header
+                        ? fmt::format("{}: no data rows after the header (line {})", path, pre.header_line)
+                        : fmt::format("{}: no data rows", path));
+  }
+  // Row-major with the column count unchanged: a realloc, not a copy.
+  data.features.conservativeResize(rows, columns.features);
+
+  for (std::size_t j = 0; j < columns.names.size(); ++j) {
+    if (columns.role[j] >= 0) data.feature_names.push_back(columns.names[j]);
+  }
+  data.notes = pre.notes;
+  check_shape_line(data, pre, columns, body.data() + body.size(), path);
+  set_target(data, targets, columns, options, path);
+  return data;
 }
 
 }  // namespace topkfs

@@ -1,11 +1,300 @@
+// HDF5 files through the libhdf5 C API.
+//
+// HDF5 datasets written from C or NumPy are row-major, as the Dataset is, so
+// values are read straight into place; libhdf5 converts any integer or
+// floating type to float (features) or double (targets) while reading.
+#include <fmt/format.h>
+#include <hdf5.h>
+
+#include <array>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "hdf5_util.hpp"
 #include "topkfs/core/error.hpp"
+#include "topkfs/io/file_util.hpp"
 #include "topkfs/io/readers.hpp"
+#include "topkfs/io/target_encoding.hpp"
 
 namespace topkfs {
+namespace {
 
-// Placeholder while the reader is being written.
-Dataset read_hdf5(const std::string& path, const ReadOptions&) {
-  throw DataError(path + ": reader not available yet");
+using hdf5::Handle;
+
+std::string absolute(const std::string& name) { return name.rfind('/', 0) == 0 ? name : "/" + name; }
+
+std::string type_text(hid_t type) {
+  const auto size = H5Tget_size(type);
+  switch (H5Tget_class(type)) {
+    case H5T_INTEGER:
+      return fmt::format("{}int{}", H5Tget_sign(type) == H5T_SGN_NONE ? "u" : "", 8 * size);
+    case H5T_FLOAT: return fmt::format("float{}", 8 * size);
+    case H5T_STRING: return "string";
+    case H5T_COMPOUND: return "compound";
+    case H5T_ENUM: return "enum";
+    case H5T_ARRAY: return "array";
+    case H5T_OPAQUE: return "opaque";
+    case H5T_BITFIELD: return "bitfield";
+    case H5T_REFERENCE: return "reference";
+    case H5T_VLEN: return "variable-length";
+    default: return "unknown type";
+  }
+}
+
+std::vector<std::uint64_t> dims_of(hid_t dataset) {
+  const Handle space = hdf5::space_handle(H5Dget_space(dataset));
+  const int rank = space ? H5Sget_simple_extent_ndims(space.get()) : -1;
+  if (rank < 0) return {};
+  std::vector<hsize_t> dims(static_cast<std::size_t>(rank));
+  H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr);
+  return {dims.begin(), dims.end()};
+}
+
+// "/train/data (7291x256 float32)"
+std::string describe(hid_t dataset, const std::string& name) {
+  const Handle type = hdf5::type_handle(H5Dget_type(dataset));
+  return fmt::format("{} ({} {})", name, hdf5::shape_text(dims_of(dataset)),
+                     type ? type_text(type.get()) : "unknown type");
+}
+
+struct Listing {
+  std::vector<std::string> datasets;
+  int total = 0;
+};
+
+herr_t list_one(hid_t root, const char* name, const H5L_info_t* info, void* data) {
+  constexpr int max_listed = 20;
+  if (info->type != H5L_TYPE_HARD) return 0;  // soft and external links may dangle
+  const Handle object = hdf5::object_handle(H5Oopen(root, name, H5P_DEFAULT));
+  if (!object || H5Iget_type(object.get()) != H5I_DATASET) return 0;
+  auto& listing = *static_cast<Listing*>(data);
+  if (listing.total++ < max_listed) listing.datasets.push_back(describe(object.get(), absolute(name)));
+  return 0;
+}
+
+// "/train/data (7291x256 float32), /train/target (7291 int32)", for messages
+// about a missing dataset.
+std::string list_datasets(hid_t file) {
+  Listing listing;
+  H5Lvisit(file, H5_INDEX_NAME, H5_ITER_INC, list_one, &listing);
+  if (listing.total == 0) return "no datasets";
+  std::string text = fmt::format("{}", fmt::join(listing.datasets, ", "));
+  if (listing.total > static_cast<int>(listing.datasets.size())) {
+    text += fmt::format(", and {} more", listing.total - static_cast<int>(listing.datasets.size()));
+  }
+  return text;
+}
+
+// A dataset of the file, opened, with its shape.
+struct Array {
+  std::string name;
+  Handle dataset;
+  std::vector<std::uint64_t> dims;
+  std::uint64_t rows() const { return dims.empty() ? 1 : dims[0]; }
+  std::uint64_t cols() const { return dims.size() < 2 ? 1 : dims[1]; }
+};
+
+class Hdf5Reader {
+ public:
+  Hdf5Reader(const std::string& path, const ReadOptions& options) : path_(path), options_(options) {}
+
+  Dataset read() {
+    hdf5::silence_errors();
+    require_readable_file(path_);
+    if (H5Fis_hdf5(path_.c_str()) <= 0) {
+      throw DataError(fmt::format("{}: not an HDF5 file (no HDF5 signature found)", path_));
+    }
+    file_ = hdf5::file_handle(H5Fopen(path_.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
+    if (!file_) {
+      throw DataError(fmt::format("{}: cannot open the HDF5 file: it is truncated or corrupt", path_));
+    }
+    if (!options_.x_path.empty() || !options_.y_path.empty()) return read_chosen();
+    if (has_dataset("/train/data") && has_dataset("/train/target") && has_dataset("/test/data") &&
+        has_dataset("/test/target")) {
+      return read_train_test();
+    }
+    static const std::array<std::array<const char*, 2>, 3> root_pairs = {
+        {{"/X", "/Y"}, {"/x", "/y"}, {"/data", "/target"}}};
+    for (const auto& pair : root_pairs) {
+      if (has_dataset(pair[0]) && has_dataset(pair[1])) return read_pair(pair[0], pair[1]);
+    }
+    throw DataError(fmt::format(
+        "{}: found neither datasets X and Y (or x/y, data/target) at the root nor groups train "
+        "and test holding data and target; the file holds: {}; choose with --x-path and --y-path",
+        path_, list_datasets(file_.get())));
+  }
+
+ private:
+  bool has_dataset(const std::string& name) const {
+    // H5Lexists fails rather than answering when a parent group is missing,
+    // so walk down the path one link at a time.
+    std::size_t slash = 0;
+    while ((slash = name.find('/', slash + 1)) != std::string::npos) {
+      if (H5Lexists(file_.get(), name.substr(0, slash).c_str(), H5P_DEFAULT) <= 0) return false;
+    }
+    if (H5Lexists(file_.get(), name.c_str(), H5P_DEFAULT) <= 0) return false;
+    const Handle object = hdf5::object_handle(H5Oopen(file_.get(), name.c_str(), H5P_DEFAULT));
+    return object && H5Iget_type(object.get()) == H5I_DATASET;
+  }
+
+  // With only one of the two paths given, the other is looked for beside it.
+  std::string sibling(const std::string& given, const std::vector<const char*>& names,
+                      const char* flag) const {
+    const std::string group = given.substr(0, given.rfind('/') + 1);
+    std::vector<std::string> tried;
+    for (const char* name : names) {
+      tried.push_back(group + name);
+      if (has_dataset(tried.back())) return tried.back();
+    }
+    throw DataError(fmt::format("{}: no dataset {} beside '{}'; the file holds: {}; choose with {}",
+                                path_, fmt::join(tried, " or "), given, list_datasets(file_.get()),
+                                flag));
+  }
+
+  Dataset read_chosen() {
+    std::string x = options_.x_path.empty() ? "" : absolute(options_.x_path);
+    std::string y = options_.y_path.empty() ? "" : absolute(options_.y_path);
+    if (options_.x_path.empty()) x = sibling(y, {"data", "X", "x", "features"}, "--x-path");
+    if (y.empty()) y = sibling(x, {"target", "Y", "y", "labels", "label"}, "--y-path");
+    return read_pair(x, y);
+  }
+
+  Dataset read_pair(const std::string& x_name, const std::string& y_name) {
+    const Array x = open_array(x_name, "--x-path");
+    const Array y = open_array(y_name, "--y-path");
+    check_rows(x, y);
+    Dataset data;
+    data.features.resize(static_cast<Eigen::Index>(x.rows()), static_cast<Eigen::Index>(x.cols()));
+    read_values(x, H5T_NATIVE_FLOAT, data.features.data());
+    set_target(data, {{&x, &y}});
+    return data;
+  }
+
+  // The USPS layout: train rows, then test rows, with the split kept.
+  Dataset read_train_test() {
+    const Array x_train = open_array("/train/data", "--x-path");
+    const Array y_train = open_array("/train/target", "--y-path");
+    const Array x_test = open_array("/test/data", "--x-path");
+    const Array y_test = open_array("/test/target", "--y-path");
+    check_rows(x_train, y_train);
+    check_rows(x_test, y_test);
+    if (x_test.cols() != x_train.cols()) {
+      throw DataError(fmt::format("{}: '{}' has {} columns but '{}' has {}; they must agree", path_,
+                                  x_train.name, x_train.cols(), x_test.name, x_test.cols()));
+    }
+    const auto n_train = x_train.rows();
+    const auto n = n_train + x_test.rows();
+    const auto m = x_train.cols();
+    Dataset data;
+    data.features.resize(static_cast<Eigen::Index>(n), static_cast<Eigen::Index>(m));
+    // Row-major: the test rows start right after the train rows.
+    read_values(x_train, H5T_NATIVE_FLOAT, data.features.data());
+    read_values(x_test, H5T_NATIVE_FLOAT, data.features.data() + n_train * m);
+    set_target(data, {{&x_train, &y_train}, {&x_test, &y_test}});
+
+    Split split;
+    for (std::uint64_t i = 0; i < n; ++i) (i < n_train ? split.train : split.test).push_back(i);
+    data.predefined_split = std::move(split);
+    if (m == 256) {
+      data.image_shape = ImageShape{16, 16, 1};
+      data.notes.push_back("image shape 16x16 assumed from 256 columns (USPS layout)");
+    }
+    return data;
+  }
+
+  Array open_array(const std::string& name, const char* flag) const {
+    if (!has_dataset(name)) {
+      const Handle object = hdf5::object_handle(H5Oopen(file_.get(), name.c_str(), H5P_DEFAULT));
+      const bool group = object && H5Iget_type(object.get()) == H5I_GROUP;
+      throw DataError(fmt::format("{}: no dataset '{}'{}; the file holds: {}; choose with {}", path_,
+                                  name, group ? " (that is a group)" : "",
+                                  list_datasets(file_.get()), flag));
+    }
+    Array array{name, hdf5::dataset_handle(H5Dopen2(file_.get(), name.c_str(), H5P_DEFAULT)), {}};
+    if (!array.dataset) {
+      throw DataError(fmt::format("{}: cannot open dataset '{}': the file is corrupt", path_, name));
+    }
+    array.dims = dims_of(array.dataset.get());
+    const std::string text = describe(array.dataset.get(), name);
+    if (array.dims.empty() || array.dims.size() > 2) {
+      throw DataError(fmt::format(
+          "{}: dataset {} has rank {}; expected 2 (samples x features) or 1 (one value per "
+          "sample); reshape it, e.g. in NumPy a.reshape(len(a), -1)",
+          path_, text, array.dims.size()));
+    }
+    const Handle type = hdf5::type_handle(H5Dget_type(array.dataset.get()));
+    const auto type_class = type ? H5Tget_class(type.get()) : H5T_NO_CLASS;
+    if (type_class != H5T_INTEGER && type_class != H5T_FLOAT) {
+      throw DataError(fmt::format(
+          "{}: dataset {} is not numeric; store integers or floating-point numbers", path_, text));
+    }
+    hdf5::checked_element_count(array.dims, path_, fmt::format("dataset '{}'", name));
+    return array;
+  }
+
+  void read_values(const Array& array, hid_t memory_type, void* out) const {
+    if (array.rows() == 0 || array.cols() == 0) return;
+    if (H5Dread(array.dataset.get(), memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, out) < 0) {
+      throw DataError(fmt::format("{}: cannot read dataset '{}': the file is truncated or corrupt",
+                                  path_, array.name));
+    }
+  }
+
+  // Target columns of `y` for `samples` rows of features: a 1 x n row holds
+  // one value per sample.
+  static std::uint64_t target_columns(const Array& y, std::uint64_t samples) {
+    return y.dims.size() == 2 && y.rows() == 1 && y.cols() == samples ? 1 : y.cols();
+  }
+
+  void check_rows(const Array& x, const Array& y) const {
+    if (y.rows() * y.cols() == 0 || y.rows() * y.cols() / target_columns(y, x.rows()) != x.rows()) {
+      throw DataError(fmt::format(
+          "{}: '{}' has {} rows (samples) but '{}' has {} target rows; they must agree", path_,
+          x.name, x.rows(), y.name, y.rows()));
+    }
+  }
+
+  // Targets of one or more parts (train, test) with their features, stacked
+  // in order.
+  void set_target(Dataset& data, const std::vector<std::pair<const Array*, const Array*>>& parts) const {
+    const Array& first = *parts.front().second;
+    const std::uint64_t q = target_columns(first, parts.front().first->rows());
+    std::uint64_t total = 0;
+    for (const auto& [x, y] : parts) {
+      check_rows(*x, *y);
+      if (target_columns(*y, x->rows()) != q) {
+        throw DataError(fmt::format("{}: '{}' has {} target columns but '{}' has {}", path_,
+                                    first.name, q, y->name, target_columns(*y, x->rows())));
+      }
+      total += y->rows() * y->cols();
+    }
+    std::vector<double> values(total);
+    std::uint64_t offset = 0;
+    for (const auto& part : parts) {
+      const Array& y = *part.second;
+      read_values(y, H5T_NATIVE_DOUBLE, values.data() + offset);
+      offset += y.rows() * y.cols();
+    }
+    const std::string base = first.name.substr(first.name.rfind('/') + 1);
+    std::vector<std::string> names;
+    if (q == 1) {
+      names.push_back(base);
+    } else {
+      for (std::uint64_t j = 0; j < q; ++j) names.push_back(fmt::format("{}_{}", base, j));
+    }
+    set_target_from_numbers(data, values, static_cast<int>(q), names, options_, path_);
+  }
+
+  const std::string& path_;
+  const ReadOptions& options_;
+  Handle file_;
+};
+
+}  // namespace
+
+Dataset read_hdf5(const std::string& path, const ReadOptions& options) {
+  return Hdf5Reader(path, options).read();
 }
 
 }  // namespace topkfs

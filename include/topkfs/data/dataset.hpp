@@ -26,6 +26,9 @@ struct ImageShape {
   long pixels() const { return static_cast<long>(height) * width * channels; }
 };
 
+// Parses "28x28" or "32x32x3"; throws OptionError naming `what` otherwise.
+ImageShape parse_image_shape(const std::string& text, const std::string& what = "image shape");
+
 // Row indices of a train/test split. Every row is in exactly one of the two.
 struct Split {
   std::vector<std::int64_t> train;

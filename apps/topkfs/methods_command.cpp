@@ -1,0 +1,24 @@
+// `topkfs methods`: every registered method with its options and defaults.
+#include <fmt/format.h>
+
+#include "commands.hpp"
+#include "topkfs/select/registry.hpp"
+
+namespace topkfs::cli {
+
+Command add_methods_command(CLI::App& app) {
+  auto* command = app.add_subcommand("methods", "List the selection methods and their options");
+  return {command, [] {
+            for (const auto& method : registered_methods()) {
+              fmt::print("{}\n  {}\n", method.name, method.summary);
+              for (const auto& info : method.make()->describe_options()) {
+                fmt::print("    --{:<14} {} (default: {})\n", info.name, info.help,
+                           info.default_text.empty() ? "none" : info.default_text);
+              }
+              fmt::print("\n");
+            }
+            return 0;
+          }};
+}
+
+}  // namespace topkfs::cli

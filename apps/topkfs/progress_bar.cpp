@@ -1,0 +1,69 @@
+#include "progress_bar.hpp"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <cstdio>
+
+namespace topkfs::cli {
+namespace {
+
+std::string clock_text(double seconds) {
+  const long total = static_cast<long>(seconds + 0.5);
+  return total >= 3600 ? fmt::format("{}:{:02}:{:02}", total / 3600, total / 60 % 60, total % 60)
+                       : fmt::format("{}:{:02}", total / 60, total % 60);
+}
+
+}  // namespace
+
+ProgressBar::ProgressBar(bool enabled) : enabled_(enabled), terminal_(::isatty(2) != 0) {}
+
+ProgressBar::~ProgressBar() { finish(); }
+
+void ProgressBar::finish() {
+  if (drawn_) std::fputs("\r\033[K", stderr);
+  drawn_ = false;
+}
+
+void ProgressBar::update(const Progress& p) {
+  if (!enabled_) return;
+  const double done =
+      (p.epoch - 1 + static_cast<double>(p.batch) / static_cast<double>(std::max(1L, p.batches))) /
+      std::max(1, p.epochs);
+  const double left = done > 0 ? p.elapsed_seconds * (1 - done) / done : 0.0;
+  const std::string val = p.val_loss ? fmt::format(" val {:.4f}", *p.val_loss) : "";
+  if (!terminal_) {
+    if (p.epoch_done) {
+      fmt::print(stderr, "epoch {}/{}  loss {:.4f}{}  {} elapsed, ~{} left (at most)\n", p.epoch,
+                 p.epochs, p.loss, val, clock_text(p.elapsed_seconds), clock_text(left));
+    }
+    return;
+  }
+  const auto now = std::chrono::steady_clock::now();
+  if (!p.epoch_done && now - last_draw_ < std::chrono::milliseconds(100)) return;
+  last_draw_ = now;
+  constexpr int kWidth = 24;
+  const int filled = static_cast<int>(kWidth * static_cast<double>(p.batch) / std::max(1L, p.batches));
+  fmt::print(stderr, "\r\033[Kepoch {}/{} [{}{}] batch {}/{} loss {:.4f}{} | {} left", p.epoch,
+             p.epochs, std::string(static_cast<std::size_t>(filled), '='),
+             std::string(static_cast<std::size_t>(kWidth - filled), ' '), p.batch, p.batches, p.loss,
+             val, clock_text(left));
+  drawn_ = true;
+  if (p.epoch_done) {
+    std::fputs("\n", stderr);
+    drawn_ = false;
+  }
+}
+
+FitCallbacks make_callbacks(ProgressBar& bar, bool quiet) {
+  FitCallbacks callbacks;
+  callbacks.progress = [&bar](const Progress& p) { bar.update(p); };
+  callbacks.log = [&bar, quiet](LogLevel level, const std::string& message) {
+    if (quiet && level == LogLevel::Info) return;
+    bar.finish();
+    fmt::print(stderr, "topkfs: {}{}\n", level == LogLevel::Warning ? "warning: " : "", message);
+  };
+  return callbacks;
+}
+
+}  // namespace topkfs::cli

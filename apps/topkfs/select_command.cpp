@@ -1,0 +1,109 @@
+// `topkfs select DATA --method M --k K`: run one selection method and write
+// the result (docs/result-format.md).
+#include <fmt/format.h>
+
+#include <iostream>
+#include <map>
+#include <memory>
+
+#include "commands.hpp"
+#include "method_flags.hpp"
+#include "progress_bar.hpp"
+#include "reader_flags.hpp"
+#include "topkfs/io/result_json.hpp"
+#include "topkfs/io/table_writer.hpp"
+#include "topkfs/select/registry.hpp"
+#include "topkfs/select/run_selection.hpp"
+
+namespace topkfs::cli {
+namespace {
+
+struct SelectFlags {
+  ReaderFlags data;
+  MethodFlags method;
+  int k = 0;
+  std::string split = "auto";
+  double test_size = 0.2;
+  std::uint64_t split_seed = 0;
+  std::string output;
+  std::string output_data;
+  bool json = false;
+  bool quiet = false;
+};
+
+void print_result(const SelectionResult& result) {
+  fmt::print("method      {}\n", result.method);
+  fmt::print("k           {}\n", result.k);
+  fmt::print("selected    {}\n", fmt::join(result.selected_names, ", "));
+  fmt::print("columns     {}\n", fmt::join(result.selected, ", "));
+  if (!result.history.empty()) {
+    const auto& last = result.history.back();
+    fmt::print("epochs      {} (last loss {:.4f}{})\n", result.history.size(), last.loss,
+               last.val_loss ? fmt::format(", validation {:.4f}", *last.val_loss) : "");
+  }
+  fmt::print("fit time    {:.2f} s\n", result.fit_seconds);
+  for (const auto& note : result.notes) fmt::print("note        {}\n", note);
+  for (const auto& warning : result.warnings) fmt::print("warning     {}\n", warning);
+}
+
+int run(const SelectFlags& flags) {
+  auto selector = make_selector(flags.method.name);
+  flags.method.apply(*selector);  // bad options fail before the data is read
+  const Dataset data = load_dataset(flags.data, flags.data.to_options());
+  SelectionSplitOptions split;
+  split.rows = parse_selection_rows(flags.split);
+  split.test_size = flags.test_size;
+  split.seed = flags.split_seed;
+
+  ProgressBar bar(!flags.quiet);
+  const SelectionResult result =
+      run_selection(data, *selector, flags.k, split, make_callbacks(bar, flags.quiet));
+  bar.finish();
+
+  if (!flags.output.empty()) write_selection(flags.output, result);
+  if (!flags.output_data.empty()) write_selected_columns(flags.output_data, data, result.selected);
+  if (flags.json) {
+    std::cout << to_json(result).dump(2) << "\n";
+  } else {
+    print_result(result);
+  }
+  return 0;
+}
+
+}  // namespace
+
+Command add_select_command(CLI::App& app) {
+  auto flags = std::make_shared<SelectFlags>();
+  auto* command =
+      app.add_subcommand("select", "Select the k features that best serve a learning model");
+  add_reader_flags(*command, flags->data);
+  command->add_option("--k", flags->k, "Number of features to select (1..columns)")->required();
+  add_method_flags(*command, flags->method);
+  auto* rows = command->add_option_group("Rows", "Which rows the method learns from");
+  rows->add_option("--split", flags->split,
+                   "auto: the predefined training split where the data has one (MNIST, USPS), "
+                   "else every row; predefined; random (a stratified split, --test-size held "
+                   "out); none (every row)")
+      ->capture_default_str();
+  rows->add_option("--test-size", flags->test_size, "Test fraction for --split random")
+      ->capture_default_str();
+  rows->add_option("--split-seed", flags->split_seed, "Seed of --split random")
+      ->capture_default_str();
+  auto* out = command->add_option_group("Output");
+  out->add_option("--output,-o", flags->output,
+                  "Write the result as JSON (docs/result-format.md) to this file");
+  out->add_option("--output-data", flags->output_data,
+                  "Write the data reduced to the selected columns (and the target) as CSV");
+  out->add_flag("--json", flags->json, "Print the result as JSON on stdout");
+  out->add_flag("--quiet,-q", flags->quiet, "No progress bar or notes on stderr");
+  command->footer(
+      "\nExamples:\n"
+      "  topkfs select /usr/share/datasets/fashion-mnist --method dnn-top --k 50 -o result.json\n"
+      "  topkfs select data.csv --target label --method dfs --k 10 --hidden 64 --epochs 30\n"
+      "  topkfs select mnist/ --method dnn-top --k 50 --body cnn --lambda3 2 --seed 7\n"
+      "\nMethods: run `topkfs methods` for the list and each method's options.\n"
+      "Exit status: 0 success, 2 usage error, 1 data or runtime error.");
+  return {command, [flags] { return run(*flags); }};
+}
+
+}  // namespace topkfs::cli

@@ -1,0 +1,61 @@
+// `topkfs transform DATA --selection result.json --output-data reduced.csv`:
+// reduce (new) data to the columns a selection chose.
+#include <fmt/format.h>
+
+#include <memory>
+
+#include "commands.hpp"
+#include "reader_flags.hpp"
+#include "topkfs/core/error.hpp"
+#include "topkfs/io/result_json.hpp"
+#include "topkfs/io/table_writer.hpp"
+
+namespace topkfs::cli {
+
+Command add_transform_command(CLI::App& app) {
+  struct Flags {
+    ReaderFlags data;
+    std::string selection;
+    std::string output_data;
+  };
+  auto flags = std::make_shared<Flags>();
+  auto* command = app.add_subcommand(
+      "transform", "Reduce data to the columns chosen by a selection result (any method)");
+  add_reader_flags(*command, flags->data);
+  command->add_option("--selection,-s", flags->selection, "Result JSON written by `topkfs select -o`")
+      ->required();
+  command->add_option("--output-data,-o", flags->output_data,
+                      "CSV to write: the selected columns in ranking order, then the target")
+      ->required();
+  command->footer(
+      "\nExample:\n"
+      "  topkfs select train.csv --method dnn-top --k 10 -o result.json\n"
+      "  topkfs transform new.csv --selection result.json --output-data reduced.csv\n"
+      "\nThe data must have the same columns as the data the selection was made on (checked by "
+      "count and, where the result records them, by name).");
+  return {command, [flags] {
+            const SelectionResult selection = read_selection(flags->selection);
+            const Dataset data = load_dataset(flags->data, flags->data.to_options());
+            if (data.cols() != selection.data.columns) {
+              throw DataError(fmt::format(
+                  "{} has {} feature columns but the selection in {} was made on {} columns",
+                  flags->data.path, data.cols(), flags->selection, selection.data.columns));
+            }
+            for (std::size_t j = 0; j < selection.selected.size(); ++j) {
+              const auto column = static_cast<std::size_t>(selection.selected[j]);
+              if (data.feature_names[column] != selection.selected_names[j]) {
+                throw DataError(fmt::format(
+                    "{}: column {} is named '{}' but the selection in {} chose '{}' there; are "
+                    "these the same kind of data?",
+                    flags->data.path, column, data.feature_names[column], flags->selection,
+                    selection.selected_names[j]));
+              }
+            }
+            write_selected_columns(flags->output_data, data, selection.selected);
+            fmt::print("wrote {} rows x {} selected columns (+ target) to {}\n", data.rows(),
+                       selection.selected.size(), flags->output_data);
+            return 0;
+          }};
+}
+
+}  // namespace topkfs::cli

@@ -1,0 +1,58 @@
+#pragma once
+// Every feature-selection method is a Selector: options in, fit(Dataset) out to
+// a SelectionResult. The CLI and the Python package reach each one by name
+// through the registry (select/registry.hpp).
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "topkfs/core/callbacks.hpp"
+#include "topkfs/data/dataset.hpp"
+#include "topkfs/select/option_table.hpp"
+#include "topkfs/select/selection_result.hpp"
+
+namespace topkfs {
+
+class Selector {
+ public:
+  virtual ~Selector() = default;
+
+  virtual std::string name() const = 0;
+  // Sets one option from text (a CLI flag's value, a Python keyword's str()).
+  virtual void set_option(const std::string& name, const std::string& value) = 0;
+  virtual bool has_option(const std::string& name) const = 0;
+  virtual std::vector<OptionInfo> describe_options() const = 0;
+  virtual nlohmann::json options_json() const = 0;
+
+  // Learns from rows `rows` of `data` only (the training part; the caller
+  // keeps test rows out) and returns exactly k features. Rows are passed as
+  // indices so that a large dataset is never copied for a split. Throws
+  // OptionError for k outside 1..columns, DataError for a target the method
+  // cannot use.
+  virtual SelectionResult fit(const Dataset& data, const std::vector<std::int64_t>& rows, int k,
+                              const FitCallbacks& callbacks) = 0;
+};
+
+// The common part of a selector whose options live in a struct with a table.
+template <typename Options>
+class TableSelector : public Selector {
+ public:
+  explicit TableSelector(const OptionTable<Options>& table) : table_(table) {}
+
+  void set_option(const std::string& name, const std::string& value) override {
+    table_.set(options_, name, value);
+  }
+  bool has_option(const std::string& name) const override { return table_.has(name); }
+  std::vector<OptionInfo> describe_options() const override { return table_.describe(); }
+  nlohmann::json options_json() const override { return table_.to_json(options_); }
+
+  Options& options() { return options_; }
+  const Options& options() const { return options_; }
+
+ protected:
+  const OptionTable<Options>& table_;
+  Options options_;
+};
+
+}  // namespace topkfs

@@ -1,0 +1,71 @@
+#pragma once
+// Private helpers for the readers that touch libhdf5 (the HDF5 reader, and the
+// .mat reader whose v7.3 files are HDF5 underneath): owning handles, and
+// silencing the library's own error printing (the library never prints).
+#include <hdf5.h>
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace topkfs::hdf5 {
+
+// An owning hid_t that is closed with the close function of its kind on
+// every path, exceptions included.
+class Handle {
+ public:
+  using Closer = herr_t (*)(hid_t);
+
+  Handle() = default;
+  Handle(hid_t id, Closer closer) : id_(id), closer_(closer) {}
+  ~Handle() { reset(); }
+  Handle(const Handle&) = delete;
+  Handle& operator=(const Handle&) = delete;
+  Handle(Handle&& other) noexcept
+      : id_(std::exchange(other.id_, H5I_INVALID_HID)), closer_(other.closer_) {}
+  Handle& operator=(Handle&& other) noexcept {
+    if (this != &other) {
+      reset();
+      id_ = std::exchange(other.id_, H5I_INVALID_HID);
+      closer_ = other.closer_;
+    }
+    return *this;
+  }
+
+  hid_t get() const { return id_; }
+  bool valid() const { return id_ >= 0; }
+  explicit operator bool() const { return valid(); }
+
+  void reset() {
+    if (id_ >= 0 && closer_ != nullptr) closer_(id_);
+    id_ = H5I_INVALID_HID;
+  }
+
+ private:
+  hid_t id_ = H5I_INVALID_HID;
+  Closer closer_ = nullptr;
+};
+
+inline Handle file_handle(hid_t id) { return Handle(id, H5Fclose); }
+inline Handle dataset_handle(hid_t id) { return Handle(id, H5Dclose); }
+inline Handle space_handle(hid_t id) { return Handle(id, H5Sclose); }
+inline Handle type_handle(hid_t id) { return Handle(id, H5Tclose); }
+inline Handle object_handle(hid_t id) { return Handle(id, H5Oclose); }
+
+// "7291x256" ("scalar" for rank 0), as variables and datasets are listed in
+// messages.
+std::string shape_text(const std::vector<std::uint64_t>& dims);
+
+// Throws DataError when a header claims more elements than a file of its size
+// could hold even at zlib's best compression ratio (about 1:1032): a corrupt
+// header must not make the reader allocate gigabytes. `what` names the
+// variable or dataset. Returns the element count (the product of `dims`).
+std::uint64_t checked_element_count(const std::vector<std::uint64_t>& dims,
+                                    const std::string& path, const std::string& what);
+
+// Turns off HDF5's automatic printing of its error stack on stderr; failures
+// are reported through return codes and turned into DataError instead.
+void silence_errors();
+
+}  // namespace topkfs::hdf5

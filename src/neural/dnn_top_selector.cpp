@@ -1,0 +1,179 @@
+// dnn-top and dfs as Selectors: data to tensors, the network, the trainer, and
+// the result (scores = |w|).
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cmath>
+#include <numeric>
+
+#include "network.hpp"
+#include "topkfs/core/error.hpp"
+#include "topkfs/data/scaling.hpp"
+#include "topkfs/data/splits.hpp"
+#include "topkfs/neural/dnn_top.hpp"
+#include "trainer.hpp"
+
+namespace topkfs {
+namespace {
+
+using torch::Tensor;
+
+NeuralTask task_of(const Dataset& data) {
+  switch (data.target_kind) {
+    case TargetKind::Classes:
+      return data.num_classes() == 2 ? NeuralTask::Binary : NeuralTask::MultiClass;
+    case TargetKind::Real: return NeuralTask::Regression;
+    case TargetKind::None: break;
+  }
+  throw DataError(fmt::format("{}: supervised selection needs a target, and this data has none",
+                              data.source));
+}
+
+std::int64_t output_count(const Dataset& data, NeuralTask task) {
+  switch (task) {
+    case NeuralTask::MultiClass: return data.num_classes();
+    case NeuralTask::Binary: return 1;
+    case NeuralTask::Regression: return data.num_outputs();
+  }
+  return 0;
+}
+
+// Targets as a tensor over all rows. Real targets are standardised with the
+// training rows' statistics so that the loss scale, and so the meaning of the
+// lambdas, does not depend on the target's unit.
+Tensor target_tensor(const Dataset& data, NeuralTask task, const std::vector<std::int64_t>& train) {
+  const auto n = data.rows();
+  if (task == NeuralTask::MultiClass) {
+    return torch::tensor(std::vector<std::int64_t>(data.labels.begin(), data.labels.end()),
+                         torch::kLong);
+  }
+  if (task == NeuralTask::Binary) {
+    Tensor y = torch::empty({n, 1});
+    auto* out = y.data_ptr<float>();
+    for (std::int64_t i = 0; i < n; ++i) out[i] = static_cast<float>(data.labels[static_cast<std::size_t>(i)]);
+    return y;
+  }
+  const auto q = data.targets.cols();
+  Tensor y = torch::empty({n, q});
+  auto* out = y.data_ptr<float>();
+  for (Eigen::Index j = 0; j < q; ++j) {
+    double sum = 0.0, sum_sq = 0.0;
+    for (auto row : train) {
+      sum += data.targets(row, j);
+      sum_sq += data.targets(row, j) * data.targets(row, j);
+    }
+    const double mean = sum / static_cast<double>(train.size());
+    const double var = std::max(0.0, sum_sq / static_cast<double>(train.size()) - mean * mean);
+    const double scale = var > 0 ? std::sqrt(var) : 1.0;
+    for (std::int64_t i = 0; i < n; ++i) out[i * q + j] = static_cast<float>((data.targets(i, j) - mean) / scale);
+  }
+  return y;
+}
+
+class DnnTopSelector final : public TableSelector<DnnTopOptions> {
+ public:
+  explicit DnnTopSelector(bool dfs) : TableSelector(dnn_top_option_table()), dfs_(dfs) {
+    if (dfs_) options_.lambda3 = 0.0;
+  }
+
+  std::string name() const override { return dfs_ ? "dfs" : "dnn-top"; }
+
+  void set_option(const std::string& option, const std::string& value) override {
+    if (dfs_ && option == "lambda3") {
+      throw OptionError("dfs is dnn-top with lambda3 = 0; use --method dnn-top to set --lambda3");
+    }
+    TableSelector::set_option(option, value);
+  }
+
+  SelectionResult fit(const Dataset& train, const std::vector<std::int64_t>& rows, int k,
+                      const FitCallbacks& callbacks) override {
+    const auto start = std::chrono::steady_clock::now();
+    options_.validate();
+    const DnnTopOptions& options = options_;
+    if (k < 1 || k > train.cols()) {
+      throw OptionError(fmt::format("--k {} is out of range: {} has {} feature columns", k,
+                                    train.source, train.cols()));
+    }
+    const NeuralTask task = task_of(train);
+    const int threads = configure_threads(options.threads);
+
+    std::optional<ImageShape> shape = train.image_shape;
+    if (!options.image_shape.empty()) shape = parse_image_shape(options.image_shape, "--image-shape");
+    if (options.body == "cnn") {
+      if (!shape) {
+        throw OptionError(fmt::format(
+            "--body cnn needs an image shape: {} carries none; give --image-shape HxW",
+            train.source));
+      }
+      if (shape->pixels() != train.cols() || shape->height < 4 || shape->width < 4) {
+        throw OptionError(fmt::format("--image-shape {}x{}x{} does not fit {} columns",
+                                      shape->height, shape->width, shape->channels, train.cols()));
+      }
+    }
+
+    if (rows.size() < 2) {
+      throw DataError(fmt::format("{}: {} training rows are too few to learn from", train.source,
+                                  rows.size()));
+    }
+    TrainingSet set;
+    set.features = &train.features;
+    set.task = task;
+    if (options.validation > 0) {
+      const TrainValTest parts =
+          train_validation_split(train, rows, options.validation, derive_seed(options.seed, 2));
+      set.train_rows = parts.train;
+      set.validation_rows = parts.validation;
+    } else {
+      set.train_rows = rows;
+    }
+    const std::string scaling_name =
+        options.scaling == "auto" ? (shape ? "minmax" : "standard") : options.scaling;
+    const Scaler scaler = fit_scaler(train.features, set.train_rows, parse_scaling(scaling_name));
+    if (scaler.kind != ScalingKind::None) {
+      set.offset = torch::from_blob(const_cast<float*>(scaler.offset.data()), {train.cols()}).clone();
+      set.inv_scale = 1.0 / torch::from_blob(const_cast<float*>(scaler.scale.data()), {train.cols()});
+    }
+    set.targets = target_tensor(train, task, set.train_rows);
+
+    Rng init_rng(derive_seed(options.seed, 0));
+    const auto outputs = output_count(train, task);
+    std::shared_ptr<TopKNetwork> network =
+        options.body == "cnn" ? make_cnn(*shape, outputs, options.hidden, init_rng)
+                              : make_mlp(train.cols(), outputs, options.hidden, init_rng);
+    const TrainingOutcome outcome = train_network(*network, set, options, k, callbacks);
+
+    SelectionResult result;
+    result.method = name();
+    result.k = k;
+    const Tensor magnitude = network->w.detach().abs().to(torch::kDouble).contiguous();
+    result.scores.assign(magnitude.data_ptr<double>(), magnitude.data_ptr<double>() + magnitude.numel());
+    finish_selection(result, train.feature_names);
+    result.history = outcome.history;
+    result.options = options_json();
+    result.options["scaling_used"] = scaling_name;
+    result.options["threads_used"] = threads;
+    result.options["task"] = task == NeuralTask::MultiClass ? "multiclass"
+                             : task == NeuralTask::Binary   ? "binary"
+                                                            : "regression";
+    if (!set.validation_rows.empty()) {
+      result.notes.push_back(fmt::format(
+          "{} training rows, {} validation rows; weights of epoch {} (best validation loss){}",
+          set.train_rows.size(), set.validation_rows.size(), outcome.best_epoch,
+          outcome.stopped_early ? ", stopped early" : ""));
+    }
+    result.fit_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return result;
+  }
+
+ private:
+  bool dfs_;
+};
+
+}  // namespace
+
+std::unique_ptr<Selector> make_dnn_top_selector(bool dfs) {
+  return std::make_unique<DnnTopSelector>(dfs);
+}
+
+}  // namespace topkfs

@@ -1,0 +1,192 @@
+#include "network.hpp"
+
+#include <torch/autograd.h>
+#include <torch/nn/functional.h>
+#include <torch/nn/modules/conv.h>
+#include <torch/nn/modules/linear.h>
+
+#include <cmath>
+
+namespace topkfs {
+namespace {
+
+using torch::Tensor;
+using torch::autograd::AutogradContext;
+using torch::autograd::variable_list;
+
+// Same bounds as libtorch's default init (Kaiming-uniform with a = sqrt(5)),
+// drawn from our seeded Rng so that no global torch RNG state is involved.
+void fill_uniform(Tensor& tensor, double bound, Rng& rng) {
+  torch::NoGradGuard no_grad;
+  auto flat = tensor.contiguous().view(-1);
+  auto* data = flat.data_ptr<float>();
+  for (std::int64_t i = 0; i < flat.numel(); ++i) {
+    data[i] = static_cast<float>(rng.uniform(-bound, bound));
+  }
+  tensor.copy_(flat.view(tensor.sizes()));
+}
+
+void init_layer(Tensor weight, Tensor bias, std::int64_t fan_in, Rng& rng) {
+  const double bound = 1.0 / std::sqrt(static_cast<double>(fan_in));
+  fill_uniform(weight, bound, rng);
+  fill_uniform(bias, bound, rng);
+}
+
+// z = (x * w) W^T + b for the lead model and, given a subset S,
+// z_S = (x_S * w_S) W_S^T + b for the sub-model. Backward shares one
+// accumulator A = G^T x (+ G_S^T x_S scattered to S): dW = A diag(w),
+// dw_j = sum_i W_ij A_ij, so no input gradient is ever formed.
+struct GatedLinear : public torch::autograd::Function<GatedLinear> {
+  static variable_list forward(AutogradContext* ctx, Tensor x, Tensor w, Tensor weight,
+                               Tensor bias, Tensor subset) {
+    ctx->save_for_backward({x, w, weight, subset});
+    Tensor lead = torch::addmm(bias, x * w, weight.t());
+    if (subset.numel() == 0) return {lead};
+    Tensor x_sub = x.index_select(1, subset);
+    Tensor w_sub = w.index_select(0, subset);
+    Tensor weight_sub = weight.index_select(1, subset);
+    Tensor sub = torch::addmm(bias, x_sub * w_sub, weight_sub.t());
+    return {lead, sub};
+  }
+
+  static variable_list backward(AutogradContext* ctx, variable_list grads) {
+    const auto saved = ctx->get_saved_variables();
+    const Tensor& x = saved[0];
+    const Tensor& w = saved[1];
+    const Tensor& weight = saved[2];
+    const Tensor& subset = saved[3];
+    Tensor accumulated;  // H x m
+    Tensor grad_bias;
+    if (grads[0].defined()) {
+      accumulated = torch::mm(grads[0].t(), x);
+      grad_bias = grads[0].sum(0);
+    } else {
+      accumulated = torch::zeros_like(weight);
+      grad_bias = torch::zeros({weight.size(0)}, weight.options());
+    }
+    if (subset.numel() > 0 && grads.size() > 1 && grads[1].defined()) {
+      const Tensor x_sub = x.index_select(1, subset);
+      accumulated.index_add_(1, subset, torch::mm(grads[1].t(), x_sub));
+      grad_bias = grad_bias + grads[1].sum(0);
+    }
+    Tensor grad_weight = accumulated * w;
+    Tensor grad_w = (weight * accumulated).sum(0);
+    return {Tensor(), grad_w, grad_weight, grad_bias, Tensor()};
+  }
+};
+
+class Mlp : public TopKNetwork {
+ public:
+  Mlp(std::int64_t inputs, std::int64_t outputs, const std::vector<int>& hidden, Rng& rng) {
+    w = register_parameter("w", torch::ones({inputs}));
+    const std::int64_t first_out = hidden.empty() ? outputs : hidden.front();
+    first_weight_ = register_parameter("first_weight", torch::empty({first_out, inputs}));
+    first_bias_ = register_parameter("first_bias", torch::empty({first_out}));
+    init_layer(first_weight_, first_bias_, inputs, rng);
+    std::int64_t width = first_out;
+    for (std::size_t i = 1; i <= hidden.size(); ++i) {
+      const std::int64_t next = i < hidden.size() ? hidden[i] : outputs;
+      auto layer = register_module("dense" + std::to_string(i), torch::nn::Linear(width, next));
+      init_layer(layer->weight, layer->bias, width, rng);
+      layers_.push_back(layer);
+      width = next;
+    }
+  }
+
+  ModelOutputs forward(const Tensor& x, const Tensor& subset) override {
+    const auto pre = GatedLinear::apply(x, w, first_weight_, first_bias_, subset);
+    const std::int64_t batch = x.size(0);
+    // Lead and sub-model go through the rest of the body as one batch of 2B
+    // rows: the same arithmetic, in larger and so faster matrix products.
+    Tensor h = pre.size() > 1 ? torch::cat({pre[0], pre[1]}, 0) : pre[0];
+    for (auto& layer : layers_) h = layer->forward(torch::relu(h));
+    if (pre.size() == 1) return {h, Tensor()};
+    return {h.narrow(0, 0, batch), h.narrow(0, batch, batch)};
+  }
+
+  std::vector<Tensor> body_parameters() override {
+    std::vector<Tensor> out = {first_weight_, first_bias_};
+    for (auto& layer : layers_) {
+      out.push_back(layer->weight);
+      out.push_back(layer->bias);
+    }
+    return out;
+  }
+
+ private:
+  Tensor first_weight_;
+  Tensor first_bias_;
+  std::vector<torch::nn::Linear> layers_;
+};
+
+class Cnn : public TopKNetwork {
+ public:
+  Cnn(const ImageShape& shape, std::int64_t outputs, const std::vector<int>& hidden, Rng& rng)
+      : shape_(shape) {
+    w = register_parameter("w", torch::ones({shape.pixels()}));
+    conv1_ = register_module(
+        "conv1", torch::nn::Conv2d(torch::nn::Conv2dOptions(shape.channels, 16, 3).padding(1)));
+    conv2_ = register_module("conv2",
+                             torch::nn::Conv2d(torch::nn::Conv2dOptions(16, 32, 3).padding(1)));
+    init_layer(conv1_->weight, conv1_->bias, shape.channels * 9, rng);
+    init_layer(conv2_->weight, conv2_->bias, 16 * 9, rng);
+    std::int64_t width = 32 * (shape.height / 4) * (shape.width / 4);
+    for (std::size_t i = 0; i <= hidden.size(); ++i) {
+      const std::int64_t next = i < hidden.size() ? hidden[i] : outputs;
+      auto layer = register_module("dense" + std::to_string(i), torch::nn::Linear(width, next));
+      init_layer(layer->weight, layer->bias, width, rng);
+      dense_.push_back(layer);
+      width = next;
+    }
+  }
+
+  ModelOutputs forward(const Tensor& x, const Tensor& subset) override {
+    const std::int64_t batch = x.size(0);
+    Tensor input = x * w;
+    if (subset.numel() > 0) {
+      // The mask is a constant: gradients of the sub-model reach only the
+      // kept entries of w.
+      Tensor mask = torch::zeros_like(w).index_fill_(0, subset, 1.0);
+      input = torch::cat({input, x * (w * mask)}, 0);
+    }
+    Tensor h = input.view({input.size(0), shape_.channels, shape_.height, shape_.width});
+    h = torch::max_pool2d(torch::relu(conv1_->forward(h)), 2);
+    h = torch::max_pool2d(torch::relu(conv2_->forward(h)), 2);
+    h = h.flatten(1);
+    for (std::size_t i = 0; i < dense_.size(); ++i) {
+      h = dense_[i]->forward(h);
+      if (i + 1 < dense_.size()) h = torch::relu(h);
+    }
+    if (subset.numel() == 0) return {h, Tensor()};
+    return {h.narrow(0, 0, batch), h.narrow(0, batch, batch)};
+  }
+
+  std::vector<Tensor> body_parameters() override {
+    std::vector<Tensor> out = {conv1_->weight, conv1_->bias, conv2_->weight, conv2_->bias};
+    for (auto& layer : dense_) {
+      out.push_back(layer->weight);
+      out.push_back(layer->bias);
+    }
+    return out;
+  }
+
+ private:
+  ImageShape shape_;
+  torch::nn::Conv2d conv1_{nullptr};
+  torch::nn::Conv2d conv2_{nullptr};
+  std::vector<torch::nn::Linear> dense_;
+};
+
+}  // namespace
+
+std::shared_ptr<TopKNetwork> make_mlp(std::int64_t inputs, std::int64_t outputs,
+                                      const std::vector<int>& hidden, Rng& rng) {
+  return std::make_shared<Mlp>(inputs, outputs, hidden, rng);
+}
+
+std::shared_ptr<TopKNetwork> make_cnn(const ImageShape& shape, std::int64_t outputs,
+                                      const std::vector<int>& hidden, Rng& rng) {
+  return std::make_shared<Cnn>(shape, outputs, hidden, rng);
+}
+
+}  // namespace topkfs

@@ -1,0 +1,52 @@
+// Thread counts for libtorch, OpenMP and OpenBLAS, set together: left alone,
+// the three pools oversubscribe a small machine and two threads ran slower than
+// one (DESIGN.md §5).
+#include <ATen/Parallel.h>
+#include <dlfcn.h>
+#include <omp.h>
+#include <unistd.h>
+
+#include <algorithm>
+
+#include "topkfs/neural/dnn_top.hpp"
+
+namespace topkfs {
+namespace {
+
+// OpenBLAS is reached through Debian's libblas.so.3 alternative, so its
+// setter is looked up at run time rather than linked.
+void set_openblas_threads(int threads) {
+  using Setter = void (*)(int);
+  for (const char* symbol : {"openblas_set_num_threads", "goto_set_num_threads"}) {
+    if (auto setter = reinterpret_cast<Setter>(::dlsym(RTLD_DEFAULT, symbol))) {
+      setter(threads);
+      return;
+    }
+  }
+}
+
+}  // namespace
+
+int configure_threads(int threads) {
+  if (threads <= 0) {
+    const long cores = ::sysconf(_SC_NPROCESSORS_ONLN);
+    threads = static_cast<int>(std::max(1L, cores));
+  }
+  static bool interop_set = false;
+  if (!interop_set) {
+    // Inter-op parallelism only helps graphs with independent branches; one
+    // thread keeps it from competing with the intra-op pool. It can be set once
+    // per process only.
+    try {
+      at::set_num_interop_threads(1);
+    } catch (...) {
+    }
+    interop_set = true;
+  }
+  at::set_num_threads(threads);
+  omp_set_num_threads(threads);
+  set_openblas_threads(threads);
+  return threads;
+}
+
+}  // namespace topkfs

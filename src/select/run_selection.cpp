@@ -1,0 +1,84 @@
+#include "topkfs/select/run_selection.hpp"
+
+#include <fmt/format.h>
+
+#include <numeric>
+
+#include "topkfs/core/error.hpp"
+
+namespace topkfs {
+
+SelectionRows parse_selection_rows(const std::string& name) {
+  if (name == "auto") return SelectionRows::Auto;
+  if (name == "predefined") return SelectionRows::Predefined;
+  if (name == "random") return SelectionRows::Random;
+  if (name == "all" || name == "none") return SelectionRows::All;
+  throw OptionError(
+      fmt::format("--split takes auto, predefined, random or none, not '{}'", name));
+}
+
+std::vector<std::int64_t> selection_rows(const Dataset& data, const SelectionSplitOptions& split,
+                                         std::string& note) {
+  SelectionRows mode = split.rows;
+  if (mode == SelectionRows::Auto) {
+    mode = data.predefined_split ? SelectionRows::Predefined : SelectionRows::All;
+  }
+  switch (mode) {
+    case SelectionRows::Predefined: {
+      if (!data.predefined_split) {
+        throw OptionError(fmt::format(
+            "--split predefined: {} has no predefined split; use --split random or none",
+            data.source));
+      }
+      const auto& parts = *data.predefined_split;
+      note = fmt::format(
+          "learned from the predefined training split only ({} rows); its {} test rows were not "
+          "seen",
+          parts.train.size(), parts.test.size());
+      return parts.train;
+    }
+    case SelectionRows::Random: {
+      const Split parts = stratified_split(data, split.test_size, split.seed);
+      note = fmt::format(
+          "learned from a random stratified training split ({} rows, seed {}); {} test rows "
+          "held out",
+          parts.train.size(), split.seed, parts.test.size());
+      return parts.train;
+    }
+    case SelectionRows::All:
+    case SelectionRows::Auto: break;
+  }
+  std::vector<std::int64_t> all(static_cast<std::size_t>(data.rows()));
+  std::iota(all.begin(), all.end(), 0);
+  note = fmt::format("learned from all {} rows", data.rows());
+  return all;
+}
+
+SelectionResult run_selection(const Dataset& data, Selector& selector, int k,
+                              const SelectionSplitOptions& split, const FitCallbacks& callbacks) {
+  if (k < 1 || k > data.cols()) {
+    throw OptionError(fmt::format("--k {} is out of range: {} has {} feature columns", k,
+                                  data.source, data.cols()));
+  }
+  std::string note;
+  const auto rows = selection_rows(data, split, note);
+  SelectionResult result = selector.fit(data, rows, k, callbacks);
+  result.notes.insert(result.notes.begin(), note);
+  result.data.path = data.source;
+  result.data.format = data.format;
+  result.data.rows = static_cast<std::int64_t>(rows.size());
+  result.data.columns = data.cols();
+  result.data.target_kind = to_string(data.target_kind);
+  result.data.feature_names = data.feature_names;
+  result.options["split"] = split.rows == SelectionRows::Auto         ? "auto"
+                            : split.rows == SelectionRows::Predefined ? "predefined"
+                            : split.rows == SelectionRows::Random     ? "random"
+                                                                      : "none";
+  if (split.rows == SelectionRows::Random) {
+    result.options["test_size"] = split.test_size;
+    result.options["split_seed"] = split.seed;
+  }
+  return result;
+}
+
+}  // namespace topkfs
