@@ -10,6 +10,8 @@
 #include "method_flags.hpp"
 #include "progress_bar.hpp"
 #include "reader_flags.hpp"
+#include "topkfs/core/error.hpp"
+#include "topkfs/io/picture.hpp"
 #include "topkfs/io/result_json.hpp"
 #include "topkfs/io/table_writer.hpp"
 #include "topkfs/select/registry.hpp"
@@ -27,6 +29,7 @@ struct SelectFlags {
   std::uint64_t split_seed = 0;
   std::string output;
   std::string output_data;
+  std::string picture;
   bool json = false;
   bool quiet = false;
 };
@@ -50,6 +53,11 @@ int run(const SelectFlags& flags) {
   auto selector = make_selector(flags.method.name);
   flags.method.apply(*selector);  // bad options fail before the data is read
   const Dataset data = load_dataset(flags.data, flags.data.to_options());
+  if (!flags.picture.empty() && !data.image_shape) {
+    throw OptionError(fmt::format(
+        "--picture needs image data: {} carries no image shape; give --image-shape HxW",
+        flags.data.path));
+  }
   SelectionSplitOptions split;
   split.rows = parse_selection_rows(flags.split);
   split.test_size = flags.test_size;
@@ -62,6 +70,10 @@ int run(const SelectFlags& flags) {
 
   if (!flags.output.empty()) write_selection(flags.output, result);
   if (!flags.output_data.empty()) write_selected_columns(flags.output_data, data, result.selected);
+  if (!flags.picture.empty()) {
+    std::string unused;
+    write_png(flags.picture, draw_selection(data, selection_rows(data, split, unused), result.selected));
+  }
   if (flags.json) {
     std::cout << to_json(result).dump(2) << "\n";
   } else {
@@ -94,6 +106,9 @@ Command add_select_command(CLI::App& app) {
                   "Write the result as JSON (docs/result-format.md) to this file");
   out->add_option("--output-data", flags->output_data,
                   "Write the data reduced to the selected columns (and the target) as CSV");
+  out->add_option("--picture", flags->picture,
+                  "Image data: write a PNG of the selected pixels (red, best brightest) over the "
+                  "mean training image");
   out->add_flag("--json", flags->json, "Print the result as JSON on stdout");
   out->add_flag("--quiet,-q", flags->quiet, "No progress bar or notes on stderr");
   command->footer(

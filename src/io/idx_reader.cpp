@@ -5,6 +5,7 @@
 // payload is streamed into it in 1 MB chunks, so loading MNIST peaks at the
 // float matrix plus a few MB (never the whole raw payload beside it).
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -33,12 +34,18 @@ constexpr std::size_t kChunkBytes = std::size_t{1} << 20;
 
 ElementType idx_element_type(unsigned char code, const std::string& path) {
   switch (code) {
-    case 0x08: return {ElementKind::Unsigned, 1, true};
-    case 0x09: return {ElementKind::Signed, 1, true};
-    case 0x0B: return {ElementKind::Signed, 2, true};
-    case 0x0C: return {ElementKind::Signed, 4, true};
-    case 0x0D: return {ElementKind::Float, 4, true};
-    case 0x0E: return {ElementKind::Float, 8, true};
+    case 0x08:
+      return {ElementKind::Unsigned, 1, true};
+    case 0x09:
+      return {ElementKind::Signed, 1, true};
+    case 0x0B:
+      return {ElementKind::Signed, 2, true};
+    case 0x0C:
+      return {ElementKind::Signed, 4, true};
+    case 0x0D:
+      return {ElementKind::Float, 4, true};
+    case 0x0E:
+      return {ElementKind::Float, 8, true};
     default:
       throw DataError(fmt::format(
           "{}: unsupported IDX type code 0x{:02X} (byte 3 of the header); supported: 0x08 uint8, "
@@ -112,8 +119,8 @@ class IdxFile {
                              (std::uint64_t{p[2]} << 8) | p[3]);
     }
     header_.header_bytes = 4 + sizes.size();
-    header_.payload_bytes =
-        detail::checked_product(header_.dims, static_cast<std::uint64_t>(header_.type.size), path());
+    header_.payload_bytes = detail::checked_product(
+        header_.dims, static_cast<std::uint64_t>(header_.type.size), path());
   }
 
   void check_size() const {
@@ -155,8 +162,8 @@ class IdxFile {
         std::min<std::uint64_t>(kChunkBytes, std::max<std::uint64_t>(header_.payload_bytes, 1))));
     std::uint64_t done = 0;
     while (done < header_.payload_bytes) {
-      const auto want =
-          static_cast<std::size_t>(std::min<std::uint64_t>(buffer.size(), header_.payload_bytes - done));
+      const auto want = static_cast<std::size_t>(
+          std::min<std::uint64_t>(buffer.size(), header_.payload_bytes - done));
       const std::size_t got = stream_.read_some(buffer.data(), want);
       if (got < want) payload_short(done + got);
       sink(buffer.data(), got / element_size, done / element_size);
@@ -183,10 +190,10 @@ struct IdxPart {
 
 void check_images(const IdxFile& images) {
   if (images.header().dims.size() < 2) {
-    throw DataError(fmt::format(
-        "{}: a 1-D IDX file (shape {}) holds labels, not images; pass the images file "
-        "(...-images-idx3-ubyte) or the folder holding all four files",
-        images.path(), detail::join_dims(images.header().dims)));
+    throw DataError(
+        fmt::format("{}: a 1-D IDX file (shape {}) holds labels, not images; pass the images file "
+                    "(...-images-idx3-ubyte) or the folder holding all four files",
+                    images.path(), detail::join_dims(images.header().dims)));
   }
 }
 
@@ -196,14 +203,14 @@ void check_part(const IdxPart& part) {
   const auto& labels = part.labels->header();
   const bool column = labels.dims.size() == 1 || (labels.dims.size() == 2 && labels.dims[1] == 1);
   if (!column) {
-    throw DataError(fmt::format(
-        "{}: a labels file must be 1-D, this one is {} (is it an images file?)",
-        part.labels->path(), detail::join_dims(labels.dims)));
+    throw DataError(
+        fmt::format("{}: a labels file must be 1-D, this one is {} (is it an images file?)",
+                    part.labels->path(), detail::join_dims(labels.dims)));
   }
   if (labels.rows() != images.rows()) {
-    throw DataError(fmt::format(
-        "{}: {} labels, but {} holds {} images; the two files do not belong together",
-        part.labels->path(), labels.rows(), part.images->path(), images.rows()));
+    throw DataError(
+        fmt::format("{}: {} labels, but {} holds {} images; the two files do not belong together",
+                    part.labels->path(), labels.rows(), part.images->path(), images.rows()));
   }
 }
 
@@ -221,7 +228,8 @@ detail::MatrixLayout layout_of(const IdxHeader& images, std::int64_t rows) {
 
 // Stacks the parts' rows in order into one dataset; with several parts the
 // first is the predefined training split and the rest the test split.
-Dataset assemble(std::vector<IdxPart>& parts, const ReadOptions& options, const std::string& where) {
+Dataset assemble(std::vector<IdxPart>& parts, const ReadOptions& options,
+                 const std::string& where) {
   const IdxPart& first = parts.front();
   std::uint64_t total_rows = 0;
   for (const auto& part : parts) {
@@ -255,12 +263,14 @@ Dataset assemble(std::vector<IdxPart>& parts, const ReadOptions& options, const 
   }
   data.feature_names = detail::feature_names_for(layout);
   data.image_shape = layout.image;
-  set_target_from_numbers(data, labels, 1, {"label"}, options, parts.size() > 1 ? where : first.labels->path());
+  set_target_from_numbers(data, labels, 1, {"label"}, options,
+                          parts.size() > 1 ? where : first.labels->path());
 
   if (parts.size() > 1) {
     Split split;
     const auto train_rows = static_cast<std::int64_t>(first.images->header().rows());
-    for (std::int64_t i = 0; i < layout.rows; ++i) (i < train_rows ? split.train : split.test).push_back(i);
+    for (std::int64_t i = 0; i < layout.rows; ++i)
+      (i < train_rows ? split.train : split.test).push_back(i);
     data.predefined_split = std::move(split);
   }
   return data;
@@ -287,16 +297,23 @@ std::string folder_listing(const std::string& folder) {
   if (names.empty()) return "nothing";
   std::sort(names.begin(), names.end());
   constexpr std::size_t kShown = 20;
-  std::string text = fmt::format("{}", fmt::join(names.begin(),
-                                                 names.begin() + std::min(names.size(), kShown), ", "));
+  std::string text = fmt::format(
+      "{}", fmt::join(names.begin(), names.begin() + std::min(names.size(), kShown), ", "));
   if (names.size() > kShown) text += fmt::format(" and {} more", names.size() - kShown);
   return text;
 }
 
 Dataset read_idx_folder(const std::string& folder, const ReadOptions& options) {
-  struct Role { const char* part; const char* kind; int dims; std::string found; };
-  std::vector<Role> roles = {{"train", "images", 3, {}}, {"train", "labels", 1, {}},
-                             {"t10k", "images", 3, {}}, {"t10k", "labels", 1, {}}};
+  struct Role {
+    const char* part;
+    const char* kind;
+    int dims;
+    std::string found;
+  };
+  std::vector<Role> roles = {{"train", "images", 3, {}},
+                             {"train", "labels", 1, {}},
+                             {"t10k", "images", 3, {}},
+                             {"t10k", "labels", 1, {}}};
   std::vector<std::string> missing;
   for (auto& role : roles) {
     for (const auto& name : member_names(role.part, role.kind, role.dims)) {
@@ -310,11 +327,11 @@ Dataset read_idx_folder(const std::string& folder, const ReadOptions& options) {
     }
   }
   if (!missing.empty()) {
-    throw FileError(fmt::format(
-        "{}: not an MNIST-style folder: missing {}; the folder holds: {} (expected "
-        "train-images-idx3-ubyte, train-labels-idx1-ubyte, t10k-images-idx3-ubyte and "
-        "t10k-labels-idx1-ubyte, each optionally .gz)",
-        folder, fmt::join(missing, ", "), folder_listing(folder)));
+    throw FileError(
+        fmt::format("{}: not an MNIST-style folder: missing {}; the folder holds: {} (expected "
+                    "train-images-idx3-ubyte, train-labels-idx1-ubyte, t10k-images-idx3-ubyte and "
+                    "t10k-labels-idx1-ubyte, each optionally .gz)",
+                    folder, fmt::join(missing, ", "), folder_listing(folder)));
   }
   std::vector<IdxPart> parts(2);
   for (std::size_t p = 0; p < 2; ++p) {
@@ -348,9 +365,10 @@ std::string sibling_labels(const std::string& images_path) {
     const fs::path full = path.parent_path() / candidate;
     if (fs::is_regular_file(full)) return full.string();
   }
-  throw FileError(fmt::format("{}: its labels file {} is missing; pass the labels file with "
-                              "--labels FILE",
-                              images_path, (path.parent_path() / labels).string()));
+  throw FileError(
+      fmt::format("{}: its labels file {} is missing; pass the labels file with "
+                  "--labels FILE",
+                  images_path, (path.parent_path() / labels).string()));
 }
 
 }  // namespace
@@ -360,7 +378,8 @@ Dataset read_idx(const std::string& path, const ReadOptions& options) {
   std::vector<IdxPart> parts(1);
   parts[0].images = std::make_unique<IdxFile>(path);
   check_images(*parts[0].images);
-  const std::string labels = options.labels_path.empty() ? sibling_labels(path) : options.labels_path;
+  const std::string labels =
+      options.labels_path.empty() ? sibling_labels(path) : options.labels_path;
   parts[0].labels = std::make_unique<IdxFile>(labels);
   return assemble(parts, options, path);
 }

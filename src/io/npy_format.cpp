@@ -18,16 +18,12 @@ namespace {
 
 constexpr bool kHostBigEndian = __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__;
 
-template <int Size>
-struct Bits;
-template <>
-struct Bits<1> { using type = std::uint8_t; };
-template <>
-struct Bits<2> { using type = std::uint16_t; };
-template <>
-struct Bits<4> { using type = std::uint32_t; };
-template <>
-struct Bits<8> { using type = std::uint64_t; };
+// The unsigned integer as wide as an element, to byte-swap it.
+template <std::size_t Size>
+using Bits = std::conditional_t<
+    Size == 1, std::uint8_t,
+    std::conditional_t<Size == 2, std::uint16_t,
+                       std::conditional_t<Size == 4, std::uint32_t, std::uint64_t>>>;
 
 inline std::uint8_t byte_swap(std::uint8_t v) { return v; }
 inline std::uint16_t byte_swap(std::uint16_t v) { return __builtin_bswap16(v); }
@@ -36,7 +32,7 @@ inline std::uint64_t byte_swap(std::uint64_t v) { return __builtin_bswap64(v); }
 
 template <typename T, bool Swap>
 inline T load(const char* p) {
-  typename Bits<sizeof(T)>::type bits;
+  Bits<sizeof(T)> bits;
   std::memcpy(&bits, p, sizeof bits);
   if constexpr (Swap) bits = byte_swap(bits);
   T value;
@@ -71,24 +67,34 @@ void decode_any(const ElementType& type, const char* src, std::size_t count, Out
       return;
     case ElementKind::Unsigned:
       switch (type.size) {
-        case 1: return decode_typed<std::uint8_t>(swap, src, count, dst);
-        case 2: return decode_typed<std::uint16_t>(swap, src, count, dst);
-        case 4: return decode_typed<std::uint32_t>(swap, src, count, dst);
-        case 8: return decode_typed<std::uint64_t>(swap, src, count, dst);
+        case 1:
+          return decode_typed<std::uint8_t>(swap, src, count, dst);
+        case 2:
+          return decode_typed<std::uint16_t>(swap, src, count, dst);
+        case 4:
+          return decode_typed<std::uint32_t>(swap, src, count, dst);
+        case 8:
+          return decode_typed<std::uint64_t>(swap, src, count, dst);
       }
       break;
     case ElementKind::Signed:
       switch (type.size) {
-        case 1: return decode_typed<std::int8_t>(swap, src, count, dst);
-        case 2: return decode_typed<std::int16_t>(swap, src, count, dst);
-        case 4: return decode_typed<std::int32_t>(swap, src, count, dst);
-        case 8: return decode_typed<std::int64_t>(swap, src, count, dst);
+        case 1:
+          return decode_typed<std::int8_t>(swap, src, count, dst);
+        case 2:
+          return decode_typed<std::int16_t>(swap, src, count, dst);
+        case 4:
+          return decode_typed<std::int32_t>(swap, src, count, dst);
+        case 8:
+          return decode_typed<std::int64_t>(swap, src, count, dst);
       }
       break;
     case ElementKind::Float:
       switch (type.size) {
-        case 4: return decode_typed<float>(swap, src, count, dst);
-        case 8: return decode_typed<double>(swap, src, count, dst);
+        case 4:
+          return decode_typed<float>(swap, src, count, dst);
+        case 8:
+          return decode_typed<double>(swap, src, count, dst);
       }
       break;
   }
@@ -146,9 +152,8 @@ class LiteralParser {
   }
 
   [[noreturn]] void fail(const std::string& expected) const {
-    throw DataError(fmt::format(
-        "{}: malformed NPY header at character {}: expected {} in \"{}\"", where_, pos_ + 1,
-        expected, text_.substr(0, 200)));
+    throw DataError(fmt::format("{}: malformed NPY header at character {}: expected {} in \"{}\"",
+                                where_, pos_ + 1, expected, text_.substr(0, 200)));
   }
 
   bool take_word(const char* word) {
@@ -250,15 +255,21 @@ ElementType parse_descr(const std::string& descr, const std::string& where) {
     case 'b':
       if (size == 1) return {ElementKind::Bool, 1, false};
       unsupported_dtype(descr, "bool width", where);
-    case 'c': unsupported_dtype(descr, "complex numbers", where);
-    case 'O': unsupported_dtype(descr, "Python objects", where);
+    case 'c':
+      unsupported_dtype(descr, "complex numbers", where);
+    case 'O':
+      unsupported_dtype(descr, "Python objects", where);
     case 'U':
     case 'S':
-    case 'a': unsupported_dtype(descr, "strings", where);
+    case 'a':
+      unsupported_dtype(descr, "strings", where);
     case 'M':
-    case 'm': unsupported_dtype(descr, "dates or time spans", where);
-    case 'V': unsupported_dtype(descr, "raw or structured records", where);
-    default: unsupported_dtype(descr, "unknown type code", where);
+    case 'm':
+      unsupported_dtype(descr, "dates or time spans", where);
+    case 'V':
+      unsupported_dtype(descr, "raw or structured records", where);
+    default:
+      unsupported_dtype(descr, "unknown type code", where);
   }
 }
 
@@ -309,10 +320,14 @@ bool is_fortran_multi_axis(const NpyHeader& header) {
 
 std::string ElementType::name() const {
   switch (kind) {
-    case ElementKind::Bool: return "bool";
-    case ElementKind::Signed: return fmt::format("int{}", size * 8);
-    case ElementKind::Unsigned: return fmt::format("uint{}", size * 8);
-    case ElementKind::Float: return fmt::format("float{}", size * 8);
+    case ElementKind::Bool:
+      return "bool";
+    case ElementKind::Signed:
+      return fmt::format("int{}", size * 8);
+    case ElementKind::Unsigned:
+      return fmt::format("uint{}", size * 8);
+    case ElementKind::Float:
+      return fmt::format("float{}", size * 8);
   }
   return "?";
 }
@@ -415,7 +430,9 @@ NpyHeader parse_npy_header(const char* data, std::size_t size, const std::string
   if (!have_descr || !have_order || !have_shape) {
     throw DataError(fmt::format(
         "{}: NPY header lacks '{}' (it needs 'descr', 'fortran_order' and 'shape')", where,
-        !have_descr ? "descr" : !have_order ? "fortran_order" : "shape"));
+        !have_descr   ? "descr"
+        : !have_order ? "fortran_order"
+                      : "shape"));
   }
   header.type = parse_descr(header.descr, where);
   checked_product(header.shape, static_cast<std::uint64_t>(header.type.size), where);
@@ -425,9 +442,9 @@ NpyHeader parse_npy_header(const char* data, std::size_t size, const std::string
 void check_npy_payload(const NpyHeader& header, std::uint64_t available, const std::string& where) {
   const std::uint64_t needed = header.payload_bytes();
   if (available < needed) {
-    throw DataError(fmt::format(
-        "{}: truncated: header says shape {} of '{}' = {} bytes, file holds {}", where,
-        header.shape_text(), header.descr, needed, available));
+    throw DataError(
+        fmt::format("{}: truncated: header says shape {} of '{}' = {} bytes, file holds {}", where,
+                    header.shape_text(), header.descr, needed, available));
   }
   if (available > needed) {
     throw DataError(fmt::format(
@@ -440,10 +457,10 @@ void check_npy_payload(const NpyHeader& header, std::uint64_t available, const s
 MatrixLayout feature_layout(const NpyHeader& header, const std::string& what) {
   const auto& shape = header.shape;
   if (shape.size() < 2) {
-    throw DataError(fmt::format(
-        "{}: features need a 2-D array (samples x features), this one has shape {}{}", what,
-        header.shape_text(),
-        shape.size() == 1 ? "; for a single feature save X.reshape(-1, 1)" : ""));
+    throw DataError(
+        fmt::format("{}: features need a 2-D array (samples x features), this one has shape {}{}",
+                    what, header.shape_text(),
+                    shape.size() == 1 ? "; for a single feature save X.reshape(-1, 1)" : ""));
   }
   const auto limit = static_cast<std::uint64_t>(std::numeric_limits<int>::max());
   MatrixLayout layout;
@@ -451,10 +468,12 @@ MatrixLayout feature_layout(const NpyHeader& header, const std::string& what) {
   layout.cols = static_cast<std::int64_t>(header.elements() / std::max<std::uint64_t>(shape[0], 1));
   if (shape[0] == 0) {
     layout.cols = 1;
-    for (std::size_t k = 1; k < shape.size(); ++k) layout.cols *= static_cast<std::int64_t>(shape[k]);
+    for (std::size_t k = 1; k < shape.size(); ++k)
+      layout.cols *= static_cast<std::int64_t>(shape[k]);
   }
-  const bool image = (shape.size() == 3 || shape.size() == 4) &&
-                     std::all_of(shape.begin() + 1, shape.end(), [&](auto d) { return d <= limit; });
+  const bool image =
+      (shape.size() == 3 || shape.size() == 4) &&
+      std::all_of(shape.begin() + 1, shape.end(), [&](auto d) { return d <= limit; });
   if (image) {
     layout.image = ImageShape{static_cast<int>(shape[1]), static_cast<int>(shape[2]),
                               shape.size() == 4 ? static_cast<int>(shape[3]) : 1};
@@ -517,13 +536,13 @@ namespace {
 int target_width(const NpyHeader& header, std::int64_t rows, const std::string& what) {
   const auto& shape = header.shape;
   if (shape.empty() || shape.size() > 2) {
-    throw DataError(fmt::format(
-        "{}: a target must be 1-D (n,) or 2-D (n, outputs), this one has shape {}", what,
-        header.shape_text()));
+    throw DataError(
+        fmt::format("{}: a target must be 1-D (n,) or 2-D (n, outputs), this one has shape {}",
+                    what, header.shape_text()));
   }
   if (shape[0] != static_cast<std::uint64_t>(rows)) {
-    throw DataError(fmt::format("{}: the target has {} rows but the features have {}", what,
-                                shape[0], rows));
+    throw DataError(
+        fmt::format("{}: the target has {} rows but the features have {}", what, shape[0], rows));
   }
   const std::uint64_t q = shape.size() == 2 ? shape[1] : 1;
   if (q == 0 || q > 100000) {

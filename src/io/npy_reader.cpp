@@ -53,9 +53,11 @@ void stream_features(std::ifstream& in, const detail::NpyHeader& header, const s
   const std::uint64_t total = header.payload_bytes();
   std::vector<char> buffer(static_cast<std::size_t>(std::min<std::uint64_t>(kChunkBytes, total)));
   for (std::uint64_t done = 0; done < total;) {
-    const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(buffer.size(), total - done));
+    const auto want =
+        static_cast<std::size_t>(std::min<std::uint64_t>(buffer.size(), total - done));
     read_or_throw(in, buffer.data(), want, path);
-    detail::decode_npy_elements(header, buffer.data(), done / element_size, want / element_size, out);
+    detail::decode_npy_elements(header, buffer.data(), done / element_size, want / element_size,
+                                out);
     done += want;
   }
 }

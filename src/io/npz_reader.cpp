@@ -53,8 +53,8 @@ std::string lower(std::string text) {
 }
 
 struct ZipEntry {
-  std::string name;    // "X.npy"
-  std::string array;   // "X"
+  std::string name;   // "X.npy"
+  std::string array;  // "X"
   std::uint16_t flags = 0;
   std::uint16_t method = 0;
   std::uint32_t crc = 0;
@@ -153,14 +153,15 @@ class NpzArchive {
     for (std::uint64_t i = 0; i < count; ++i) at = parse_central_header(directory, at);
   }
 
-  void read_zip64_end(std::uint64_t end_offset, std::uint64_t& count,
-                      std::uint64_t& directory_size, std::uint64_t& directory_offset) {
+  void read_zip64_end(std::uint64_t end_offset, std::uint64_t& count, std::uint64_t& directory_size,
+                      std::uint64_t& directory_offset) {
     if (end_offset < 20) corrupt("zip64 sizes without a zip64 locator");
     const std::string locator = read_at(end_offset - 20, 20, "zip64 locator");
     if (little_endian(locator.data(), 4) != kZip64Locator) {
       corrupt("zip64 sizes without a zip64 locator");
     }
-    const std::string record = read_at(little_endian(locator.data() + 8, 8), 56, "zip64 end record");
+    const std::string record =
+        read_at(little_endian(locator.data() + 8, 8), 56, "zip64 end record");
     if (little_endian(record.data(), 4) != kZip64End) corrupt("bad zip64 end record");
     count = little_endian(record.data() + 32, 8);
     directory_size = little_endian(record.data() + 40, 8);
@@ -188,8 +189,9 @@ class NpzArchive {
     entry.name = directory.substr(at + 46, name_length);
     apply_zip64_extra(directory.substr(at + 46 + name_length, extra_length), entry);
     const std::string suffix = ".npy";
-    const bool npy = entry.name.size() > suffix.size() &&
-                     entry.name.compare(entry.name.size() - suffix.size(), suffix.size(), suffix) == 0;
+    const bool npy =
+        entry.name.size() > suffix.size() &&
+        entry.name.compare(entry.name.size() - suffix.size(), suffix.size(), suffix) == 0;
     entry.array = npy ? entry.name.substr(0, entry.name.size() - suffix.size()) : entry.name;
     entries_.push_back(std::move(entry));
     return next;
@@ -218,7 +220,8 @@ class NpzArchive {
 
   std::string member_bytes(const ZipEntry& entry, const std::string& where) {
     if (entry.flags & 1u) {
-      throw DataError(fmt::format("{}: the member is encrypted; save the archive without a password", where));
+      throw DataError(
+          fmt::format("{}: the member is encrypted; save the archive without a password", where));
     }
     if (entry.method != 0 && entry.method != 8) {
       throw DataError(fmt::format(
@@ -230,8 +233,9 @@ class NpzArchive {
     if (little_endian(local.data(), 4) != kLocalHeader) {
       corrupt(fmt::format("no local header for {} at byte {}", entry.name, entry.local_offset));
     }
-    const std::uint64_t data_offset =
-        entry.local_offset + 30 + little_endian(local.data() + 26, 2) + little_endian(local.data() + 28, 2);
+    const std::uint64_t data_offset = entry.local_offset + 30 +
+                                      little_endian(local.data() + 26, 2) +
+                                      little_endian(local.data() + 28, 2);
     std::string stored = read_at(data_offset, entry.compressed, "member data");
     std::string bytes;
     if (entry.method == 0) {
@@ -242,12 +246,14 @@ class NpzArchive {
       bytes = std::move(stored);
     } else {
       if (entry.uncompressed > kMaxDeflateRatio * std::max<std::uint64_t>(entry.compressed, 1)) {
-        corrupt(fmt::format("{} claims {} bytes from {} compressed", entry.name,
-                            entry.uncompressed, entry.compressed));
+        corrupt(fmt::format("{} claims {} bytes from {} compressed", entry.name, entry.uncompressed,
+                            entry.compressed));
       }
-      bytes = inflate_raw(stored.data(), stored.size(), static_cast<std::size_t>(entry.uncompressed), where);
+      bytes = inflate_raw(stored.data(), stored.size(),
+                          static_cast<std::size_t>(entry.uncompressed), where);
     }
-    const auto crc = crc32_z(crc32(0L, Z_NULL, 0), reinterpret_cast<const Bytef*>(bytes.data()), bytes.size());
+    const auto crc =
+        crc32_z(crc32(0L, Z_NULL, 0), reinterpret_cast<const Bytef*>(bytes.data()), bytes.size());
     if (crc != entry.crc) corrupt(fmt::format("CRC mismatch in {}", entry.name));
     return bytes;
   }
@@ -274,7 +280,8 @@ void set_features(Dataset& data, const std::vector<const detail::NpyArray*>& arr
     layouts.push_back(detail::feature_layout(array->header, array->where));
     if (layouts.back().cols != layouts.front().cols) {
       throw DataError(fmt::format("{}: {} features, but {} has {}", array->where,
-                                  layouts.back().cols, arrays.front()->where, layouts.front().cols));
+                                  layouts.back().cols, arrays.front()->where,
+                                  layouts.front().cols));
     }
     rows += layouts.back().rows;
   }
@@ -305,7 +312,8 @@ Dataset read_split(NpzArchive& archive, const ReadOptions& options) {
   const auto test_rows = data.rows() - train_rows;
   detail::set_npy_target(data, {&y_train, &y_test}, {train_rows, test_rows}, "y", options);
   Split split;
-  for (std::int64_t i = 0; i < data.rows(); ++i) (i < train_rows ? split.train : split.test).push_back(i);
+  for (std::int64_t i = 0; i < data.rows(); ++i)
+    (i < train_rows ? split.train : split.test).push_back(i);
   data.predefined_split = std::move(split);
   data.notes.push_back(fmt::format("predefined split from X_train/X_test: {} train, {} test rows",
                                    train_rows, test_rows));

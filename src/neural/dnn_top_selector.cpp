@@ -130,8 +130,12 @@ class DnnTopSelector final : public TableSelector<DnnTopOptions> {
         options.scaling == "auto" ? (shape ? "minmax" : "standard") : options.scaling;
     const Scaler scaler = fit_scaler(train.features, set.train_rows, parse_scaling(scaling_name));
     if (scaler.kind != ScalingKind::None) {
-      set.offset = torch::from_blob(const_cast<float*>(scaler.offset.data()), {train.cols()}).clone();
-      set.inv_scale = 1.0 / torch::from_blob(const_cast<float*>(scaler.scale.data()), {train.cols()});
+      const auto as_tensor = [&](const auto& vector) {
+        return torch::from_blob(const_cast<double*>(vector.data()), {train.cols()}, torch::kDouble)
+            .to(torch::kFloat);
+      };
+      set.offset = as_tensor(scaler.offset);
+      set.inv_scale = 1.0 / as_tensor(scaler.scale);
     }
     set.targets = target_tensor(train, task, set.train_rows);
 
