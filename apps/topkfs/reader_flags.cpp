@@ -85,9 +85,9 @@ void add_reader_flags(CLI::App& command, ReaderFlags& flags) {
                     "How to read the target: auto (text or <= 30 distinct integers: classes; "
                     "else real values), classification, regression")
       ->capture_default_str();
-  group->add_option("--x-var", flags.x_var, "MATLAB .mat: variable holding the features")
+  group->add_option("--x-var", flags.x_var, "MATLAB .mat / NPZ: variable (array) holding the features")
       ->capture_default_str();
-  group->add_option("--y-var", flags.y_var, "MATLAB .mat: variable holding the target")
+  group->add_option("--y-var", flags.y_var, "MATLAB .mat / NPZ: variable (array) holding the target")
       ->capture_default_str();
   group->add_option("--x-path", flags.x_path,
                     "HDF5: dataset holding the features (default: the USPS layout train/data + "

@@ -88,13 +88,13 @@ std::size_t GzipStream::read_some(void* buffer, std::size_t size) {
     if (got == 0) {
       int code = 0;
       const char* message = gzerror(state_->file, &code);
-      if (code != Z_OK && code != Z_STREAM_END) {
-        throw DataError(fmt::format("{}: corrupt gzip data: {}", path_, message));
-      }
-      // zlib reports a stream cut short as a plain end of input; gzdirect
-      // is 0 for gzip data, and a missing trailer leaves Z_BUF_ERROR.
+      // zlib reports a stream cut short as Z_BUF_ERROR (gzdirect is 0 for
+      // gzip data); check it before the generic corruption case.
       if (gzdirect(state_->file) == 0 && code == Z_BUF_ERROR) {
         throw DataError(fmt::format("{}: truncated gzip file (unexpected end of data)", path_));
+      }
+      if (code != Z_OK && code != Z_STREAM_END) {
+        throw DataError(fmt::format("{}: corrupt gzip data: {}", path_, message));
       }
       state_->eof = true;
       break;

@@ -327,11 +327,8 @@ Dataset read_idx_folder(const std::string& folder, const ReadOptions& options) {
     }
   }
   if (!missing.empty()) {
-    throw FileError(
-        fmt::format("{}: not an MNIST-style folder: missing {}; the folder holds: {} (expected "
-                    "train-images-idx3-ubyte, train-labels-idx1-ubyte, t10k-images-idx3-ubyte and "
-                    "t10k-labels-idx1-ubyte, each optionally .gz)",
-                    folder, fmt::join(missing, ", "), folder_listing(folder)));
+    throw FileError(fmt::format("{}: not an MNIST-style folder: missing {}; the folder holds: {}",
+                                folder, fmt::join(missing, ", "), folder_listing(folder)));
   }
   std::vector<IdxPart> parts(2);
   for (std::size_t p = 0; p < 2; ++p) {

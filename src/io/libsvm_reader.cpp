@@ -1,11 +1,215 @@
+// LIBSVM / svmlight reader: lines "label index:value index:value ... # comment"
+// with 1-based feature indices and an optional "qid:N" (query id, ignored
+// with a note), read into the dense float32 matrix every method works on.
+// The number of features is the largest index seen; absent entries are 0.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
 #include "topkfs/core/error.hpp"
+#include "topkfs/io/file_util.hpp"
 #include "topkfs/io/readers.hpp"
+#include "topkfs/io/target_encoding.hpp"
 
 namespace topkfs {
+namespace {
 
-// Placeholder while the reader is being written.
-Dataset read_libsvm(const std::string& path, const ReadOptions&) {
-  throw DataError(path + ": reader not available yet");
+// Dense matrices above this many entries (8 GiB of float32) are refused:
+// one stray huge index must not make us allocate the machine away.
+constexpr std::int64_t kMaxDenseEntries = std::int64_t{1} << 31;
+
+// The whole (possibly gzip-compressed) file as text.
+std::string load_text(const std::string& path) {
+  if (!has_gzip_magic(path)) return read_file_bytes(path);
+  GzipStream stream(path);
+  std::string text(std::max<std::uint64_t>(file_size(path) * 4, 1 << 16), '\0');
+  std::size_t used = 0;
+  for (;;) {
+    if (used == text.size()) text.resize(text.size() * 2);
+    const std::size_t got = stream.read_some(text.data() + used, text.size() - used);
+    if (got == 0) break;
+    used += got;
+  }
+  text.resize(used);
+  return text;
+}
+
+bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
+
+// The next blank-separated token of [p, end), moving p past it; empty at the end.
+std::string_view next_token(const char*& p, const char* end) {
+  while (p < end && is_blank(*p)) ++p;
+  const char* start = p;
+  while (p < end && !is_blank(*p)) ++p;
+  return std::string_view(start, static_cast<std::size_t>(p - start));
+}
+
+// A whole token as a float; "+1.5", "nan", "inf" allowed (check_values deals
+// with the last two), values beyond float range become +-inf.
+bool parse_value(std::string_view text, float& value) {
+  const char* begin = text.data();
+  const char* end = begin + text.size();
+  if (begin < end && *begin == '+') ++begin;
+  const auto result = std::from_chars(begin, end, value);
+  if (begin == end || result.ptr != end) return false;
+  if (result.ec == std::errc::result_out_of_range) {
+    const double wide = std::strtod(std::string(begin, end).c_str(), nullptr);
+    constexpr float kInf = std::numeric_limits<float>::infinity();
+    value = std::fabs(wide) > std::numeric_limits<float>::max() ? (wide > 0 ? kInf : -kInf)
+                                                                : static_cast<float>(wide);
+    return true;
+  }
+  return result.ec == std::errc();
+}
+
+bool parse_integer(std::string_view text, std::int64_t& value) {
+  const char* end = text.data() + text.size();
+  const auto result = std::from_chars(text.data(), end, value);
+  return !text.empty() && result.ec == std::errc() && result.ptr == end;
+}
+
+struct SparseRows {
+  std::vector<std::string> labels;
+  std::vector<std::size_t> row_start;                   // into entries; one more than rows
+  std::vector<std::pair<std::int64_t, float>> entries;  // (0-based column, value)
+  std::int64_t columns = 0;
+  std::int64_t qid_lines = 0;
+};
+
+class LineParser {
+ public:
+  LineParser(const std::string& path, SparseRows& rows) : path_(path), rows_(rows) {}
+
+  // One line without its '\n'.
+  void parse(const char* p, const char* end, std::int64_t line) {
+    if (const void* hash = std::memchr(p, '#', static_cast<std::size_t>(end - p))) {
+      end = static_cast<const char*>(hash);
+    }
+    const std::string_view label = next_token(p, end);
+    if (label.empty()) return;  // blank or comment-only line
+    check_label(label, line);
+    rows_.labels.emplace_back(label);
+    bool has_qid = false;
+    for (std::string_view token = next_token(p, end); !token.empty(); token = next_token(p, end)) {
+      has_qid |= entry(token, line);
+    }
+    rows_.qid_lines += has_qid ? 1 : 0;
+    rows_.row_start.push_back(rows_.entries.size());
+  }
+
+ private:
+  void check_label(std::string_view label, std::int64_t line) const {
+    if (label.find(':') != std::string_view::npos) {
+      throw DataError(fmt::format(
+          "{}: line {}: the line starts with '{}', expected a label before the index:value pairs",
+          path_, line, label));
+    }
+    if (label.find(',') != std::string_view::npos) {
+      throw DataError(
+          fmt::format("{}: line {}: '{}' is a multi-label target; topkfs reads one label per line",
+                      path_, line, label));
+    }
+  }
+
+  // Stores one index:value pair; true when the token was a query id instead.
+  bool entry(std::string_view token, std::int64_t line) {
+    const auto colon = token.find(':');
+    if (colon == std::string_view::npos) {
+      throw DataError(
+          fmt::format("{}: line {}: '{}' is not an index:value pair", path_, line, token));
+    }
+    const std::string_view key = token.substr(0, colon);
+    const std::string_view text = token.substr(colon + 1);
+    std::int64_t index = 0;
+    if (key == "qid") {
+      if (!parse_integer(text, index)) {
+        throw DataError(
+            fmt::format("{}: line {}: query id '{}' is not an integer", path_, line, text));
+      }
+      return true;
+    }
+    if (!parse_integer(key, index) || index < 1) {
+      throw DataError(fmt::format(
+          "{}: line {}: feature index '{}' in '{}' is not an integer from 1 up (LIBSVM numbers "
+          "features from 1)",
+          path_, line, key, token));
+    }
+    float value = 0;
+    if (!parse_value(text, value)) {
+      throw DataError(fmt::format("{}: line {}: the value '{}' of feature {} is not a number",
+                                  path_, line, text, index));
+    }
+    rows_.entries.emplace_back(index - 1, value);
+    rows_.columns = std::max(rows_.columns, index);
+    return false;
+  }
+
+  const std::string& path_;
+  SparseRows& rows_;
+};
+
+SparseRows parse_lines(const std::string& text, const std::string& path) {
+  SparseRows rows;
+  rows.row_start.push_back(0);
+  LineParser parser(path, rows);
+  const char* p = text.data();
+  const char* end = p + text.size();
+  for (std::int64_t line = 1; p < end; ++line) {
+    const void* newline = std::memchr(p, '\n', static_cast<std::size_t>(end - p));
+    const char* stop = newline ? static_cast<const char*>(newline) : end;
+    parser.parse(p, stop, line);
+    p = stop + (newline ? 1 : 0);
+  }
+  return rows;
+}
+
+}  // namespace
+
+Dataset read_libsvm(const std::string& path, const ReadOptions& options) {
+  const std::string text = load_text(path);
+  const SparseRows rows = parse_lines(text, path);
+  const auto n = static_cast<std::int64_t>(rows.labels.size());
+  if (n == 0) throw DataError(fmt::format("{}: no data: no line holds a label", path));
+  if (rows.columns == 0) {
+    throw DataError(fmt::format("{}: no feature values: no line holds an index:value pair", path));
+  }
+  if (rows.columns > kMaxDenseEntries / n) {
+    throw DataError(fmt::format(
+        "{}: {} samples x {} features (the largest index) would take {:.1f} GB as a dense "
+        "float32 matrix; topkfs keeps data dense: remove the stray large indices or reduce the "
+        "features first",
+        path, n, rows.columns,
+        4.0 * static_cast<double>(n) * static_cast<double>(rows.columns) / 1e9));
+  }
+
+  Dataset data;
+  data.source = path;
+  data.format = "libsvm";
+  data.features.setZero(n, rows.columns);
+  for (std::int64_t i = 0; i < n; ++i) {
+    for (std::size_t e = rows.row_start[static_cast<std::size_t>(i)];
+         e < rows.row_start[static_cast<std::size_t>(i) + 1]; ++e) {
+      data.features(i, rows.entries[e].first) = rows.entries[e].second;
+    }
+  }
+  data.feature_names.reserve(static_cast<std::size_t>(rows.columns));
+  for (std::int64_t j = 1; j <= rows.columns; ++j)
+    data.feature_names.push_back(fmt::format("f{}", j));
+  if (rows.qid_lines > 0) {
+    data.notes.push_back(fmt::format("query ids (qid:) on {} lines were ignored", rows.qid_lines));
+  }
+  set_target_from_text(data, rows.labels, "y", options, path);
+  return data;
 }
 
 }  // namespace topkfs

@@ -28,7 +28,7 @@ struct DnnTopOptions {
   double validation = 0.1;    // fraction of the training rows held out for early stopping
   int patience = 5;           // epochs without validation improvement before stopping; 0 = never
   double clip = 5.0;          // gradient-norm clipping; 0 = off
-  std::string scaling = "auto";  // auto | standard | minmax | none
+  std::string scaling = "auto";  // auto | standard | minmax | image | none
   std::string image_shape;       // e.g. 28x28 for --body cnn when the data has none
   std::uint64_t seed = 0;
   int threads = 0;  // 0 = every core, in the way that measured fastest
