@@ -30,6 +30,7 @@ struct SelectFlags {
   std::string output;
   std::string output_data;
   std::string picture;
+  std::string save_model;
   bool json = false;
   bool quiet = false;
 };
@@ -68,6 +69,7 @@ int run(const SelectFlags& flags) {
       run_selection(data, *selector, flags.k, split, make_callbacks(bar, flags.quiet));
   bar.finish();
 
+  if (!flags.save_model.empty()) selector->save_model(flags.save_model);
   if (!flags.output.empty()) write_selection(flags.output, result);
   if (!flags.output_data.empty()) write_selected_columns(flags.output_data, data, result.selected);
   if (!flags.picture.empty()) {
@@ -109,6 +111,9 @@ Command add_select_command(CLI::App& app) {
   out->add_option("--picture", flags->picture,
                   "Image data: write a PNG of the selected pixels (red, best brightest) over the "
                   "mean training image");
+  out->add_option("--save-model", flags->save_model,
+                  "Save the trained model (neural methods: a libtorch archive of every parameter "
+                  "with the options as metadata)");
   out->add_flag("--json", flags->json, "Print the result as JSON on stdout");
   out->add_flag("--quiet,-q", flags->quiet, "No progress bar or notes on stderr");
   command->footer(

@@ -289,7 +289,7 @@ class Hdf5Reader {
     const std::uint64_t chunk_bytes = chunk_elements * type_size;
     const int filters = H5Pget_nfilters(plist.get());
     hsize_t chunks = 0;
-    if (filters < 0 || filters > 16 || H5Dget_num_chunks(dataset, H5S_ALL, &chunks) < 0 ||
+    if (filters < 0 || filters > 16 || H5Dget_num_chunks(dataset, space.get(), &chunks) < 0 ||
         (filters == 0 && stored != chunks * chunk_bytes)) {
       corrupt_layout(array);
     }
@@ -304,7 +304,7 @@ class Hdf5Reader {
       unsigned mask = 0;
       haddr_t address = 0;
       hsize_t size = 0;
-      if (H5Dget_chunk_info(dataset, H5S_ALL, c, offset.data(), &mask, &address, &size) < 0 ||
+      if (H5Dget_chunk_info(dataset, space.get(), c, offset.data(), &mask, &address, &size) < 0 ||
           (mask & ~all_filters) != 0 || ((mask & all_filters) == all_filters && size != chunk_bytes)) {
         corrupt_layout(array);
       }

@@ -26,8 +26,9 @@ void DnnTopOptions::validate() const {
   }
   if (patience < 0) fail("--patience must not be negative");
   if (clip < 0) fail("--clip must not be negative");
-  if (scaling != "auto" && scaling != "standard" && scaling != "minmax" && scaling != "none") {
-    fail(fmt::format("--scaling takes auto, standard, minmax or none, not '{}'", scaling));
+  if (scaling != "auto" && scaling != "standard" && scaling != "minmax" && scaling != "image" &&
+      scaling != "none") {
+    fail(fmt::format("--scaling takes auto, standard, minmax, image or none, not '{}'", scaling));
   }
   if (threads < 0) fail("--threads must not be negative");
 }
@@ -57,8 +58,8 @@ const OptionTable<DnnTopOptions>& dnn_top_option_table() {
              "weights are restored")
         .add("clip", &DnnTopOptions::clip, "Clip the gradient norm to this value (0 = off)")
         .add("scaling", &DnnTopOptions::scaling,
-             "Input scaling fitted on the training rows: auto (minmax for images, else standard), "
-             "standard, minmax, none")
+             "Input scaling fitted on the training rows: auto (image for image data, else "
+             "standard), standard, minmax, image (divide by the largest value), none")
         .add("image-shape", &DnnTopOptions::image_shape,
              "HxW[xC] of the images for --body cnn when the data does not carry one")
         .add("seed", &DnnTopOptions::seed, "Seed of every random choice (init, shuffling, split)")

@@ -2,7 +2,10 @@
 // the result (scores = |w|).
 #include <fmt/format.h>
 
+#include <torch/serialize/archive.h>
+
 #include <chrono>
+#include <cstdio>
 #include <cmath>
 #include <numeric>
 
@@ -70,6 +73,28 @@ Tensor target_tensor(const Dataset& data, NeuralTask task, const std::vector<std
   return y;
 }
 
+// Per-column offset and 1/scale for the minibatch gatherer, fitted on the
+// training rows. "image" divides every pixel by the largest training value:
+// per-pixel scaling would blow up nearly constant border pixels, whose noise
+// then competes with real strokes for the top-k budget.
+void scale_inputs(const Dataset& train, TrainingSet& set, const std::string& scaling) {
+  const auto m = train.cols();
+  if (scaling == "image") {
+    float largest = 0.0f;
+    for (auto row : set.train_rows) largest = std::max(largest, train.features.row(row).cwiseAbs().maxCoeff());
+    set.offset = torch::zeros({m});
+    set.inv_scale = torch::full({m}, largest > 0 ? 1.0f / largest : 1.0f);
+    return;
+  }
+  const Scaler scaler = fit_scaler(train.features, set.train_rows, parse_scaling(scaling));
+  if (scaler.kind == ScalingKind::None) return;
+  const auto as_tensor = [m](const Eigen::VectorXd& vector) {
+    return torch::from_blob(const_cast<double*>(vector.data()), {m}, torch::kDouble).to(torch::kFloat);
+  };
+  set.offset = as_tensor(scaler.offset);
+  set.inv_scale = 1.0 / as_tensor(scaler.scale);
+}
+
 class DnnTopSelector final : public TableSelector<DnnTopOptions> {
  public:
   explicit DnnTopSelector(bool dfs) : TableSelector(dnn_top_option_table()), dfs_(dfs) {
@@ -127,16 +152,8 @@ class DnnTopSelector final : public TableSelector<DnnTopOptions> {
       set.train_rows = rows;
     }
     const std::string scaling_name =
-        options.scaling == "auto" ? (shape ? "minmax" : "standard") : options.scaling;
-    const Scaler scaler = fit_scaler(train.features, set.train_rows, parse_scaling(scaling_name));
-    if (scaler.kind != ScalingKind::None) {
-      const auto as_tensor = [&](const auto& vector) {
-        return torch::from_blob(const_cast<double*>(vector.data()), {train.cols()}, torch::kDouble)
-            .to(torch::kFloat);
-      };
-      set.offset = as_tensor(scaler.offset);
-      set.inv_scale = 1.0 / as_tensor(scaler.scale);
-    }
+        options.scaling == "auto" ? (shape ? "image" : "standard") : options.scaling;
+    scale_inputs(train, set, scaling_name);
     set.targets = target_tensor(train, task, set.train_rows);
 
     Rng init_rng(derive_seed(options.seed, 0));
@@ -145,6 +162,7 @@ class DnnTopSelector final : public TableSelector<DnnTopOptions> {
         options.body == "cnn" ? make_cnn(*shape, outputs, options.hidden, init_rng)
                               : make_mlp(train.cols(), outputs, options.hidden, init_rng);
     const TrainingOutcome outcome = train_network(*network, set, options, k, callbacks);
+    network_ = network;
 
     SelectionResult result;
     result.method = name();
@@ -167,11 +185,42 @@ class DnnTopSelector final : public TableSelector<DnnTopOptions> {
     }
     result.fit_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    model_metadata_ = nlohmann::json{{"method", name()},
+                                     {"k", k},
+                                     {"inputs", train.cols()},
+                                     {"outputs", outputs},
+                                     {"options", result.options},
+                                     {"selected", result.selected},
+                                     {"feature_names", train.feature_names}};
     return result;
+  }
+
+  // A libtorch archive of every parameter (w and the body) plus the metadata
+  // needed to rebuild the network, as the string entry "topkfs_metadata".
+  void save_model(const std::string& path) const override {
+    if (!network_) {
+      throw OptionError(fmt::format("--save-model {}: nothing is trained yet", path));
+    }
+    torch::serialize::OutputArchive archive;
+    network_->save(archive);
+    archive.write("topkfs_metadata", c10::IValue(model_metadata_.dump()));
+    const std::string temporary = path + ".tmp";
+    try {
+      archive.save_to(temporary);
+    } catch (const c10::Error& error) {
+      std::remove(temporary.c_str());
+      throw FileError(fmt::format("{}: cannot write the model: {}", path, error.what_without_backtrace()));
+    }
+    if (std::rename(temporary.c_str(), path.c_str()) != 0) {
+      std::remove(temporary.c_str());
+      throw FileError(fmt::format("{}: cannot write the model", path));
+    }
   }
 
  private:
   bool dfs_;
+  std::shared_ptr<TopKNetwork> network_;
+  nlohmann::json model_metadata_;
 };
 
 }  // namespace

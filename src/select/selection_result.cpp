@@ -7,6 +7,7 @@
 #include <numeric>
 
 #include "topkfs/core/error.hpp"
+#include "topkfs/select/selector.hpp"
 
 namespace topkfs {
 
@@ -35,6 +36,11 @@ void finish_selection(SelectionResult& result, const std::vector<std::string>& f
   for (auto column : result.selected) {
     result.selected_names.push_back(feature_names[static_cast<std::size_t>(column)]);
   }
+}
+
+void Selector::save_model(const std::string& path) const {
+  throw OptionError(fmt::format("--save-model {}: method {} has no trained model to save", path,
+                                name()));
 }
 
 }  // namespace topkfs

@@ -32,6 +32,10 @@ class Selector {
   // cannot use.
   virtual SelectionResult fit(const Dataset& data, const std::vector<std::int64_t>& rows, int k,
                               const FitCallbacks& callbacks) = 0;
+
+  // Saves the model trained by the last fit (atomically). Methods without a
+  // model worth saving throw OptionError.
+  virtual void save_model(const std::string& path) const;
 };
 
 // The common part of a selector whose options live in a struct with a table.
