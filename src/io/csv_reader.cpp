@@ -732,7 +732,7 @@ void handle_missing_labels(Dataset& data, TargetCells& targets, const std::strin
   std::vector<char> keep(targets.text.size(), 1);
   std::int64_t missing = 0;
   for (std::size_t i = 0; i < targets.text.size(); ++i) {
-    if (!is_missing_marker(targets.text[i]) && !(targets.numeric && std::isnan(targets.values[i])))
+    if (!is_missing_marker(targets.text[i]) && !(targets.numeric && !std::isfinite(targets.values[i])))
       continue;
     if (options.nan == NanPolicy::Error) {
       throw DataError(fmt::format(

@@ -42,35 +42,10 @@ std::string type_text(hid_t type) {
   }
 }
 
-// Plain integers and IEEE-style floats (of any width, so float16 passes)
-// that fill their bytes. Anything else in a numeric class is a corrupt type
-// description, which makes libhdf5 1.10 overrun buffers while converting.
-bool is_plain_number(hid_t type) {
-  const auto size = H5Tget_size(type);
-  const auto precision = H5Tget_precision(type);
-  if (size == 0 || size > 16 || precision != 8 * size || H5Tget_offset(type) != 0) return false;
-  if (H5Tget_class(type) == H5T_INTEGER) return true;
-  std::size_t sign = 0, exponent = 0, exponent_bits = 0, mantissa = 0, mantissa_bits = 0;
-  if (H5Tget_fields(type, &sign, &exponent, &exponent_bits, &mantissa, &mantissa_bits) < 0) {
-    return false;
-  }
-  return mantissa == 0 && exponent == mantissa_bits && sign == precision - 1 &&
-         mantissa_bits + exponent_bits + 1 == precision;
-}
-
-std::vector<std::uint64_t> dims_of(hid_t dataset) {
-  const Handle space = hdf5::space_handle(H5Dget_space(dataset));
-  const int rank = space ? H5Sget_simple_extent_ndims(space.get()) : -1;
-  if (rank < 0) return {};
-  std::vector<hsize_t> dims(static_cast<std::size_t>(rank));
-  H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr);
-  return {dims.begin(), dims.end()};
-}
-
 // "/train/data (7291x256 float32)"
 std::string describe(hid_t dataset, const std::string& name) {
   const Handle type = hdf5::type_handle(H5Dget_type(dataset));
-  return fmt::format("{} ({} {})", name, hdf5::shape_text(dims_of(dataset)),
+  return fmt::format("{} ({} {})", name, hdf5::shape_text(hdf5::dataset_dims(dataset)),
                      type ? type_text(type.get()) : "unknown type");
 }
 
@@ -231,7 +206,7 @@ class Hdf5Reader {
     if (!array.dataset) {
       throw DataError(fmt::format("{}: cannot open dataset '{}': the file is corrupt", path_, name));
     }
-    array.dims = dims_of(array.dataset.get());
+    array.dims = hdf5::dataset_dims(array.dataset.get());
     const std::string text = describe(array.dataset.get(), name);
     if (array.dims.empty() || array.dims.size() > 2) {
       throw DataError(fmt::format(
@@ -245,76 +220,8 @@ class Hdf5Reader {
       throw DataError(fmt::format(
           "{}: dataset {} is not numeric; store integers or floating-point numbers", path_, text));
     }
-    if (!is_plain_number(type.get())) {
-      throw DataError(fmt::format(
-          "{}: dataset '{}' has a malformed number type: the file is corrupt", path_, name));
-    }
-    hdf5::checked_element_count(array.dims, path_, fmt::format("dataset '{}'", name));
-    check_layout(array);
+    hdf5::check_storage(array.dataset.get(), path_, name);
     return array;
-  }
-
-  // libhdf5 1.10 trusts the storage layout it finds in the file and overruns
-  // its buffers when a corrupt one disagrees with the shape (a chunk larger
-  // than a fixed dimension, unfiltered chunks shorter than the chunk shape),
-  // so such layouts are refused before reading. HDF5 never writes them.
-  void check_layout(const Array& array) const {
-    const hid_t dataset = array.dataset.get();
-    const Handle plist(H5Dget_create_plist(dataset), H5Pclose);
-    const Handle type = hdf5::type_handle(H5Dget_type(dataset));
-    const Handle space = hdf5::space_handle(H5Dget_space(dataset));
-    if (!plist || !type || !space) corrupt_layout(array);
-    const auto layout = H5Pget_layout(plist.get());
-    const std::uint64_t type_size = H5Tget_size(type.get());
-    const std::uint64_t stored = H5Dget_storage_size(dataset);
-    if (layout == H5D_CONTIGUOUS) {
-      const std::uint64_t needed = array.rows() * array.cols() * type_size;
-      if (stored != 0 && stored != needed) corrupt_layout(array);
-      return;
-    }
-    if (layout != H5D_CHUNKED) return;
-    const auto rank = array.dims.size();
-    std::vector<hsize_t> chunk(rank), max_dims(rank);
-    if (H5Pget_chunk(plist.get(), static_cast<int>(rank), chunk.data()) != static_cast<int>(rank) ||
-        H5Sget_simple_extent_dims(space.get(), nullptr, max_dims.data()) < 0) {
-      corrupt_layout(array);
-    }
-    for (std::size_t d = 0; d < rank; ++d) {
-      if (chunk[d] == 0 || (max_dims[d] != H5S_UNLIMITED && chunk[d] > max_dims[d])) {
-        corrupt_layout(array);
-      }
-    }
-    const std::uint64_t chunk_elements = hdf5::checked_element_count(
-        {chunk.begin(), chunk.end()}, path_, fmt::format("the chunks of dataset '{}'", array.name));
-    const std::uint64_t chunk_bytes = chunk_elements * type_size;
-    const int filters = H5Pget_nfilters(plist.get());
-    hsize_t chunks = 0;
-    if (filters < 0 || filters > 16 || H5Dget_num_chunks(dataset, space.get(), &chunks) < 0 ||
-        (filters == 0 && stored != chunks * chunk_bytes)) {
-      corrupt_layout(array);
-    }
-    // A chunk whose filters were all skipped (an optional filter that
-    // failed) is stored raw and must be exactly one chunk long. Looking a
-    // chunk up by number walks the chunk index, so only modest counts are
-    // checked.
-    constexpr hsize_t max_checked_chunks = 2048;
-    const unsigned all_filters = (1u << filters) - 1;
-    std::vector<hsize_t> offset(rank);
-    for (hsize_t c = 0; c < chunks && chunks <= max_checked_chunks; ++c) {
-      unsigned mask = 0;
-      haddr_t address = 0;
-      hsize_t size = 0;
-      if (H5Dget_chunk_info(dataset, space.get(), c, offset.data(), &mask, &address, &size) < 0 ||
-          (mask & ~all_filters) != 0 || ((mask & all_filters) == all_filters && size != chunk_bytes)) {
-        corrupt_layout(array);
-      }
-    }
-  }
-
-  [[noreturn]] void corrupt_layout(const Array& array) const {
-    throw DataError(fmt::format(
-        "{}: the storage layout of dataset '{}' does not match its shape: the file is corrupt",
-        path_, array.name));
   }
 
   void read_values(const Array& array, hid_t memory_type, void* out) const {

@@ -64,6 +64,16 @@ std::string shape_text(const std::vector<std::uint64_t>& dims);
 std::uint64_t checked_element_count(const std::vector<std::uint64_t>& dims,
                                     const std::string& path, const std::string& what);
 
+// The shape of an open dataset (empty for a scalar or on failure).
+std::vector<std::uint64_t> dataset_dims(hid_t dataset);
+
+// Throws DataError naming `path` and `name` unless the dataset's number type
+// and storage layout are consistent with its shape. libhdf5 1.10 trusts what
+// it finds in the file and overruns its buffers on a corrupt type or layout
+// (a chunk larger than a fixed dimension, a raw chunk shorter than the chunk
+// shape), so every dataset is checked before H5Dread.
+void check_storage(hid_t dataset, const std::string& path, const std::string& name);
+
 // Turns off HDF5's automatic printing of its error stack on stderr; failures
 // are reported through return codes and turned into DataError instead.
 void silence_errors();

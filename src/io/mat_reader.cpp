@@ -310,6 +310,7 @@ class MatReader {
     }
     require_real_matrix(*info, name);
     hdf5::checked_element_count(dims_of(*info), path_, fmt::format("variable '{}'", name));
+    if (Mat_GetVersion(file_.get()) == MAT_FT_MAT73) check_hdf5_storage(name);
     matio_last_message.clear();
     MatVar var{Mat_VarRead(file_.get(), name.c_str())};
     if (!var || var->rank != 2 || var->dims == nullptr || var->dims[0] != info->dims[0] ||
@@ -318,6 +319,45 @@ class MatReader {
                                   path_, name, matio_detail()));
     }
     return var;
+  }
+
+  // A v7.3 file is HDF5 and matio reads it through libhdf5, which must not
+  // meet a corrupt dataset (see hdf5::check_storage): the datasets of the
+  // variable (one, or several for a sparse matrix) are checked first.
+  void check_hdf5_storage(const std::string& name) const {
+    const hdf5::Handle file =
+        hdf5::file_handle(H5Fopen(path_.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
+    const hdf5::Handle object =
+        hdf5::object_handle(file ? H5Oopen(file.get(), name.c_str(), H5P_DEFAULT) : -1);
+    if (!object) {
+      throw DataError(fmt::format("{}: cannot open variable '{}': the file is truncated or corrupt",
+                                  path_, name));
+    }
+    std::vector<std::string> datasets;
+    if (H5Iget_type(object.get()) == H5I_DATASET) {
+      datasets.push_back(".");
+    } else {
+      H5Lvisit(object.get(), H5_INDEX_NAME, H5_ITER_INC, collect_dataset_names, &datasets);
+    }
+    for (const auto& dataset : datasets) {
+      const hdf5::Handle opened =
+          hdf5::dataset_handle(H5Dopen2(object.get(), dataset.c_str(), H5P_DEFAULT));
+      const std::string where = dataset == "." ? "/" + name : "/" + name + "/" + dataset;
+      if (!opened) {
+        throw DataError(fmt::format("{}: cannot open dataset '{}': the file is corrupt", path_, where));
+      }
+      hdf5::check_storage(opened.get(), path_, where);
+    }
+  }
+
+  static herr_t collect_dataset_names(hid_t group, const char* name, const H5L_info_t* info,
+                                      void* names) {
+    if (info->type != H5L_TYPE_HARD) return 0;
+    const hdf5::Handle object = hdf5::object_handle(H5Oopen(group, name, H5P_DEFAULT));
+    if (object && H5Iget_type(object.get()) == H5I_DATASET) {
+      static_cast<std::vector<std::string>*>(names)->push_back(name);
+    }
+    return 0;
   }
 
   void require_real_matrix(const matvar_t& var, const std::string& name) const {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "topkfs/core/error.hpp"
+#include "topkfs/linear/linear_selector.hpp"
 #ifdef TOPKFS_WITH_TORCH
 #include "topkfs/neural/dnn_top.hpp"
 #endif
@@ -18,6 +19,19 @@ const std::vector<MethodInfo>& registered_methods() {
       {"dfs", "Deep Feature Selection (Li et al. 2016): dnn-top with lambda3 = 0",
        [] { return make_dnn_top_selector(true); }},
 #endif
+      {"elastic-net-top",
+       "Elastic net with the top-k term (Wu & Cheng, eq. 5), coordinate descent",
+       [] { return make_linear_selector(LinearModel::ElasticNet, true); }},
+      {"lasso-top", "Lasso with the top-k term (Wu & Cheng, eq. 4), coordinate descent",
+       [] { return make_linear_selector(LinearModel::Lasso, true); }},
+      {"ridge-top", "Ridge regression with the top-k term (Wu & Cheng, eq. 5, lambda2 = 0)",
+       [] { return make_linear_selector(LinearModel::Ridge, true); }},
+      {"elastic-net", "Elastic net (Zou & Hastie 2005): elastic-net-top with lambda3 = 0",
+       [] { return make_linear_selector(LinearModel::ElasticNet, false); }},
+      {"lasso", "Lasso (Tibshirani 1996): lasso-top with lambda3 = 0",
+       [] { return make_linear_selector(LinearModel::Lasso, false); }},
+      {"ridge", "Ridge regression (Hoerl & Kennard 1970): ridge-top with lambda3 = 0",
+       [] { return make_linear_selector(LinearModel::Ridge, false); }},
   };
   return methods;
 }
