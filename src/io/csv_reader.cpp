@@ -64,21 +64,6 @@ constexpr int kSampleRecords = 20;      // records looked at to choose the delim
 constexpr std::size_t kMaxListed = 20;  // column names listed in a message
 constexpr std::size_t kMaxQuoted = 40;  // characters of a cell quoted in a message
 
-// The whole file as text, decompressed when it starts with the gzip magic.
-std::string load_text(const std::string& path) {
-  if (!has_gzip_magic(path)) return read_file_bytes(path);
-  GzipStream stream(path);
-  std::string text(std::max<std::uint64_t>(file_size(path) * 4, 1 << 16), '\0');
-  std::size_t used = 0;
-  for (;;) {
-    if (used == text.size()) text.resize(text.size() * 2);
-    const std::size_t got = stream.read_some(text.data() + used, text.size() - used);
-    if (got == 0) break;
-    used += got;
-  }
-  text.resize(used);
-  return text;
-}
 
 std::string shorten(std::string_view text) {
   if (text.size() <= kMaxQuoted) return std::string(text);
@@ -732,12 +717,13 @@ void handle_missing_labels(Dataset& data, TargetCells& targets, const std::strin
   std::vector<char> keep(targets.text.size(), 1);
   std::int64_t missing = 0;
   for (std::size_t i = 0; i < targets.text.size(); ++i) {
-    if (!is_missing_marker(targets.text[i]) && !(targets.numeric && !std::isfinite(targets.values[i])))
-      continue;
+    const bool usable = !is_missing_marker(targets.text[i]) &&
+                        !(targets.numeric && !std::isfinite(targets.values[i]));
+    if (usable) continue;
     if (options.nan == NanPolicy::Error) {
       throw DataError(fmt::format(
-          "{}: sample {}: the class label '{}' is missing ('{}'); fill it in or pass --nan drop to "
-          "drop such samples",
+          "{}: sample {}: the class label '{}' is missing or not finite ('{}'); fill it in or "
+          "pass --nan drop to drop such samples",
           path, i + 1, name, targets.text[i]));
     }
     keep[i] = 0;
@@ -799,7 +785,7 @@ void check_shape_line(Dataset& data, const Preamble& pre, const Columns& columns
 }  // namespace
 
 Dataset read_csv(const std::string& path, const ReadOptions& options) {
-  const std::string text = load_text(path);
+  const std::string text = read_text_maybe_gzip(path);
   std::string_view body(text);
   if (body.substr(0, 3) == "\xEF\xBB\xBF") body.remove_prefix(3);  // UTF-8 byte order mark
 

@@ -6,6 +6,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <algorithm>
 #include <fstream>
 
 #include "topkfs/core/error.hpp"
@@ -45,6 +46,21 @@ std::string read_file_bytes(const std::string& path) {
     throw FileError(fmt::format("{}: read failed: {}", path, std::strerror(errno)));
   }
   return bytes;
+}
+
+std::string read_text_maybe_gzip(const std::string& path) {
+  if (!has_gzip_magic(path)) return read_file_bytes(path);
+  GzipStream stream(path);
+  std::string text(std::max<std::uint64_t>(file_size(path) * 4, 1 << 16), '\0');
+  std::size_t used = 0;
+  for (;;) {
+    if (used == text.size()) text.resize(text.size() * 2);
+    const std::size_t got = stream.read_some(text.data() + used, text.size() - used);
+    if (got == 0) break;
+    used += got;
+  }
+  text.resize(used);
+  return text;
 }
 
 bool has_gzip_magic(const std::string& path) {

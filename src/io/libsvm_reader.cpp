@@ -28,21 +28,6 @@ namespace {
 // one stray huge index must not make us allocate the machine away.
 constexpr std::int64_t kMaxDenseEntries = std::int64_t{1} << 31;
 
-// The whole (possibly gzip-compressed) file as text.
-std::string load_text(const std::string& path) {
-  if (!has_gzip_magic(path)) return read_file_bytes(path);
-  GzipStream stream(path);
-  std::string text(std::max<std::uint64_t>(file_size(path) * 4, 1 << 16), '\0');
-  std::size_t used = 0;
-  for (;;) {
-    if (used == text.size()) text.resize(text.size() * 2);
-    const std::size_t got = stream.read_some(text.data() + used, text.size() - used);
-    if (got == 0) break;
-    used += got;
-  }
-  text.resize(used);
-  return text;
-}
 
 bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
 
@@ -176,7 +161,7 @@ SparseRows parse_lines(const std::string& text, const std::string& path) {
 }  // namespace
 
 Dataset read_libsvm(const std::string& path, const ReadOptions& options) {
-  const std::string text = load_text(path);
+  const std::string text = read_text_maybe_gzip(path);
   const SparseRows rows = parse_lines(text, path);
   const auto n = static_cast<std::int64_t>(rows.labels.size());
   if (n == 0) throw DataError(fmt::format("{}: no data: no line holds a label", path));

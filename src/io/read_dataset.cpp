@@ -125,6 +125,10 @@ Format detect_format(const std::string& path) {
     const auto got = stream.read_some(inner, 4);
     if (got == 4 && looks_like_idx(std::string(inner, 4))) return Format::Idx;
     if (ends_with(name, ".tsv.gz")) return Format::Tsv;
+    if (ends_with(name, ".svm.gz") || ends_with(name, ".libsvm.gz") ||
+        ends_with(name, ".svmlight.gz")) {
+      return Format::Libsvm;
+    }
     return Format::Csv;
   }
   if (ends_with(name, ".csv")) return Format::Csv;

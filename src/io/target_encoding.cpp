@@ -94,6 +94,13 @@ void set_target_from_numbers(Dataset& data, const std::vector<double>& values, i
   const bool as_classes =
       options.task == TaskHint::Classification || (options.task == TaskHint::Auto && integral);
   if (as_classes) {
+    for (std::size_t i = 0; i < values.size(); ++i) {
+      if (!std::isfinite(values[i])) {
+        throw DataError(fmt::format("{}: sample {}: the class label is {}; a class must be a "
+                                    "finite number or a name",
+                                    where, i + 1, std::isnan(values[i]) ? "NaN" : "infinite"));
+      }
+    }
     std::vector<std::string> per_row(values.size());
     std::vector<std::pair<double, std::string>> ordered;
     for (std::size_t i = 0; i < values.size(); ++i) {

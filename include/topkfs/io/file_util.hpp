@@ -18,6 +18,9 @@ std::uint64_t file_size(const std::string& path);
 // The whole file as bytes.
 std::string read_file_bytes(const std::string& path);
 
+// The whole file as text, decompressed when it starts with the gzip magic.
+std::string read_text_maybe_gzip(const std::string& path);
+
 // True when the bytes start with the gzip magic 1f 8b.
 bool has_gzip_magic(const std::string& path);
 

@@ -1,0 +1,574 @@
+// Coordinate descent for the elastic net with the top-k term (see
+// linear_model.hpp for the objective). One loop, two ways of keeping the
+// gradients: the residuals (naive) or X^T X w (covariance), as in glmnet.
+//
+// Weights in the top-k set S see both loss terms: curvature (1 + lambda3) and
+// gradient x_j^T (r + lambda3 r_S) / n; the others see the lead model only.
+// S is a constant of each sweep. While fewer than k weights are non-zero the
+// set has free slots, and a zero weight that would move takes one: moving it
+// away from zero would put it in the top k, so its one-sided derivative
+// includes the sub-model's term.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+#include "dense_kernels.hpp"
+#include "topkfs/core/error.hpp"
+#include "topkfs/linear/linear_model.hpp"
+
+namespace topkfs {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+using Columns = std::vector<std::int64_t>;
+
+// Auto picks covariance updates up to this Gram size (512 MB); forced, they
+// are refused beyond 4 GB.
+constexpr double auto_gram_bytes = 512e6;
+constexpr double max_gram_bytes = 4e9;
+
+// Step of the lambda2 sequence a cold covariance fit walks down: at 0.8 the
+// strong rule (Tibshirani et al. 2012) keeps |gradient| >= 0.6 lambda, so only
+// columns likely to enter get a Gram column.
+constexpr double warm_up_ratio = 0.8;
+
+// Smallest batch of Gram columns computed at once (see CovarianceUpdates::prepare).
+constexpr std::size_t gram_batch = 16;
+
+double soft_threshold(double z, double threshold) {
+  if (z > threshold) return z - threshold;
+  if (z < -threshold) return z + threshold;
+  return 0.0;
+}
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+// Residual updates: O(n) per gradient and per changed weight.
+class NaiveUpdates {
+ public:
+  NaiveUpdates(LinearProblem& problem, const Eigen::VectorXd& w, const std::vector<char>& in_top,
+               bool with_top)
+      : x_(problem.x()), inv_n_(1.0 / static_cast<double>(problem.rows())), with_top_(with_top) {
+    r_ = problem.y();
+    if (with_top_) rs_ = problem.y();
+    for (Eigen::Index j = 0; j < w.size(); ++j) {
+      if (w[j] == 0.0) continue;
+      r_.noalias() -= w[j] * x_.col(j);
+      if (with_top_ && in_top[static_cast<std::size_t>(j)]) rs_.noalias() -= w[j] * x_.col(j);
+    }
+  }
+
+  void prepare(const Columns&) {}
+  double gradient(std::int64_t j) const { return x_.col(j).dot(r_) * inv_n_; }
+  double gradient_top(std::int64_t j) const { return x_.col(j).dot(rs_) * inv_n_; }
+  void change(std::int64_t j, double delta, bool in_top) {
+    r_.noalias() -= delta * x_.col(j);
+    if (in_top) rs_.noalias() -= delta * x_.col(j);
+  }
+  void enter_top(std::int64_t j, double wj) { rs_.noalias() -= wj * x_.col(j); }
+  void leave_top(std::int64_t j, double wj) { rs_.noalias() += wj * x_.col(j); }
+  double loss(const Eigen::VectorXd&, const Columns&) const { return 0.5 * r_.squaredNorm() * inv_n_; }
+  double loss_top(const Eigen::VectorXd&, const Columns&) const {
+    return 0.5 * rs_.squaredNorm() * inv_n_;
+  }
+  void all_gradients(Eigen::VectorXd& g, Eigen::VectorXd& g_top) const {
+    linear_detail::multiply_transposed(x_, r_, inv_n_, g);
+    if (with_top_) linear_detail::multiply_transposed(x_, rs_, inv_n_, g_top);
+  }
+
+ private:
+  const Eigen::MatrixXd& x_;
+  double inv_n_;
+  bool with_top_;
+  Eigen::VectorXd r_, rs_;
+};
+
+// Covariance updates: q = G w and q_S = G w_S with G = X^T X / n, so a
+// gradient is c_j - q_j (O(1)) and a changed weight costs one Gram column
+// (O(m)). Every weight in the working set has its column.
+class CovarianceUpdates {
+ public:
+  CovarianceUpdates(LinearProblem& problem, const Eigen::VectorXd& w,
+                    const std::vector<char>& in_top, bool with_top)
+      : problem_(problem), c_(problem.xty()), with_top_(with_top) {
+    Columns nonzero;
+    for (Eigen::Index j = 0; j < w.size(); ++j) {
+      if (w[j] != 0.0) nonzero.push_back(j);
+    }
+    problem_.ensure_gram_columns(nonzero);
+    q_ = Eigen::VectorXd::Zero(w.size());
+    if (with_top_) qs_ = Eigen::VectorXd::Zero(w.size());
+    for (auto j : nonzero) {
+      q_.noalias() += w[j] * problem_.gram().col(j);
+      if (with_top_ && in_top[static_cast<std::size_t>(j)]) qs_.noalias() += w[j] * problem_.gram().col(j);
+    }
+  }
+
+  // Computes the Gram columns of `columns` that are missing, topped up to a
+  // batch of gram_batch with the columns closest to entering (largest
+  // |gradient|): a batch reads X once at matrix-product speed, so the extra
+  // columns are nearly free and spare the next stages a pass over X each.
+  void prepare(const Columns& columns) {
+    Columns batch;
+    for (auto j : columns) {
+      if (!problem_.has_gram_column(j)) batch.push_back(j);
+    }
+    if (batch.empty()) return;
+    if (batch.size() < gram_batch) {
+      Columns others;
+      for (Eigen::Index j = 0; j < c_.size(); ++j) {
+        if (!problem_.has_gram_column(j) && problem_.column_norm()[j] > 0 &&
+            !std::binary_search(columns.begin(), columns.end(), j)) {
+          others.push_back(j);
+        }
+      }
+      const auto extra = std::min(others.size(), gram_batch - batch.size());
+      std::partial_sort(others.begin(), others.begin() + static_cast<std::ptrdiff_t>(extra),
+                        others.end(), [&](std::int64_t a, std::int64_t b) {
+                          const double ga = std::abs(gradient(a)), gb = std::abs(gradient(b));
+                          return ga != gb ? ga > gb : a < b;
+                        });
+      batch.insert(batch.end(), others.begin(), others.begin() + static_cast<std::ptrdiff_t>(extra));
+    }
+    problem_.ensure_gram_columns(batch);
+  }
+  double gradient(std::int64_t j) const { return c_[j] - q_[j]; }
+  double gradient_top(std::int64_t j) const { return c_[j] - qs_[j]; }
+  void change(std::int64_t j, double delta, bool in_top) {
+    TOPKFS_ASSERT(problem_.has_gram_column(j));
+    q_.noalias() += delta * problem_.gram().col(j);
+    if (in_top) qs_.noalias() += delta * problem_.gram().col(j);
+  }
+  void enter_top(std::int64_t j, double wj) { qs_.noalias() += wj * problem_.gram().col(j); }
+  void leave_top(std::int64_t j, double wj) { qs_.noalias() -= wj * problem_.gram().col(j); }
+  // ||y - Xw||^2 / (2n) = y'y/(2n) - c'w + w'Gw/2, over the non-zero weights.
+  double loss(const Eigen::VectorXd& w, const Columns& nonzero) const {
+    double sum = 0.0;
+    for (auto j : nonzero) sum += w[j] * (0.5 * q_[j] - c_[j]);
+    return 0.5 * problem_.yy() + sum;
+  }
+  double loss_top(const Eigen::VectorXd& w, const Columns& top) const {
+    double sum = 0.0;
+    for (auto j : top) sum += w[j] * (0.5 * qs_[j] - c_[j]);
+    return 0.5 * problem_.yy() + sum;
+  }
+  void all_gradients(Eigen::VectorXd& g, Eigen::VectorXd& g_top) const {
+    g = c_ - q_;
+    if (with_top_) g_top = c_ - qs_;
+  }
+
+ private:
+  LinearProblem& problem_;
+  const Eigen::VectorXd& c_;
+  bool with_top_;
+  Eigen::VectorXd q_, qs_;
+};
+
+// The top-k set of non-zero weights: the k largest |w| over `candidates`
+// (which hold every non-zero weight), ties to the lower index; ascending.
+Columns top_nonzero(const Eigen::VectorXd& w, const Columns& candidates, int k) {
+  Columns nonzero;
+  for (auto j : candidates) {
+    if (w[j] != 0.0) nonzero.push_back(j);
+  }
+  if (static_cast<int>(nonzero.size()) > k) {
+    auto before = [&](std::int64_t a, std::int64_t b) {
+      const double wa = std::abs(w[a]), wb = std::abs(w[b]);
+      return wa != wb ? wa > wb : a < b;
+    };
+    std::nth_element(nonzero.begin(), nonzero.begin() + k, nonzero.end(), before);
+    nonzero.resize(static_cast<std::size_t>(k));
+    std::sort(nonzero.begin(), nonzero.end());
+  }
+  return nonzero;
+}
+
+template <class Updates>
+class CoordinateDescent {
+ public:
+  CoordinateDescent(LinearProblem& problem, const LinearPenalty& penalty,
+                    const SolverControl& control, Eigen::VectorXd start)
+      : problem_(problem),
+        penalty_(penalty),
+        control_(control),
+        with_top_(penalty.lambda3 > 0.0),
+        w_(std::move(start)),
+        in_top_(static_cast<std::size_t>(w_.size()), 0),
+        updates_(problem, w_, set_initial_top(), with_top_) {}
+
+  // Runs from the start weights; `previous_lambda2` is the penalty the start
+  // weights solve (for the strong rule), +inf when unknown.
+  void run(double previous_lambda2, LinearFit& fit) {
+    working_ = strong_set(previous_lambda2);
+    updates_.prepare(working_);
+    bool converged = false;
+    double last = objective();
+    while (fit.sweeps < control_.max_sweeps) {
+      const bool inner_converged = sweep_until_stable(last, fit);
+      if (!inner_converged) break;
+      const Columns violators = kkt_violators();
+      if (violators.empty()) {
+        converged = true;
+        break;
+      }
+      updates_.prepare(violators);
+      Columns merged;
+      std::set_union(working_.begin(), working_.end(), violators.begin(), violators.end(),
+                     std::back_inserter(merged));
+      working_ = std::move(merged);
+    }
+    fit.converged = converged;
+    fit.objective = last;
+    fit.coef_std = w_;
+  }
+
+ private:
+  const std::vector<char>& set_initial_top() {
+    if (with_top_) {
+      Columns all(static_cast<std::size_t>(w_.size()));
+      std::iota(all.begin(), all.end(), 0);
+      top_ = top_nonzero(w_, all, penalty_.k);
+      for (auto j : top_) in_top_[static_cast<std::size_t>(j)] = 1;
+      previous_top_ = top_;
+      open_slots_ = penalty_.k - static_cast<int>(top_.size());
+    }
+    return in_top_;
+  }
+
+  // The weight-j update's effective gradient at the current weights.
+  bool takes_top_term(std::int64_t j) const {
+    return with_top_ && (in_top_[static_cast<std::size_t>(j)] || (open_slots_ > 0 && w_[j] == 0.0));
+  }
+
+  // Non-zero weights plus the columns whose gradient at the start passes the
+  // sequential strong rule |g_j| >= 2 lambda - lambda_previous.
+  Columns strong_set(double previous_lambda2) {
+    const double threshold = 2.0 * penalty_.lambda2 - previous_lambda2;
+    const auto m = static_cast<std::int64_t>(w_.size());
+    Eigen::VectorXd g, g_top;
+    if ((w_.array() == 0.0).all()) {
+      g = problem_.xty();
+      g_top = problem_.xty();
+    } else if (std::isfinite(threshold) && threshold > 0) {
+      updates_.all_gradients(g, g_top);
+    }
+    Columns set;
+    for (std::int64_t j = 0; j < m; ++j) {
+      if (problem_.column_norm()[j] == 0.0) continue;
+      if (w_[j] != 0.0 || !(threshold > 0) || !std::isfinite(threshold)) {
+        set.push_back(j);
+        continue;
+      }
+      double z = g[j];
+      if (takes_top_term(j)) z += penalty_.lambda3 * g_top[j];
+      if (std::abs(z) >= threshold) set.push_back(j);
+    }
+    return set;
+  }
+
+  // One pass over `columns`; returns the decrease of the objective (S held
+  // fixed), summed coordinate by coordinate: exact to rounding at the scale of
+  // each step, where the difference of two objective values would lose it.
+  double sweep(const Columns& columns) {
+    const auto& norm = problem_.column_norm();
+    double decrease = 0.0;
+    for (auto j : columns) {
+      const double d = norm[j];
+      if (d == 0.0) continue;
+      const bool free_slot = with_top_ && !in_top_[static_cast<std::size_t>(j)] &&
+                             open_slots_ > 0 && w_[j] == 0.0;
+      const bool top = takes_top_term(j);
+      double g = updates_.gradient(j);
+      double curvature = d;
+      if (top) {
+        g += penalty_.lambda3 * updates_.gradient_top(j);
+        curvature = (1.0 + penalty_.lambda3) * d;
+      }
+      const double next =
+          soft_threshold(g + curvature * w_[j], penalty_.lambda2) / (curvature + penalty_.lambda1);
+      if (next == w_[j]) continue;
+      const double step = next - w_[j];
+      decrease += g * step - 0.5 * curvature * step * step -
+                  0.5 * penalty_.lambda1 * step * (next + w_[j]) -
+                  penalty_.lambda2 * (std::abs(next) - std::abs(w_[j]));
+      if (free_slot) {
+        in_top_[static_cast<std::size_t>(j)] = 1;
+        top_.push_back(j);  // re-sorted at the next recompute
+        --open_slots_;
+      }
+      updates_.change(j, step, top);
+      w_[j] = next;
+    }
+    return decrease;
+  }
+
+  // Makes S the top k of the non-zero weights; true when it did not change.
+  bool recompute_top() {
+    if (!with_top_) return true;
+    Columns next = top_nonzero(w_, working_, penalty_.k);
+    const bool stable = next == previous_top_;
+    for (auto j : top_) {
+      if (!std::binary_search(next.begin(), next.end(), j)) {
+        if (w_[j] != 0.0) updates_.leave_top(j, w_[j]);
+        in_top_[static_cast<std::size_t>(j)] = 0;
+      }
+    }
+    for (auto j : next) {
+      if (!in_top_[static_cast<std::size_t>(j)]) {
+        updates_.enter_top(j, w_[j]);
+        in_top_[static_cast<std::size_t>(j)] = 1;
+      }
+    }
+    top_ = next;
+    previous_top_ = next;
+    open_slots_ = penalty_.k - static_cast<int>(top_.size());
+    return stable;
+  }
+
+  double objective() const {
+    double l1 = 0.0, l2 = 0.0;
+    for (auto j : working_) {
+      l1 += std::abs(w_[j]);
+      l2 += w_[j] * w_[j];
+    }
+    double value = updates_.loss(w_, working_) + penalty_.lambda2 * l1 + 0.5 * penalty_.lambda1 * l2;
+    if (with_top_) value += penalty_.lambda3 * updates_.loss_top(w_, top_);
+    return value;
+  }
+
+  // Sweeps over the working set until S is stable and the objective settles;
+  // false when the sweep budget ran out first.
+  bool sweep_until_stable(double& last, LinearFit& fit) {
+    while (fit.sweeps < control_.max_sweeps) {
+      const auto start = Clock::now();
+      const double decrease = sweep(working_);
+      ++fit.sweeps;
+      working_.erase(std::remove_if(working_.begin(), working_.end(),
+                                    [&](std::int64_t j) { return w_[j] == 0.0; }),
+                     working_.end());
+      const bool stable = recompute_top();
+      const double value = objective();
+      EpochRecord record;
+      record.epoch = static_cast<int>(fit.history.size()) + 1;
+      record.loss = value;
+      record.seconds = seconds_since(start);
+      fit.history.push_back(record);
+      // The objective's relative change over the sweep (while S is stable the
+      // recompute does not change it).
+      const double change = std::abs(decrease) / std::max(std::abs(value), 1e-300);
+      last = value;
+      if (stable && change < control_.tol) return true;
+    }
+    return false;
+  }
+
+  // Zero weights (outside the working set) whose optimality condition fails.
+  Columns kkt_violators() {
+    Eigen::VectorXd g, g_top;
+    updates_.all_gradients(g, g_top);
+    const double slack = penalty_.lambda2 * (1.0 + 1e-9) + 1e-13 * std::sqrt(problem_.yy());
+    Columns violators;
+    const auto m = static_cast<std::int64_t>(w_.size());
+    for (std::int64_t j = 0; j < m; ++j) {
+      if (w_[j] != 0.0 || problem_.column_norm()[j] == 0.0) continue;
+      double z = g[j];
+      if (takes_top_term(j)) z += penalty_.lambda3 * g_top[j];
+      if (std::abs(z) > slack) violators.push_back(j);
+    }
+    return violators;
+  }
+
+  LinearProblem& problem_;
+  LinearPenalty penalty_;
+  SolverControl control_;
+  bool with_top_;
+  Eigen::VectorXd w_;
+  std::vector<char> in_top_;
+  Columns top_;           // members of S (non-zero at the last recompute, plus free-slot entries)
+  Columns previous_top_;  // S at the last recompute
+  int open_slots_ = 0;
+  Columns working_;
+  Updates updates_;
+};
+
+LinearSolver choose_solver(const LinearProblem& problem, LinearSolver requested) {
+  const double gram_bytes = 8.0 * static_cast<double>(problem.cols()) * static_cast<double>(problem.cols());
+  if (requested == LinearSolver::Covariance && gram_bytes > max_gram_bytes) {
+    throw OptionError(fmt::format(
+        "--solver covariance needs a {} x {} Gram matrix ({:.1f} GB); use --solver naive",
+        problem.cols(), problem.cols(), gram_bytes / 1e9));
+  }
+  if (requested != LinearSolver::Auto) return requested;
+  return problem.rows() >= 2 * problem.cols() && gram_bytes <= auto_gram_bytes
+             ? LinearSolver::Covariance
+             : LinearSolver::Naive;
+}
+
+void validate(const LinearProblem& problem, const LinearPenalty& penalty,
+              const SolverControl& control) {
+  if (!(penalty.lambda1 >= 0) || !(penalty.lambda2 >= 0) || !(penalty.lambda3 >= 0)) {
+    throw OptionError(fmt::format("lambda1, lambda2 and lambda3 must not be negative (got {}, {}, {})",
+                                  penalty.lambda1, penalty.lambda2, penalty.lambda3));
+  }
+  if (penalty.lambda3 > 0 && (penalty.k < 1 || penalty.k > problem.cols())) {
+    throw OptionError(fmt::format("k = {} is out of range: the data has {} feature columns",
+                                  penalty.k, problem.cols()));
+  }
+  if (!(control.tol > 0)) throw OptionError(fmt::format("--tol must be positive, got {}", control.tol));
+  if (control.max_sweeps < 1) {
+    throw OptionError(fmt::format("--max-iter must be at least 1, got {}", control.max_sweeps));
+  }
+}
+
+// One fit from `start` (which solves `previous_lambda2`, +inf when unknown).
+void descend(LinearProblem& problem, const LinearPenalty& penalty, const SolverControl& control,
+             LinearSolver solver, const Eigen::VectorXd& start, double previous_lambda2,
+             LinearFit& fit) {
+  if (solver == LinearSolver::Covariance) {
+    CoordinateDescent<CovarianceUpdates>(problem, penalty, control, start).run(previous_lambda2, fit);
+  } else {
+    CoordinateDescent<NaiveUpdates>(problem, penalty, control, start).run(previous_lambda2, fit);
+  }
+}
+
+void finish_fit(const LinearProblem& problem, LinearFit& fit) {
+  const auto& scale = problem.column_scale();
+  fit.coef = Eigen::VectorXd::Zero(fit.coef_std.size());
+  double offset = 0.0;
+  for (Eigen::Index j = 0; j < fit.coef_std.size(); ++j) {
+    if (scale[j] > 0) fit.coef[j] = fit.coef_std[j] / scale[j];
+    offset += fit.coef[j] * problem.column_mean()[j];
+  }
+  fit.intercept = problem.target_mean() - offset;
+}
+
+}  // namespace
+
+std::int64_t LinearFit::nonzero() const { return (coef_std.array() != 0.0).count(); }
+
+double lambda2_max(const LinearProblem& problem, const LinearPenalty& penalty) {
+  const double plain = problem.xty().size() ? problem.xty().cwiseAbs().maxCoeff() : 0.0;
+  return penalty.lambda3 > 0 ? (1.0 + penalty.lambda3) * plain : plain;
+}
+
+std::vector<double> lambda2_grid(double max, int points, double eps) {
+  if (points < 1) throw OptionError(fmt::format("--path-points must be at least 1, got {}", points));
+  if (!(eps > 0 && eps < 1)) throw OptionError(fmt::format("--eps must be in (0, 1), got {}", eps));
+  std::vector<double> grid(static_cast<std::size_t>(points));
+  for (int i = 0; i < points; ++i) {
+    grid[static_cast<std::size_t>(i)] =
+        points == 1 ? max : max * std::pow(eps, static_cast<double>(i) / (points - 1));
+  }
+  return grid;
+}
+
+LinearFit fit_linear(LinearProblem& problem, const LinearPenalty& penalty,
+                     const SolverControl& control, const LinearFit* warm_start) {
+  validate(problem, penalty, control);
+  LinearFit fit;
+  fit.penalty = penalty;
+  fit.solver = choose_solver(problem, control.solver);
+  const auto m = problem.cols();
+  const double max = lambda2_max(problem, penalty);
+
+  if (warm_start != nullptr) {
+    TOPKFS_ASSERT(warm_start->coef_std.size() == m);
+    descend(problem, penalty, control, fit.solver, warm_start->coef_std,
+            warm_start->penalty.lambda2, fit);
+  } else if (penalty.lambda3 > 0) {
+    // The top-k fit starts from the plain model at the same lambdas: a start
+    // free of any column order, from which the top-k term reshapes the set.
+    LinearPenalty plain = penalty;
+    plain.lambda3 = 0.0;
+    LinearFit lead = fit_linear(problem, plain, control);
+    fit.sweeps = lead.sweeps;
+    fit.history = std::move(lead.history);
+    descend(problem, penalty, control, fit.solver, lead.coef_std, penalty.lambda2, fit);
+  } else if (fit.solver == LinearSolver::Covariance && penalty.lambda2 > 0 &&
+             penalty.lambda2 < warm_up_ratio * max) {
+    // Walk lambda2 down from the top so that the strong rule keeps the Gram
+    // columns to those of weights that enter.
+    Eigen::VectorXd w = Eigen::VectorXd::Zero(m);
+    double previous = max;
+    for (double lambda = max * warm_up_ratio; lambda > penalty.lambda2; lambda *= warm_up_ratio) {
+      LinearPenalty step = penalty;
+      step.lambda2 = lambda;
+      descend(problem, step, control, fit.solver, w, previous, fit);
+      w = fit.coef_std;
+      previous = lambda;
+    }
+    descend(problem, penalty, control, fit.solver, w, previous, fit);
+  } else {
+    descend(problem, penalty, control, fit.solver, Eigen::VectorXd::Zero(m), max, fit);
+  }
+  finish_fit(problem, fit);
+  return fit;
+}
+
+std::vector<LinearFit> fit_linear_path(LinearProblem& problem, const LinearPenalty& penalty,
+                                       const std::vector<double>& lambdas,
+                                       const SolverControl& control, int stop_at_nonzeros) {
+  std::vector<LinearFit> fits;
+  fits.reserve(lambdas.size());
+  // A whole path usually ends with most weights non-zero, which needs nearly
+  // every Gram column: one symmetric product is cheaper than the batches
+  // (scikit-learn's lasso_path precomputes it too). A path stopped at a few
+  // non-zero weights computes only the columns it meets.
+  if (!lambdas.empty() && choose_solver(problem, control.solver) == LinearSolver::Covariance &&
+      (stop_at_nonzeros <= 0 || 3 * static_cast<std::int64_t>(stop_at_nonzeros) > problem.cols())) {
+    problem.compute_gram();
+  }
+  for (double lambda : lambdas) {
+    LinearPenalty point = penalty;
+    point.lambda2 = lambda;
+    validate(problem, point, control);
+    LinearFit fit;
+    fit.penalty = point;
+    fit.solver = choose_solver(problem, control.solver);
+    const Eigen::VectorXd start =
+        fits.empty() ? Eigen::VectorXd::Zero(problem.cols()) : fits.back().coef_std;
+    const double previous = fits.empty() ? lambda2_max(problem, point) : fits.back().penalty.lambda2;
+    descend(problem, point, control, fit.solver, start, previous, fit);
+    finish_fit(problem, fit);
+    fits.push_back(std::move(fit));
+    if (stop_at_nonzeros > 0 && fits.back().nonzero() >= stop_at_nonzeros) break;
+  }
+  return fits;
+}
+
+std::vector<std::int64_t> top_k_columns(const Eigen::VectorXd& w, int k) {
+  Columns all(static_cast<std::size_t>(w.size()));
+  std::iota(all.begin(), all.end(), 0);
+  k = std::clamp(k, 0, static_cast<int>(w.size()));
+  auto before = [&](std::int64_t a, std::int64_t b) {
+    const double wa = std::abs(w[a]), wb = std::abs(w[b]);
+    return wa != wb ? wa > wb : a < b;
+  };
+  std::nth_element(all.begin(), all.begin() + k, all.end(), before);
+  all.resize(static_cast<std::size_t>(k));
+  std::sort(all.begin(), all.end());
+  return all;
+}
+
+double linear_objective(const LinearProblem& problem, const LinearPenalty& penalty,
+                        const Eigen::VectorXd& coef_std) {
+  const double inv_n = 1.0 / static_cast<double>(problem.rows());
+  Eigen::VectorXd r = problem.y() - problem.x() * coef_std;
+  double value = 0.5 * r.squaredNorm() * inv_n + penalty.lambda2 * coef_std.lpNorm<1>() +
+                 0.5 * penalty.lambda1 * coef_std.squaredNorm();
+  if (penalty.lambda3 > 0) {
+    Eigen::VectorXd masked = Eigen::VectorXd::Zero(coef_std.size());
+    for (auto j : top_k_columns(coef_std, penalty.k)) masked[j] = coef_std[j];
+    Eigen::VectorXd rs = problem.y() - problem.x() * masked;
+    value += penalty.lambda3 * 0.5 * rs.squaredNorm() * inv_n;
+  }
+  return value;
+}
+
+}  // namespace topkfs

@@ -1,0 +1,28 @@
+#pragma once
+// The dense products of the linear solvers: the system BLAS when the build
+// found one (Debian's libblas.so.3, OpenBLAS where installed), Eigen otherwise.
+#include <Eigen/Core>
+#include <cstdint>
+#include <vector>
+
+namespace topkfs::linear_detail {
+
+// out = alpha X^T v.
+void multiply_transposed(const Eigen::MatrixXd& x, const Eigen::VectorXd& v, double alpha,
+                         Eigen::VectorXd& out);
+
+// gram(:, j) = alpha X^T x_j for every j in `columns`.
+void gram_columns(const Eigen::MatrixXd& x, const std::vector<std::int64_t>& columns,
+                  double alpha, Eigen::MatrixXd& gram);
+
+// gram = alpha X^T X (both triangles).
+void gram_full(const Eigen::MatrixXd& x, double alpha, Eigen::MatrixXd& gram);
+
+// Thread count of the BLAS (OpenBLAS only; others ignore it). Returns the
+// count in force: threads <= 0 means every core.
+int set_dense_threads(int threads);
+
+// Whether the products go to a system BLAS (for reports).
+bool using_system_blas();
+
+}  // namespace topkfs::linear_detail

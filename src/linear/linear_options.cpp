@@ -1,0 +1,52 @@
+#include <fmt/format.h>
+
+#include <cmath>
+
+#include "topkfs/core/error.hpp"
+#include "topkfs/linear/linear_model.hpp"
+#include "topkfs/linear/linear_selector.hpp"
+
+namespace topkfs {
+
+void LinearOptions::validate() const {
+  auto fail = [](const std::string& message) { throw OptionError(message); };
+  if (!(lambda1 >= 0)) fail(fmt::format("--lambda1 must not be negative, got {}", lambda1));
+  if (std::isnan(lambda2)) fail("--lambda2 is NaN; give a number >= 0, or -1 for the path");
+  if (!(lambda3 >= 0)) fail(fmt::format("--lambda3 must not be negative, got {}", lambda3));
+  if (!(tol > 0 && tol < 1)) fail(fmt::format("--tol must be in (0, 1), got {}", tol));
+  if (max_iter < 1) fail(fmt::format("--max-iter must be at least 1, got {}", max_iter));
+  if (path_points < 1) fail(fmt::format("--path-points must be at least 1, got {}", path_points));
+  if (!(eps > 0 && eps < 1)) fail(fmt::format("--eps must be in (0, 1), got {}", eps));
+  parse_linear_solver(solver);
+  if (threads < 0) fail(fmt::format("--threads must not be negative, got {}", threads));
+}
+
+const OptionTable<LinearOptions>& linear_option_table() {
+  static const OptionTable<LinearOptions> table = [] {
+    OptionTable<LinearOptions> t;
+    t.add("lambda1", &LinearOptions::lambda1,
+          "Ridge weight: lambda1/2 ||w||^2 beside the mean squared error/2 on standardised "
+          "columns (scikit-learn: alpha = lambda1 + lambda2, l1_ratio = lambda2 / alpha)")
+        .add("lambda2", &LinearOptions::lambda2,
+             "L1 weight lambda2 ||w||_1, in the unit of the target; negative: walk 100 values "
+             "down from the smallest one that zeroes every weight, with warm starts, to the first "
+             "with at least k non-zero weights")
+        .add("lambda3", &LinearOptions::lambda3,
+             "Weight of the top-k sub-model's squared error (the top-k term)")
+        .add("tol", &LinearOptions::tol,
+             "Stop when the top-k set is stable and the objective changed by less than this "
+             "fraction over a sweep (and no zero weight violates its optimality condition)")
+        .add("max-iter", &LinearOptions::max_iter,
+             "Coordinate sweeps allowed per fit (per path point); running out is a warning")
+        .add("path-points", &LinearOptions::path_points, "Length of the lambda2 path")
+        .add("eps", &LinearOptions::eps, "The lambda2 path ends at eps x its first value")
+        .add("solver", &LinearOptions::solver,
+             "auto (covariance updates when rows >= 2 x columns, as glmnet), covariance or naive")
+        .add("threads", &LinearOptions::threads,
+             "Threads for standardising and the Gram matrix (0 = every core)");
+    return t;
+  }();
+  return table;
+}
+
+}  // namespace topkfs

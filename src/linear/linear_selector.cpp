@@ -1,0 +1,241 @@
+// The six linear methods as Selectors: the target as one real vector, the
+// standardised problem, one fit or a lambda2 path, and the result
+// (scores = |w| on the standardised columns).
+#include "topkfs/linear/linear_selector.hpp"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cmath>
+
+#include "topkfs/core/error.hpp"
+#include "topkfs/linear/linear_model.hpp"
+
+namespace topkfs {
+namespace {
+
+// What the linear models can learn from: a real target, or two classes as
+// 0/1 (a linear probability model). `note` says which.
+Eigen::VectorXd target_vector(const Dataset& data, const std::vector<std::int64_t>& rows,
+                              const std::string& method, std::string& note) {
+  Eigen::VectorXd y(static_cast<Eigen::Index>(rows.size()));
+  switch (data.target_kind) {
+    case TargetKind::Real:
+      if (data.num_outputs() != 1) {
+        throw DataError(fmt::format(
+            "{}: {} target columns ({}); {} fits one: choose it with --target NAME", data.source,
+            data.num_outputs(), fmt::join(data.target_names, ", "), method));
+      }
+      for (std::size_t i = 0; i < rows.size(); ++i) {
+        y[static_cast<Eigen::Index>(i)] = data.targets(rows[i], 0);
+      }
+      return y;
+    case TargetKind::Classes:
+      if (data.num_classes() != 2) {
+        throw DataError(fmt::format(
+            "{}: the target has {} classes; {} is a regression model and takes a real target or "
+            "two classes: use --method dnn-top (softmax cross-entropy) for {} classes, or --task "
+            "regression if the labels are numbers on a scale",
+            data.source, data.num_classes(), method, data.num_classes()));
+      }
+      for (std::size_t i = 0; i < rows.size(); ++i) {
+        y[static_cast<Eigen::Index>(i)] = data.labels[static_cast<std::size_t>(rows[i])];
+      }
+      note = fmt::format(
+          "two classes: {} is a regression model, fitted here to the labels '{}' = 0 and '{}' = 1 "
+          "(a linear probability model, no logistic loss); dnn-top has a classification loss",
+          method, data.class_names[0], data.class_names[1]);
+      return y;
+    case TargetKind::None: break;
+  }
+  throw DataError(fmt::format("{}: supervised selection needs a target, and this data has none",
+                              data.source));
+}
+
+// Options that mean nothing for a model are hidden from it (the CLI then says
+// "--lambda3 does not apply to method lasso").
+bool applies(LinearModel model, bool top_k, const std::string& option) {
+  if (option == "lambda1") return model != LinearModel::Lasso;
+  if (option == "lambda3") return top_k;
+  if (option == "lambda2" || option == "path-points" || option == "eps") {
+    return model != LinearModel::Ridge;
+  }
+  return true;
+}
+
+std::string describe_fit(const LinearFit& fit, const LinearProblem& problem) {
+  return fmt::format(
+      "coordinate descent ({} updates) on standardised columns: {} of {} weights non-zero, {} "
+      "sweeps, objective {:.6g}, intercept {:.6g}",
+      to_string(fit.solver), fit.nonzero(), problem.cols(), fit.sweeps, fit.objective,
+      fit.intercept);
+}
+
+class LinearSelector final : public TableSelector<LinearOptions> {
+ public:
+  LinearSelector(LinearModel model, bool top_k)
+      : TableSelector(linear_option_table()), model_(model), top_k_(top_k) {
+    if (model_ == LinearModel::Lasso) options_.lambda1 = 0.0;
+    if (model_ == LinearModel::Ridge) options_.lambda2 = 0.0;
+    if (!top_k_) options_.lambda3 = 0.0;
+  }
+
+  std::string name() const override { return linear_method_name(model_, top_k_); }
+
+  bool has_option(const std::string& option) const override {
+    return table_.has(option) && applies(model_, top_k_, option);
+  }
+
+  void set_option(const std::string& option, const std::string& value) override {
+    if (table_.has(option) && !applies(model_, top_k_, option)) {
+      throw OptionError(fmt::format("--{} does not apply to method {}{}", option, name(),
+                                    option == "lambda3" ? " (use its -top version)" : ""));
+    }
+    TableSelector::set_option(option, value);
+  }
+
+  // The defaults shown are this model's (lasso: lambda1 = 0, ...).
+  std::vector<OptionInfo> describe_options() const override {
+    const nlohmann::json current = options_json();
+    std::vector<OptionInfo> out;
+    for (auto info : table_.describe()) {
+      if (!applies(model_, top_k_, info.name)) continue;
+      const auto& value = current.at(info.name);
+      info.default_text = value.is_string() ? value.get<std::string>() : value.dump();
+      out.push_back(std::move(info));
+    }
+    return out;
+  }
+
+  nlohmann::json options_json() const override {
+    nlohmann::json all = table_.to_json(options_);
+    nlohmann::json out = nlohmann::json::object();
+    for (auto it = all.begin(); it != all.end(); ++it) {
+      if (applies(model_, top_k_, it.key())) out[it.key()] = it.value();
+    }
+    return out;
+  }
+
+  SelectionResult fit(const Dataset& data, const std::vector<std::int64_t>& rows, int k,
+                      const FitCallbacks& callbacks) override {
+    const auto start = std::chrono::steady_clock::now();
+    options_.validate();
+    if (k < 1 || k > data.cols()) {
+      throw OptionError(fmt::format("--k {} is out of range: {} has {} feature columns", k,
+                                    data.source, data.cols()));
+    }
+    SelectionResult result;
+    result.method = name();
+    result.k = k;
+    std::string target_note;
+    const Eigen::VectorXd y = target_vector(data, rows, name(), target_note);
+    if (!target_note.empty()) result.notes.push_back(target_note);
+
+    LinearProblem problem(data.features, rows, y, options_.threads);
+    LinearPenalty penalty;
+    penalty.lambda1 = options_.lambda1;
+    penalty.lambda2 = std::max(0.0, options_.lambda2);
+    penalty.lambda3 = options_.lambda3;
+    penalty.k = k;
+    SolverControl control;
+    control.tol = options_.tol;
+    control.max_sweeps = options_.max_iter;
+    control.solver = parse_linear_solver(options_.solver);
+    const double max = lambda2_max(problem, penalty);
+
+    LinearFit fit;
+    int sweeps = 0;
+    bool converged = true;
+    if (options_.lambda2 >= 0) {
+      fit = fit_linear(problem, penalty, control);
+      sweeps = fit.sweeps;
+      converged = fit.converged;
+      result.history = fit.history;
+      if (model_ != LinearModel::Ridge) {
+        result.notes.push_back(fmt::format("lambda2 = {:.6g} as given (lambda2_max = {:.6g})",
+                                           penalty.lambda2, max));
+      }
+      if (!fit.converged) result.warnings.push_back(not_converged(fit));
+    } else {
+      const auto grid = lambda2_grid(max, options_.path_points, options_.eps);
+      auto path = fit_linear_path(problem, penalty, grid, control, k);
+      for (const auto& point : path) {
+        sweeps += point.sweeps;
+        for (auto record : point.history) {
+          record.epoch = static_cast<int>(result.history.size()) + 1;
+          result.history.push_back(record);
+        }
+        if (!point.converged) result.warnings.push_back(not_converged(point));
+        converged = converged && point.converged;
+        callbacks.info(fmt::format("lambda2 = {:.4g}: {} non-zero weights", point.penalty.lambda2,
+                                   point.nonzero()));
+      }
+      fit = path.back();
+      result.notes.push_back(fmt::format(
+          "lambda2 path from lambda2_max = {:.6g}: point {} of {} (lambda2 = {:.6g}) is the first "
+          "with at least k = {} non-zero weights",
+          max, path.size(), grid.size(), fit.penalty.lambda2, k));
+      result.options["path_point"] = path.size();
+    }
+    result.notes.push_back(describe_fit(fit, problem));
+    if (fit.nonzero() < k) {
+      result.warnings.push_back(fmt::format(
+          "only {} weights are non-zero, fewer than k = {}: the other selected columns have weight "
+          "0 and were taken in column order; lower --lambda2 or --eps{}",
+          fit.nonzero(), k, model_ == LinearModel::Lasso ? " (a Lasso keeps at most n weights)" : ""));
+    }
+    if (problem.constant_columns() > 0) {
+      result.notes.push_back(fmt::format("{} columns are constant on the training rows: weight 0",
+                                         problem.constant_columns()));
+    }
+
+    result.scores.assign(fit.coef_std.data(), fit.coef_std.data() + fit.coef_std.size());
+    for (auto& score : result.scores) score = std::abs(score);
+    finish_selection(result, data.feature_names);
+
+    result.options.update(options_json());
+    result.options["lambda2_used"] = fit.penalty.lambda2;
+    result.options["lambda2_max"] = max;
+    result.options["solver_used"] = to_string(fit.solver);
+    result.options["threads_used"] = problem.threads();
+    result.options["sweeps"] = sweeps;
+    result.options["objective"] = fit.objective;
+    result.options["converged"] = converged;
+    result.options["nonzero"] = fit.nonzero();
+    result.options["task"] = data.target_kind == TargetKind::Classes ? "binary-as-regression"
+                                                                     : "regression";
+    // On the original columns (the scores are |w| on the standardised ones).
+    result.options["model"] = {
+        {"intercept", fit.intercept},
+        {"coefficients", std::vector<double>(fit.coef.data(), fit.coef.data() + fit.coef.size())}};
+    result.fit_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    return result;
+  }
+
+ private:
+  std::string not_converged(const LinearFit& fit) const {
+    return fmt::format(
+        "{}: coordinate descent did not converge at lambda2 = {:.6g} within --max-iter {} sweeps "
+        "(objective {:.6g}); raise --max-iter or --tol",
+        name(), fit.penalty.lambda2, options_.max_iter, fit.objective);
+  }
+
+  LinearModel model_;
+  bool top_k_;
+};
+
+}  // namespace
+
+std::string linear_method_name(LinearModel model, bool top_k) {
+  const char* base = model == LinearModel::Lasso   ? "lasso"
+                     : model == LinearModel::Ridge ? "ridge"
+                                                   : "elastic-net";
+  return top_k ? std::string(base) + "-top" : std::string(base);
+}
+
+std::unique_ptr<Selector> make_linear_selector(LinearModel model, bool top_k) {
+  return std::make_unique<LinearSelector>(model, top_k);
+}
+
+}  // namespace topkfs

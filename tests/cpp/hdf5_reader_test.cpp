@@ -1,0 +1,235 @@
+// The HDF5 reader: the shared USPS file (its train/test layout and explicit
+// dataset paths), round trips of files written by h5py, and the errors.
+#include <fstream>
+#include <random>
+
+#include "python_fixture.hpp"
+#include "test_support.hpp"
+#include "topkfs/core/error.hpp"
+#include "topkfs/io/read_dataset.hpp"
+#include "topkfs/io/readers.hpp"
+
+namespace topkfs {
+namespace {
+
+using test::python_fixture;
+using test::shared_data;
+
+std::string data_error(const std::string& path, const ReadOptions& options = {}) {
+  try {
+    read_dataset(path, options);
+  } catch (const DataError& error) {
+    return error.what();
+  }
+  ADD_FAILURE() << "no DataError reading " << path;
+  return {};
+}
+
+ReadOptions paths(const std::string& x, const std::string& y) {
+  ReadOptions options;
+  options.x_path = x;
+  options.y_path = y;
+  return options;
+}
+
+bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
+
+// Written by h5py: X[i, j] = 10 i + j + 0.25 (distinct, so a transposed read
+// shows) as float64, int16 and a 3-D copy; targets as int32 vectors, a 1 x n
+// row, an n x 2 matrix and a vector of the wrong length; a string dataset.
+std::string kinds_fixture() {
+  return python_fixture(
+      "kinds.h5",
+      "import h5py\n"
+      "X = 10.0 * np.arange(3)[:, None] + np.arange(4)[None, :] + 0.25\n"
+      "with h5py.File(out, 'w') as f:\n"
+      "    f['X'] = X\n"
+      "    f['Y'] = np.array([5, 6, 5], dtype=np.int32)\n"
+      "    g = f.create_group('more')\n"
+      "    g['ints'] = (X - 0.25).astype(np.int16)\n"
+      "    g['row'] = np.array([[1.5, 2.5, 3.5]])\n"
+      "    g['pairs'] = np.array([[1.0, -1.0], [2.0, -2.0], [3.0, -3.0]])\n"
+      "    g['short'] = np.array([1, 2], dtype=np.uint8)\n"
+      "    g['cube'] = np.zeros((3, 2, 2), dtype=np.float32)\n"
+      "    g['names'] = np.array([b'a', b'b', b'c'])\n"
+      "    g.create_dataset('packed', data=X.astype(np.float32), compression='gzip', chunks=(2, 3))\n");
+}
+
+TEST(Hdf5Reader, UspsTrainTestLayout) {
+  TOPKFS_REQUIRE_SHARED_DATA("usps");
+  const Dataset data = read_dataset(shared_data("usps/usps.h5"));
+  EXPECT_EQ(data.format, "hdf5");
+  ASSERT_EQ(data.rows(), 9298);
+  ASSERT_EQ(data.cols(), 256);
+  EXPECT_EQ(data.features.minCoeff(), 0.0f);
+  EXPECT_EQ(data.features.maxCoeff(), 1.0f);
+  ASSERT_TRUE(data.predefined_split.has_value());
+  ASSERT_EQ(data.predefined_split->train.size(), 7291u);
+  ASSERT_EQ(data.predefined_split->test.size(), 2007u);
+  EXPECT_EQ(data.predefined_split->train.front(), 0);
+  EXPECT_EQ(data.predefined_split->train.back(), 7290);
+  EXPECT_EQ(data.predefined_split->test.front(), 7291);
+  EXPECT_EQ(data.predefined_split->test.back(), 9297);
+  ASSERT_TRUE(data.image_shape.has_value());
+  EXPECT_EQ(data.image_shape->height, 16);
+  EXPECT_EQ(data.image_shape->width, 16);
+  EXPECT_EQ(data.notes, (std::vector<std::string>{
+                            "image shape 16x16 assumed from 256 columns (USPS layout)"}));
+  ASSERT_EQ(data.target_kind, TargetKind::Classes);
+  ASSERT_EQ(data.num_classes(), 10);
+  for (int c = 0; c < 10; ++c) EXPECT_EQ(data.class_names[c], std::to_string(c));
+  // Train + test counts per digit, as h5py and numpy.bincount give them.
+  EXPECT_EQ(class_counts(data),
+            (std::vector<std::int64_t>{1553, 1269, 929, 824, 852, 716, 834, 792, 708, 821}));
+  // train/target starts 6 5 4 7 3; test/target ends 3 9 4 0 1.
+  EXPECT_EQ(std::vector<std::int32_t>(data.labels.begin(), data.labels.begin() + 5),
+            (std::vector<std::int32_t>{6, 5, 4, 7, 3}));
+  EXPECT_EQ(std::vector<std::int32_t>(data.labels.end() - 5, data.labels.end()),
+            (std::vector<std::int32_t>{3, 9, 4, 0, 1}));
+  EXPECT_EQ(data.target_names, (std::vector<std::string>{"target"}));
+}
+
+TEST(Hdf5Reader, UspsExplicitPaths) {
+  TOPKFS_REQUIRE_SHARED_DATA("usps");
+  const Dataset train = read_dataset(shared_data("usps/usps.h5"), paths("/train/data", "/train/target"));
+  EXPECT_EQ(train.rows(), 7291);
+  EXPECT_EQ(train.cols(), 256);
+  EXPECT_FALSE(train.predefined_split.has_value());
+  EXPECT_FALSE(train.image_shape.has_value());
+  EXPECT_EQ(class_counts(train),
+            (std::vector<std::int64_t>{1194, 1005, 731, 658, 652, 556, 664, 645, 542, 644}));
+
+  // Only the features given: the target beside them is found.
+  const Dataset test = read_dataset(shared_data("usps/usps.h5"), paths("test/data", ""));
+  EXPECT_EQ(test.rows(), 2007);
+  EXPECT_EQ(class_counts(test),
+            (std::vector<std::int64_t>{359, 264, 198, 166, 200, 160, 170, 147, 166, 177}));
+}
+
+TEST(Hdf5Reader, MissingDatasetListsTheDatasets) {
+  TOPKFS_REQUIRE_SHARED_DATA("usps");
+  const std::string path = shared_data("usps/usps.h5");
+  const std::string message = data_error(path, paths("/train/datax", "/train/target"));
+  EXPECT_TRUE(contains(message, path + ": no dataset '/train/datax'; the file holds: "
+                                       "/test/data (2007x256 float32), /test/target (2007 int32), "
+                                       "/train/data (7291x256 float32), /train/target (7291 int32)"))
+      << message;
+  EXPECT_TRUE(contains(message, "--x-path")) << message;
+
+  const std::string group = data_error(path, paths("/train", "/train/target"));
+  EXPECT_TRUE(contains(group, "no dataset '/train' (that is a group)")) << group;
+}
+
+TEST(Hdf5Reader, RootXYRoundTrip) {
+  const auto path = kinds_fixture();
+  ASSERT_FALSE(HasFailure());
+  EXPECT_EQ(detect_format(path), Format::Hdf5);
+  const Dataset data = read_dataset(path);
+  ASSERT_EQ(data.rows(), 3);
+  ASSERT_EQ(data.cols(), 4);
+  for (int i = 0; i < 3; ++i) {
+    for (int j = 0; j < 4; ++j) EXPECT_EQ(data.features(i, j), 10.0f * i + j + 0.25f);
+  }
+  EXPECT_EQ(data.class_names, (std::vector<std::string>{"5", "6"}));
+  EXPECT_EQ(data.labels, (std::vector<std::int32_t>{0, 1, 0}));
+  EXPECT_EQ(data.target_names, (std::vector<std::string>{"Y"}));
+  EXPECT_FALSE(data.predefined_split.has_value());
+  EXPECT_FALSE(data.image_shape.has_value());
+}
+
+TEST(Hdf5Reader, IntegerCompressedRowAndMatrixTargets) {
+  const auto path = kinds_fixture();
+  ASSERT_FALSE(HasFailure());
+  const Dataset ints = read_hdf5(path, paths("/more/ints", "/more/row"));
+  EXPECT_EQ(ints.features(2, 1), 21.0f);
+  EXPECT_EQ(ints.features(1, 3), 13.0f);
+  ASSERT_EQ(ints.target_kind, TargetKind::Real);
+  ASSERT_EQ(ints.targets.rows(), 3);
+  ASSERT_EQ(ints.targets.cols(), 1);
+  EXPECT_EQ(ints.targets(2, 0), 3.5);
+
+  const Dataset packed = read_hdf5(path, paths("/more/packed", "/more/pairs"));
+  EXPECT_EQ(packed.features(2, 3), 23.25f);
+  EXPECT_EQ(packed.features(0, 1), 1.25f);
+  ASSERT_EQ(packed.targets.cols(), 2);
+  EXPECT_EQ(packed.targets(1, 0), 2.0);
+  EXPECT_EQ(packed.targets(1, 1), -2.0);
+  EXPECT_EQ(packed.target_names, (std::vector<std::string>{"pairs_0", "pairs_1"}));
+}
+
+TEST(Hdf5Reader, ShapeAndTypeErrors) {
+  const auto path = kinds_fixture();
+  ASSERT_FALSE(HasFailure());
+  const std::string cube = data_error(path, paths("/more/cube", "/Y"));
+  EXPECT_TRUE(contains(cube, "dataset /more/cube (3x2x2 float32) has rank 3; expected 2")) << cube;
+
+  const std::string rows = data_error(path, paths("/X", "/more/short"));
+  EXPECT_TRUE(contains(rows, "'/X' has 3 rows (samples) but '/more/short' has 2 target rows"))
+      << rows;
+
+  const std::string text = data_error(path, paths("/X", "/more/names"));
+  EXPECT_TRUE(contains(text, "dataset /more/names (3 string) is not numeric")) << text;
+}
+
+TEST(Hdf5Reader, UnrecognisedLayoutNamesTheOptions) {
+  const auto path = python_fixture("odd.h5",
+                                   "import h5py\n"
+                                   "with h5py.File(out, 'w') as f:\n"
+                                   "    f['features'] = np.ones((4, 2))\n");
+  ASSERT_FALSE(HasFailure());
+  const std::string message = data_error(path);
+  EXPECT_TRUE(contains(message, "the file holds: /features (4x2 float64); choose with --x-path and "
+                                "--y-path"))
+      << message;
+  const std::string sibling = data_error(path, paths("/features", ""));
+  EXPECT_TRUE(contains(sibling, "no dataset /target or /Y or /y or /labels or /label beside "
+                                "'/features'"))
+      << sibling;
+}
+
+TEST(Hdf5Reader, NotAnHdf5File) {
+  std::mt19937 rng(11);
+  std::string noise(2048, '\0');
+  for (auto& byte : noise) byte = static_cast<char>(rng());
+  const auto path = test::write_temp_file("noise.h5", noise);
+  testing::internal::CaptureStderr();
+  const std::string message = data_error(path);
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
+  EXPECT_TRUE(contains(message, "noise.h5: not an HDF5 file")) << message;
+}
+
+// Every truncation of a small HDF5 file gives a DataError naming the file,
+// and HDF5 prints nothing.
+TEST(Hdf5Reader, TruncatedFilesAreDataErrors) {
+  const auto source = python_fixture(
+      "whole.h5",
+      "import h5py\n"
+      "with h5py.File(out, 'w') as f:\n"
+      "    for part, n in (('train', 5), ('test', 3)):\n"
+      "        g = f.create_group(part)\n"
+      "        g.create_dataset('data', data=np.arange(n * 6, dtype=np.float32).reshape(n, 6),"
+      " compression='gzip', chunks=(2, 3))\n"
+      "        g['target'] = np.arange(n, dtype=np.int32) % 2\n");
+  ASSERT_FALSE(HasFailure());
+  const Dataset whole = read_hdf5(source, {});
+  ASSERT_EQ(whole.rows(), 8);
+  EXPECT_FALSE(whole.image_shape.has_value());  // 6 columns: not the USPS images
+  std::ifstream in(source, std::ios::binary);
+  const std::string bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  for (std::size_t size = 1; size < bytes.size(); size += 37) {
+    const auto path = test::write_temp_file("cut.h5", bytes.substr(0, size));
+    testing::internal::CaptureStderr();
+    try {
+      read_hdf5(path, {});
+      ADD_FAILURE() << "no error for a copy cut to " << size << " bytes";
+    } catch (const DataError& error) {
+      EXPECT_EQ(std::string(error.what()).rfind(path + ": ", 0), 0u) << error.what();
+    }
+    EXPECT_EQ(testing::internal::GetCapturedStderr(), "") << "cut to " << size;
+  }
+}
+
+}  // namespace
+}  // namespace topkfs
