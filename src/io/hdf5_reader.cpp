@@ -22,7 +22,9 @@ namespace {
 
 using hdf5::Handle;
 
-std::string absolute(const std::string& name) { return name.rfind('/', 0) == 0 ? name : "/" + name; }
+std::string absolute(const std::string& name) {
+  return name.rfind('/', 0) == 0 ? name : "/" + name;
+}
 
 std::string type_text(hid_t type) {
   const auto size = H5Tget_size(type);
@@ -60,7 +62,8 @@ herr_t list_one(hid_t root, const char* name, const H5L_info_t* info, void* data
   const Handle object = hdf5::object_handle(H5Oopen(root, name, H5P_DEFAULT));
   if (!object || H5Iget_type(object.get()) != H5I_DATASET) return 0;
   auto& listing = *static_cast<Listing*>(data);
-  if (listing.total++ < max_listed) listing.datasets.push_back(describe(object.get(), absolute(name)));
+  if (listing.total++ < max_listed)
+    listing.datasets.push_back(describe(object.get(), absolute(name)));
   return 0;
 }
 
@@ -88,7 +91,8 @@ struct Array {
 
 class Hdf5Reader {
  public:
-  Hdf5Reader(const std::string& path, const ReadOptions& options) : path_(path), options_(options) {}
+  Hdf5Reader(const std::string& path, const ReadOptions& options)
+      : path_(path), options_(options) {}
 
   Dataset read() {
     hdf5::silence_errors();
@@ -98,7 +102,8 @@ class Hdf5Reader {
     }
     file_ = hdf5::file_handle(H5Fopen(path_.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
     if (!file_) {
-      throw DataError(fmt::format("{}: cannot open the HDF5 file: it is truncated or corrupt", path_));
+      throw DataError(
+          fmt::format("{}: cannot open the HDF5 file: it is truncated or corrupt", path_));
     }
     if (!options_.x_path.empty() || !options_.y_path.empty()) return read_chosen();
     if (has_dataset("/train/data") && has_dataset("/train/target") && has_dataset("/test/data") &&
@@ -146,8 +151,14 @@ class Hdf5Reader {
   Dataset read_chosen() {
     std::string x = options_.x_path.empty() ? "" : absolute(options_.x_path);
     std::string y = options_.y_path.empty() ? "" : absolute(options_.y_path);
-    if (options_.x_path.empty()) x = sibling(y, {"data", "X", "x", "features"}, "--x-path");
-    if (y.empty()) y = sibling(x, {"target", "Y", "y", "labels", "label"}, "--y-path");
+    if (x.empty()) {
+      require_dataset(y, "--y-path");
+      x = sibling(y, {"data", "X", "x", "features"}, "--x-path");
+    }
+    if (y.empty()) {
+      require_dataset(x, "--x-path");
+      y = sibling(x, {"target", "Y", "y", "labels", "label"}, "--y-path");
+    }
     return read_pair(x, y);
   }
 
@@ -194,17 +205,21 @@ class Hdf5Reader {
     return data;
   }
 
+  void require_dataset(const std::string& name, const char* flag) const {
+    if (has_dataset(name)) return;
+    const Handle object = hdf5::object_handle(H5Oopen(file_.get(), name.c_str(), H5P_DEFAULT));
+    const bool group = object && H5Iget_type(object.get()) == H5I_GROUP;
+    throw DataError(fmt::format("{}: no dataset '{}'{}; the file holds: {}; choose with {}", path_,
+                                name, group ? " (that is a group)" : "", list_datasets(file_.get()),
+                                flag));
+  }
+
   Array open_array(const std::string& name, const char* flag) const {
-    if (!has_dataset(name)) {
-      const Handle object = hdf5::object_handle(H5Oopen(file_.get(), name.c_str(), H5P_DEFAULT));
-      const bool group = object && H5Iget_type(object.get()) == H5I_GROUP;
-      throw DataError(fmt::format("{}: no dataset '{}'{}; the file holds: {}; choose with {}", path_,
-                                  name, group ? " (that is a group)" : "",
-                                  list_datasets(file_.get()), flag));
-    }
+    require_dataset(name, flag);
     Array array{name, hdf5::dataset_handle(H5Dopen2(file_.get(), name.c_str(), H5P_DEFAULT)), {}};
     if (!array.dataset) {
-      throw DataError(fmt::format("{}: cannot open dataset '{}': the file is corrupt", path_, name));
+      throw DataError(
+          fmt::format("{}: cannot open dataset '{}': the file is corrupt", path_, name));
     }
     array.dims = hdf5::dataset_dims(array.dataset.get());
     const std::string text = describe(array.dataset.get(), name);
@@ -240,15 +255,16 @@ class Hdf5Reader {
 
   void check_rows(const Array& x, const Array& y) const {
     if (y.rows() * y.cols() == 0 || y.rows() * y.cols() / target_columns(y, x.rows()) != x.rows()) {
-      throw DataError(fmt::format(
-          "{}: '{}' has {} rows (samples) but '{}' has {} target rows; they must agree", path_,
-          x.name, x.rows(), y.name, y.rows()));
+      throw DataError(
+          fmt::format("{}: '{}' has {} rows (samples) but '{}' has {} target rows; they must agree",
+                      path_, x.name, x.rows(), y.name, y.rows()));
     }
   }
 
   // Targets of one or more parts (train, test) with their features, stacked
   // in order.
-  void set_target(Dataset& data, const std::vector<std::pair<const Array*, const Array*>>& parts) const {
+  void set_target(Dataset& data,
+                  const std::vector<std::pair<const Array*, const Array*>>& parts) const {
     const Array& first = *parts.front().second;
     const std::uint64_t q = target_columns(first, parts.front().first->rows());
     std::uint64_t total = 0;

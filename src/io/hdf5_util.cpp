@@ -12,8 +12,8 @@ std::string shape_text(const std::vector<std::uint64_t>& dims) {
   return fmt::format("{}", fmt::join(dims, "x"));
 }
 
-std::uint64_t checked_element_count(const std::vector<std::uint64_t>& dims,
-                                    const std::string& path, const std::string& what) {
+std::uint64_t checked_element_count(const std::vector<std::uint64_t>& dims, const std::string& path,
+                                    const std::string& what) {
   // Every stored element takes at least one byte before compression.
   constexpr std::uint64_t max_compression_ratio = 1100;
   const std::uint64_t limit = (file_size(path) + 1024) * max_compression_ratio;
@@ -27,8 +27,8 @@ std::uint64_t checked_element_count(const std::vector<std::uint64_t>& dims,
   }
   if (count > limit) {
     throw DataError(fmt::format(
-        "{}: {} claims {} values, more than a file of {} bytes can hold: the file is corrupt",
-        path, what, shape_text(dims), file_size(path)));
+        "{}: {} claims {} values, more than a file of {} bytes can hold: the file is corrupt", path,
+        what, shape_text(dims), file_size(path)));
   }
   return count;
 }

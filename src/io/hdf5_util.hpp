@@ -61,8 +61,8 @@ std::string shape_text(const std::vector<std::uint64_t>& dims);
 // could hold even at zlib's best compression ratio (about 1:1032): a corrupt
 // header must not make the reader allocate gigabytes. `what` names the
 // variable or dataset. Returns the element count (the product of `dims`).
-std::uint64_t checked_element_count(const std::vector<std::uint64_t>& dims,
-                                    const std::string& path, const std::string& what);
+std::uint64_t checked_element_count(const std::vector<std::uint64_t>& dims, const std::string& path,
+                                    const std::string& what);
 
 // The shape of an open dataset (empty for a scalar or on failure).
 std::vector<std::uint64_t> dataset_dims(hid_t dataset);

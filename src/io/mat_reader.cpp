@@ -77,10 +77,10 @@ void check_mat_structure(const std::string& path) {
                        static_cast<unsigned char>(header[124]);
   const auto expected = swapped ? __builtin_bswap16(static_cast<std::uint16_t>(version)) : version;
   if (!(little || swapped) || (expected != 0x0100 && expected != 0x0200)) {
-    throw DataError(fmt::format(
-        "{}: not a MATLAB .mat file of version 5, 7 or 7.3 (no MAT-file header); "
-        "from MATLAB save with -v7 or -v7.3, from Python with scipy.io.savemat",
-        path));
+    throw DataError(
+        fmt::format("{}: not a MATLAB .mat file of version 5, 7 or 7.3 (no MAT-file header); "
+                    "from MATLAB save with -v7 or -v7.3, from Python with scipy.io.savemat",
+                    path));
   }
   if (expected == 0x0200) return;  // v7.3: HDF5 checks its own structure
   const std::uint64_t size = file_size(path);
@@ -92,9 +92,9 @@ void check_mat_structure(const std::string& path) {
     const std::uint64_t claimed = read_u32(tag.data() + 4, swapped);
     const std::uint64_t left = size - offset;
     if (left < 8 || claimed > left - 8) {
-      throw DataError(fmt::format(
-          "{}: truncated: the variable at byte {} claims {} bytes, but only {} remain", path,
-          offset, claimed, left < 8 ? 0 : left - 8));
+      throw DataError(
+          fmt::format("{}: truncated: the variable at byte {} claims {} bytes, but only {} remain",
+                      path, offset, claimed, left < 8 ? 0 : left - 8));
     }
     offset += 8 + claimed;
   }
@@ -253,7 +253,8 @@ class VariableCopier {
     if (sparse == nullptr || cols_ == 0) return;
     if (sparse->jc == nullptr || sparse->njc != cols_ + 1) corrupt("bad sparse column index");
     const std::size_t stored = std::min<std::size_t>(sparse->nir, sparse->ndata);
-    if (sparse->jc[cols_] > stored || (stored > 0 && (sparse->ir == nullptr || sparse->data == nullptr))) {
+    if (sparse->jc[cols_] > stored ||
+        (stored > 0 && (sparse->ir == nullptr || sparse->data == nullptr))) {
       corrupt("sparse index beyond the stored values");
     }
     checked_element_size();
@@ -277,8 +278,7 @@ class VariableCopier {
 
 class MatReader {
  public:
-  MatReader(const std::string& path, const ReadOptions& options)
-      : path_(path), options_(options) {}
+  MatReader(const std::string& path, const ReadOptions& options) : path_(path), options_(options) {}
 
   Dataset read() {
     quiet_libraries();
@@ -305,8 +305,8 @@ class MatReader {
   MatVar read_variable(const std::string& name, const char* flag) {
     const MatVar info{Mat_VarReadInfo(file_.get(), name.c_str())};
     if (!info) {
-      throw DataError(fmt::format("{}: no variable '{}'; the file holds: {}; choose with {}",
-                                  path_, name, list_variables(file_.get()), flag));
+      throw DataError(fmt::format("{}: no variable '{}'; the file holds: {}; choose with {}", path_,
+                                  name, list_variables(file_.get()), flag));
     }
     require_real_matrix(*info, name);
     hdf5::checked_element_count(dims_of(*info), path_, fmt::format("variable '{}'", name));
@@ -315,8 +315,9 @@ class MatReader {
     MatVar var{Mat_VarRead(file_.get(), name.c_str())};
     if (!var || var->rank != 2 || var->dims == nullptr || var->dims[0] != info->dims[0] ||
         var->dims[1] != info->dims[1] || var->isComplex) {
-      throw DataError(fmt::format("{}: cannot read variable '{}': the file is truncated or corrupt{}",
-                                  path_, name, matio_detail()));
+      throw DataError(
+          fmt::format("{}: cannot read variable '{}': the file is truncated or corrupt{}", path_,
+                      name, matio_detail()));
     }
     return var;
   }
@@ -344,7 +345,8 @@ class MatReader {
           hdf5::dataset_handle(H5Dopen2(object.get(), dataset.c_str(), H5P_DEFAULT));
       const std::string where = dataset == "." ? "/" + name : "/" + name + "/" + dataset;
       if (!opened) {
-        throw DataError(fmt::format("{}: cannot open dataset '{}': the file is corrupt", path_, where));
+        throw DataError(
+            fmt::format("{}: cannot open dataset '{}': the file is corrupt", path_, where));
       }
       hdf5::check_storage(opened.get(), path_, where);
     }
@@ -384,6 +386,12 @@ class MatReader {
     const std::size_t a = y.dims[0];
     const std::size_t b = y.dims[1];
     const bool vector = (a == n && b == 1) || (a == 1 && b == n);
+    if (a * b == 0) {
+      throw DataError(
+          fmt::format("{}: variable '{}' is empty ({}x{}); it must hold one target per "
+                      "row of '{}'",
+                      path_, options_.y_var, a, b, options_.x_var));
+    }
     if (!vector && a != n) {
       throw DataError(fmt::format(
           "{}: variable '{}' holds {} target values ({}x{}) but variable '{}' has {} rows "

@@ -40,21 +40,21 @@ bool contains(const std::string& text, const std::string& part) {
 // shows) as float64, int16 and a 3-D copy; targets as int32 vectors, a 1 x n
 // row, an n x 2 matrix and a vector of the wrong length; a string dataset.
 std::string kinds_fixture() {
-  return python_fixture(
-      "kinds.h5",
-      "import h5py\n"
-      "X = 10.0 * np.arange(3)[:, None] + np.arange(4)[None, :] + 0.25\n"
-      "with h5py.File(out, 'w') as f:\n"
-      "    f['X'] = X\n"
-      "    f['Y'] = np.array([5, 6, 5], dtype=np.int32)\n"
-      "    g = f.create_group('more')\n"
-      "    g['ints'] = (X - 0.25).astype(np.int16)\n"
-      "    g['row'] = np.array([[1.5, 2.5, 3.5]])\n"
-      "    g['pairs'] = np.array([[1.0, -1.0], [2.0, -2.0], [3.0, -3.0]])\n"
-      "    g['short'] = np.array([1, 2], dtype=np.uint8)\n"
-      "    g['cube'] = np.zeros((3, 2, 2), dtype=np.float32)\n"
-      "    g['names'] = np.array([b'a', b'b', b'c'])\n"
-      "    g.create_dataset('packed', data=X.astype(np.float32), compression='gzip', chunks=(2, 3))\n");
+  return python_fixture("kinds.h5",
+                        "import h5py\n"
+                        "X = 10.0 * np.arange(3)[:, None] + np.arange(4)[None, :] + 0.25\n"
+                        "with h5py.File(out, 'w') as f:\n"
+                        "    f['X'] = X\n"
+                        "    f['Y'] = np.array([5, 6, 5], dtype=np.int32)\n"
+                        "    g = f.create_group('more')\n"
+                        "    g['ints'] = (X - 0.25).astype(np.int16)\n"
+                        "    g['row'] = np.array([[1.5, 2.5, 3.5]])\n"
+                        "    g['pairs'] = np.array([[1.0, -1.0], [2.0, -2.0], [3.0, -3.0]])\n"
+                        "    g['short'] = np.array([1, 2], dtype=np.uint8)\n"
+                        "    g['cube'] = np.zeros((3, 2, 2), dtype=np.float32)\n"
+                        "    g['names'] = np.array([b'a', b'b', b'c'])\n"
+                        "    g.create_dataset('packed', data=X.astype(np.float32), "
+                        "compression='gzip', chunks=(2, 3))\n");
 }
 
 TEST(Hdf5Reader, UspsTrainTestLayout) {
@@ -75,8 +75,8 @@ TEST(Hdf5Reader, UspsTrainTestLayout) {
   ASSERT_TRUE(data.image_shape.has_value());
   EXPECT_EQ(data.image_shape->height, 16);
   EXPECT_EQ(data.image_shape->width, 16);
-  EXPECT_EQ(data.notes, (std::vector<std::string>{
-                            "image shape 16x16 assumed from 256 columns (USPS layout)"}));
+  EXPECT_EQ(data.notes,
+            (std::vector<std::string>{"image shape 16x16 assumed from 256 columns (USPS layout)"}));
   ASSERT_EQ(data.target_kind, TargetKind::Classes);
   ASSERT_EQ(data.num_classes(), 10);
   for (int c = 0; c < 10; ++c) EXPECT_EQ(data.class_names[c], std::to_string(c));
@@ -93,7 +93,8 @@ TEST(Hdf5Reader, UspsTrainTestLayout) {
 
 TEST(Hdf5Reader, UspsExplicitPaths) {
   TOPKFS_REQUIRE_SHARED_DATA("usps");
-  const Dataset train = read_dataset(shared_data("usps/usps.h5"), paths("/train/data", "/train/target"));
+  const Dataset train =
+      read_dataset(shared_data("usps/usps.h5"), paths("/train/data", "/train/target"));
   EXPECT_EQ(train.rows(), 7291);
   EXPECT_EQ(train.cols(), 256);
   EXPECT_FALSE(train.predefined_split.has_value());
@@ -112,11 +113,16 @@ TEST(Hdf5Reader, MissingDatasetListsTheDatasets) {
   TOPKFS_REQUIRE_SHARED_DATA("usps");
   const std::string path = shared_data("usps/usps.h5");
   const std::string message = data_error(path, paths("/train/datax", "/train/target"));
-  EXPECT_TRUE(contains(message, path + ": no dataset '/train/datax'; the file holds: "
-                                       "/test/data (2007x256 float32), /test/target (2007 int32), "
-                                       "/train/data (7291x256 float32), /train/target (7291 int32)"))
+  EXPECT_TRUE(contains(message, path +
+                                    ": no dataset '/train/datax'; the file holds: "
+                                    "/test/data (2007x256 float32), /test/target (2007 int32), "
+                                    "/train/data (7291x256 float32), /train/target (7291 int32)"))
       << message;
   EXPECT_TRUE(contains(message, "--x-path")) << message;
+
+  // Only the features given, and missing: named before any target is looked for.
+  const std::string alone = data_error(path, paths("/nowhere/data", ""));
+  EXPECT_TRUE(contains(alone, "no dataset '/nowhere/data'; the file holds")) << alone;
 
   const std::string group = data_error(path, paths("/train", "/train/target"));
   EXPECT_TRUE(contains(group, "no dataset '/train' (that is a group)")) << group;
@@ -180,12 +186,14 @@ TEST(Hdf5Reader, UnrecognisedLayoutNamesTheOptions) {
                                    "    f['features'] = np.ones((4, 2))\n");
   ASSERT_FALSE(HasFailure());
   const std::string message = data_error(path);
-  EXPECT_TRUE(contains(message, "the file holds: /features (4x2 float64); choose with --x-path and "
-                                "--y-path"))
+  EXPECT_TRUE(contains(message,
+                       "the file holds: /features (4x2 float64); choose with --x-path and "
+                       "--y-path"))
       << message;
   const std::string sibling = data_error(path, paths("/features", ""));
-  EXPECT_TRUE(contains(sibling, "no dataset /target or /Y or /y or /labels or /label beside "
-                                "'/features'"))
+  EXPECT_TRUE(contains(sibling,
+                       "no dataset /target or /Y or /y or /labels or /label beside "
+                       "'/features'"))
       << sibling;
 }
 

@@ -43,7 +43,8 @@ void expect_distinct_x(const Dataset& data) {
   ASSERT_EQ(data.rows(), 3);
   ASSERT_EQ(data.cols(), 4);
   for (int i = 0; i < 3; ++i) {
-    for (int j = 0; j < 4; ++j) EXPECT_EQ(data.features(i, j), 10.0f * i + j + 0.25f) << i << "," << j;
+    for (int j = 0; j < 4; ++j)
+      EXPECT_EQ(data.features(i, j), 10.0f * i + j + 0.25f) << i << "," << j;
   }
 }
 
@@ -83,10 +84,11 @@ TEST(MatReader, Allaml) {
 }
 
 TEST(MatReader, ScipyV5UncompressedRoundTrip) {
-  const auto path = python_fixture("v5.mat", std::string(kDistinctX) +
-                                                 "import scipy.io\n"
-                                                 "scipy.io.savemat(out, {'X': X, 'Y': np.array([[3.0], [1.0], [3.0]])},"
-                                                 " do_compression=False)");
+  const auto path = python_fixture(
+      "v5.mat", std::string(kDistinctX) +
+                    "import scipy.io\n"
+                    "scipy.io.savemat(out, {'X': X, 'Y': np.array([[3.0], [1.0], [3.0]])},"
+                    " do_compression=False)");
   ASSERT_FALSE(HasFailure());
   EXPECT_EQ(file_bytes(path).rfind("MATLAB 5.0 MAT-file", 0), 0u);
   const Dataset data = read_dataset(path);
@@ -100,10 +102,11 @@ TEST(MatReader, ScipyV5UncompressedRoundTrip) {
 TEST(MatReader, ScipyV5CompressedIntegersRowVectorAndOtherNames) {
   // int16 features, a 1 x n target (savemat writes 1-D arrays as rows) and
   // variables chosen by name.
-  const auto path = python_fixture("v5z.mat", std::string(kDistinctX) +
-                                                  "import scipy.io\n"
-                                                  "scipy.io.savemat(out, {'feat': (X - 0.25).astype(np.int16),"
-                                                  " 'lab': np.array([0.5, 1.5, 2.5])}, do_compression=True)");
+  const auto path =
+      python_fixture("v5z.mat", std::string(kDistinctX) +
+                                    "import scipy.io\n"
+                                    "scipy.io.savemat(out, {'feat': (X - 0.25).astype(np.int16),"
+                                    " 'lab': np.array([0.5, 1.5, 2.5])}, do_compression=True)");
   ASSERT_FALSE(HasFailure());
   ReadOptions options;
   options.x_var = "feat";
@@ -200,12 +203,15 @@ TEST(MatReader, H5pyMatlabStyleV73) {
           "    kind = h5py.h5t.C_S1.copy()\n"
           "    kind.set_size(len(name))\n"
           "    kind.set_strpad(h5py.h5t.STR_NULLTERM)\n"
-          "    attr = h5py.h5a.create(dataset.id, b'MATLAB_class', kind, h5py.h5s.create(h5py.h5s.SCALAR))\n"
+          "    attr = h5py.h5a.create(dataset.id, b'MATLAB_class', kind, "
+          "h5py.h5s.create(h5py.h5s.SCALAR))\n"
           "    attr.write(np.array(name.encode(), dtype='S%d' % len(name)), mtype=kind)\n"
           "with h5py.File(out, 'w', userblock_size=512) as f:\n"
           "    matlab_class(f.create_dataset('X', data=X.astype(np.float32).T), 'single')\n"
-          "    matlab_class(f.create_dataset('Y', data=np.array([[7, 8, 7]], dtype=np.int32)), 'int32')\n"
-          "header = b'MATLAB 7.3 MAT-file, Platform: GLNXA64, Created on: test HDF5 schema 1.00 .'\n"
+          "    matlab_class(f.create_dataset('Y', data=np.array([[7, 8, 7]], dtype=np.int32)), "
+          "'int32')\n"
+          "header = b'MATLAB 7.3 MAT-file, Platform: GLNXA64, Created on: test HDF5 schema 1.00 "
+          ".'\n"
           "header = header.ljust(116, b' ') + b'\\0' * 8 + b'\\x00\\x02IM'\n"
           "with open(out, 'r+b') as f:\n"
           "    f.write(header)\n");
@@ -223,7 +229,9 @@ TEST(MatReader, MissingVariableListsTheVariables) {
                                    "scipy.io.savemat(out, {'a': np.zeros((10, 3)), 'b': 'hello',"
                                    " 'c': np.zeros((2, 2), dtype=np.int8)})");
   ASSERT_FALSE(HasFailure());
+  testing::internal::CaptureStderr();
   const std::string message = data_error(path);
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");  // matio's own log stays quiet
   EXPECT_NE(message.find(path + ": no variable 'X'; the file holds: a (double 10x3), b (char 1x5), "
                                 "c (int8 2x2)"),
             std::string::npos)
@@ -232,8 +240,8 @@ TEST(MatReader, MissingVariableListsTheVariables) {
 }
 
 TEST(MatReader, MissingTargetIsAnError) {
-  const auto path = python_fixture("noY.mat", std::string(kDistinctX) +
-                                                  "import scipy.io\nscipy.io.savemat(out, {'X': X})");
+  const auto path = python_fixture(
+      "noY.mat", std::string(kDistinctX) + "import scipy.io\nscipy.io.savemat(out, {'X': X})");
   ASSERT_FALSE(HasFailure());
   const std::string message = data_error(path);
   EXPECT_NE(message.find("no variable 'Y'; the file holds: X (double 3x4)"), std::string::npos)
@@ -267,14 +275,20 @@ TEST(MatReader, NonNumericFeaturesNameTheVariableAndClass) {
 }
 
 TEST(MatReader, TargetLengthMustMatchRows) {
-  const auto path = python_fixture("ylen.mat", std::string(kDistinctX) +
-                                                   "import scipy.io\n"
-                                                   "scipy.io.savemat(out, {'X': X, 'Y': np.ones((5, 1))})");
+  const auto path = python_fixture(
+      "ylen.mat",
+      std::string(kDistinctX) +
+          "import scipy.io\n"
+          "scipy.io.savemat(out, {'X': X, 'Y': np.ones((5, 1)), 'E': np.zeros((0, 1))})");
   ASSERT_FALSE(HasFailure());
   const std::string message = data_error(path);
   EXPECT_NE(message.find("variable 'Y' holds 5 target values (5x1) but variable 'X' has 3 rows"),
             std::string::npos)
       << message;
+  ReadOptions options;
+  options.y_var = "E";
+  const std::string empty = data_error(path, options);
+  EXPECT_NE(empty.find("variable 'E' is empty (0x1)"), std::string::npos) << empty;
 }
 
 TEST(MatReader, NotAMatFile) {
@@ -288,22 +302,27 @@ TEST(MatReader, NotAMatFile) {
   EXPECT_NE(message.find("noise.mat: not a MATLAB .mat file"), std::string::npos) << message;
 
   // A genuine header followed by garbage.
-  const auto fake = test::write_temp_file(
-      "fake.mat", std::string("MATLAB 5.0 MAT-file").append(124 - 19, ' ') + std::string("\x00\x01IM", 4) + noise);
+  const auto fake =
+      test::write_temp_file("fake.mat", std::string("MATLAB 5.0 MAT-file").append(124 - 19, ' ') +
+                                            std::string("\x00\x01IM", 4) + noise);
+  testing::internal::CaptureStderr();
   EXPECT_NE(data_error(fake).find("fake.mat: "), std::string::npos);
+  EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
 }
 
 // Every truncation of small v5 files (plain and compressed) and of a v7.3
 // file gives a DataError naming the file, and nothing on stderr.
 TEST(MatReader, TruncatedFilesAreDataErrors) {
-  const auto plain = python_fixture("whole.mat", std::string(kDistinctX) +
-                                                     "import scipy.io\n"
-                                                     "scipy.io.savemat(out, {'X': X, 'Y': np.arange(3.0)},"
-                                                     " do_compression=False)");
-  const auto packed = python_fixture("wholez.mat", std::string(kDistinctX) +
-                                                       "import scipy.io\n"
-                                                       "scipy.io.savemat(out, {'X': X, 'Y': np.arange(3.0)},"
-                                                       " do_compression=True)");
+  const auto plain =
+      python_fixture("whole.mat", std::string(kDistinctX) +
+                                      "import scipy.io\n"
+                                      "scipy.io.savemat(out, {'X': X, 'Y': np.arange(3.0)},"
+                                      " do_compression=False)");
+  const auto packed =
+      python_fixture("wholez.mat", std::string(kDistinctX) +
+                                       "import scipy.io\n"
+                                       "scipy.io.savemat(out, {'X': X, 'Y': np.arange(3.0)},"
+                                       " do_compression=True)");
   const auto hdf5_based = matio_v73_fixture();
   ASSERT_FALSE(HasFailure());
   ASSERT_FALSE(hdf5_based.empty());

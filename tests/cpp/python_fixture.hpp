@@ -18,8 +18,7 @@ inline std::string python_fixture(const std::string& name, const std::string& sc
   const std::string out = temp_dir() + "/" + name;
   const std::string program = write_temp_file(
       name + ".py", "import sys\nimport numpy as np\nout = sys.argv[1]\n" + script + "\n");
-  const CommandResult result =
-      run_command(std::string(TOPKFS_PYTHON) + " " + program + " " + out);
+  const CommandResult result = run_command(std::string(TOPKFS_PYTHON) + " " + program + " " + out);
   EXPECT_EQ(result.exit_code, 0) << "python fixture " << name << " failed:\n" << result.err;
   return out;
 }

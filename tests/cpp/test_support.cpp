@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -15,15 +16,29 @@ bool path_exists(const std::string& path) {
   return ::stat(path.c_str(), &info) == 0;
 }
 
-std::string temp_dir() {
-  static const std::string dir = [] {
+namespace {
+
+// Owns the process's scratch directory and removes it when the test program
+// ends, so repeated runs do not pile up folders under /tmp.
+struct ScratchDirectory {
+  std::string path;
+  ScratchDirectory() {
     std::string pattern = "/tmp/topkfs-test-XXXXXX";
     const char* made = ::mkdtemp(pattern.data());
     if (made == nullptr) std::abort();
-    std::string path = made;
-    return path;
-  }();
-  return dir;
+    path = made;
+  }
+  ~ScratchDirectory() {
+    std::error_code ignored;
+    std::filesystem::remove_all(path, ignored);
+  }
+};
+
+}  // namespace
+
+std::string temp_dir() {
+  static const ScratchDirectory dir;
+  return dir.path;
 }
 
 std::string write_temp_file(const std::string& name, const std::string& content) {

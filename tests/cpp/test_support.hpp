@@ -20,7 +20,7 @@ inline std::string shared_data(const std::string& relative) {
 
 inline std::string fixture(const std::string& name) { return std::string(TOPKFS_FIXTURES_DIR) + "/" + name; }
 
-// A fresh directory under /tmp, one per test process.
+// A fresh directory under /tmp, one per test process, removed at exit.
 std::string temp_dir();
 // Writes `content` to a new file in temp_dir() and returns its path.
 std::string write_temp_file(const std::string& name, const std::string& content);
