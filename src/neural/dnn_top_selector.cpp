@@ -120,7 +120,6 @@ class DnnTopSelector final : public TableSelector<DnnTopOptions> {
                                     train.source, train.cols()));
     }
     const NeuralTask task = task_of(train);
-    const int threads = configure_threads(options.threads);
 
     std::optional<ImageShape> shape = train.image_shape;
     if (!options.image_shape.empty()) shape = parse_image_shape(options.image_shape, "--image-shape");
@@ -136,6 +135,8 @@ class DnnTopSelector final : public TableSelector<DnnTopOptions> {
       }
     }
 
+    const int threads = configure_threads(
+        options.threads, options.body == "cnn" ? ThreadUse::All : ThreadUse::BlasOnly);
     if (rows.size() < 2) {
       throw DataError(fmt::format("{}: {} training rows are too few to learn from", train.source,
                                   rows.size()));

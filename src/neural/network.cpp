@@ -55,23 +55,40 @@ struct GatedLinear : public torch::autograd::Function<GatedLinear> {
     const Tensor& w = saved[1];
     const Tensor& weight = saved[2];
     const Tensor& subset = saved[3];
-    Tensor accumulated;  // H x m
+    const std::int64_t outputs = weight.size(0);
+    const std::int64_t inputs = weight.size(1);
+    // A (H x m) accumulates the lead's G^T x and the sub-model's G_S^T x_S.
+    Tensor accumulated;
     Tensor grad_bias;
     if (grads[0].defined()) {
       accumulated = torch::mm(grads[0].t(), x);
       grad_bias = grads[0].sum(0);
     } else {
       accumulated = torch::zeros_like(weight);
-      grad_bias = torch::zeros({weight.size(0)}, weight.options());
+      grad_bias = torch::zeros({outputs}, weight.options());
     }
     if (subset.numel() > 0 && grads.size() > 1 && grads[1].defined()) {
-      const Tensor x_sub = x.index_select(1, subset);
-      accumulated.index_add_(1, subset, torch::mm(grads[1].t(), x_sub));
-      grad_bias = grad_bias + grads[1].sum(0);
+      accumulated.index_add_(1, subset, torch::mm(grads[1].t(), x.index_select(1, subset)));
+      grad_bias.add_(grads[1].sum(0));
     }
-    Tensor grad_weight = accumulated * w;
-    Tensor grad_w = (weight * accumulated).sum(0);
-    return {Tensor(), grad_w, grad_weight, grad_bias, Tensor()};
+    // One pass over A instead of three temporaries: these H x m arrays do
+    // not stay in cache, so each extra elementwise pass costs as much as a
+    // small matrix product. A becomes dW in place.
+    Tensor grad_w = torch::zeros({inputs}, weight.options());
+    float* a = accumulated.data_ptr<float>();
+    const float* weights = weight.contiguous().data_ptr<float>();
+    const float* gate = w.contiguous().data_ptr<float>();
+    float* gw = grad_w.data_ptr<float>();
+    for (std::int64_t i = 0; i < outputs; ++i) {
+      float* __restrict a_row = a + i * inputs;
+      const float* __restrict weight_row = weights + i * inputs;
+      for (std::int64_t j = 0; j < inputs; ++j) {
+        const float value = a_row[j];
+        gw[j] += weight_row[j] * value;
+        a_row[j] = value * gate[j];
+      }
+    }
+    return {Tensor(), grad_w, accumulated, grad_bias, Tensor()};
   }
 };
 

@@ -27,7 +27,7 @@ void set_openblas_threads(int threads) {
 
 }  // namespace
 
-int configure_threads(int threads) {
+int configure_threads(int threads, ThreadUse use) {
   if (threads <= 0) {
     const long cores = ::sysconf(_SC_NPROCESSORS_ONLN);
     threads = static_cast<int>(std::max(1L, cores));
@@ -43,8 +43,9 @@ int configure_threads(int threads) {
     }
     interop_set = true;
   }
-  at::set_num_threads(threads);
-  omp_set_num_threads(threads);
+  const int pool = use == ThreadUse::All ? threads : 1;
+  at::set_num_threads(pool);
+  omp_set_num_threads(pool);
   set_openblas_threads(threads);
   return threads;
 }

@@ -2,14 +2,13 @@
 
 #include <fmt/format.h>
 #include <torch/nn/functional.h>
-#include <torch/nn/utils/clip_grad.h>
-#include <torch/optim/adam.h>
 
 #include <chrono>
 #include <cmath>
 #include <cstring>
 #include <limits>
 
+#include "fused_adam.hpp"
 #include "top_k_mask.hpp"
 #include "topkfs/core/error.hpp"
 #include "topkfs/core/random.hpp"
@@ -113,17 +112,13 @@ TrainingOutcome train_network(TopKNetwork& network, const TrainingSet& data,
   const auto start = Clock::now();
   const bool use_sub = options.lambda3 > 0;
   // Adam's weight decay applies to the body only; w is penalised by lambda1/2.
-  std::vector<torch::optim::OptimizerParamGroup> groups;
-  groups.emplace_back(std::vector<Tensor>{network.w},
-                      std::make_unique<torch::optim::AdamOptions>(
-                          torch::optim::AdamOptions(options.lr).betas({options.beta1, options.beta2})));
-  groups.emplace_back(network.body_parameters(),
-                      std::make_unique<torch::optim::AdamOptions>(
-                          torch::optim::AdamOptions(options.lr)
-                              .betas({options.beta1, options.beta2})
-                              .weight_decay(options.weight_decay)));
-  torch::optim::Adam optimizer(std::move(groups));
   auto parameters = network.parameters();
+  std::vector<double> decay;
+  for (const auto& parameter : parameters) {
+    decay.push_back(parameter.is_same(network.w) ? 0.0 : options.weight_decay);
+  }
+  FusedAdam optimizer(parameters, decay,
+                      {options.lr, options.beta1, options.beta2, 1e-8, options.clip});
 
   Rng rng(derive_seed(options.seed, 1));
   std::vector<std::int64_t> order = data.train_rows;
@@ -158,8 +153,7 @@ TrainingOutcome train_network(TopKNetwork& network, const TrainingSet& data,
       }
       loss.total.backward();
       if (hook) hook(parameters);
-      if (options.clip > 0) torch::nn::utils::clip_grad_norm_(parameters, options.clip);
-      optimizer.step();
+      optimizer.step();  // clips the gradient norm first when options.clip > 0
       loss_sum += value;
       callbacks.report({epoch, options.epochs, b + 1, batches, loss_sum / static_cast<double>(b + 1),
                         last_val, seconds_since(start), false});
