@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <cmath>
 #include <numeric>
 
@@ -104,7 +105,7 @@ class DnnTopSelector final : public TableSelector<DnnTopOptions> {
   std::string name() const override { return dfs_ ? "dfs" : "dnn-top"; }
 
   void set_option(const std::string& option, const std::string& value) override {
-    if (dfs_ && option == "lambda3") {
+    if (dfs_ && option == "lambda3" && std::strtod(value.c_str(), nullptr) != 0.0) {
       throw OptionError("dfs is dnn-top with lambda3 = 0; use --method dnn-top to set --lambda3");
     }
     TableSelector::set_option(option, value);

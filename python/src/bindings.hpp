@@ -1,0 +1,38 @@
+#pragma once
+// Private to the _topkfs module: the pieces module.cpp puts together. The
+// package's Python layer (python/topkfs/) is the public face; these functions
+// are its thin bridge to the library and do no algorithm work of their own.
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "topkfs/data/dataset.hpp"
+#include "topkfs/io/read_options.hpp"
+
+namespace topkfs::python {
+
+namespace py = pybind11;
+
+// JSON (a result, a method's option values) as plain Python objects.
+py::object to_python(const nlohmann::json& value);
+
+// Moves `matrix` to the heap and returns a NumPy array that owns it: no copy.
+py::array move_to_numpy(FeatureMatrix&& matrix);
+py::array move_to_numpy(TargetMatrix&& matrix);
+
+// Reader options from the keyword arguments of topkfs.load/topkfs.select
+// (the names of the CLI's reader flags with underscores). Unknown names raise
+// TypeError, bad values OptionError.
+ReadOptions read_options_from(const py::dict& options);
+
+// Reads `path` as `topkfs info/select` do: the reader options as above,
+// plus image_shape ("28x28" or a tuple) as --image-shape.
+Dataset read_for_python(const std::string& path, const py::dict& reader_options);
+
+void bind_io(py::module_& module);
+void bind_selection(py::module_& module);
+
+}  // namespace topkfs::python

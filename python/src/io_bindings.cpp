@@ -1,0 +1,189 @@
+// topkfs.load: every format the CLI reads, with the CLI's reader flags as
+// keyword arguments, returned as NumPy arrays.
+#include <fmt/format.h>
+
+#include <array>
+
+#include "bindings.hpp"
+#include "topkfs/core/error.hpp"
+#include "topkfs/io/read_dataset.hpp"
+
+namespace topkfs::python {
+namespace {
+
+// The reader keywords, as the CLI's reader flags with underscores.
+constexpr std::array<const char*, 14> kReaderKeywords = {
+    "format", "target", "header", "delimiter", "nan",    "task",   "max_auto_classes",
+    "x_var",  "y_var",  "x_path", "y_path",    "labels", "y_file", "image_shape"};
+
+std::string text_of(const py::handle& value) { return py::str(value).cast<std::string>(); }
+
+bool is_sequence(const py::handle& value) {
+  return py::isinstance<py::sequence>(value) && !py::isinstance<py::str>(value) &&
+         !py::isinstance<py::bytes>(value);
+}
+
+std::vector<std::string> target_columns(const py::handle& value) {
+  std::vector<std::string> out;
+  if (is_sequence(value)) {
+    for (const auto& item : value) out.push_back(text_of(item));
+  } else {
+    out.push_back(text_of(value));
+  }
+  return out;
+}
+
+HeaderMode header_mode(const py::handle& value) {
+  if (value.is_none()) return HeaderMode::Auto;
+  if (py::isinstance<py::bool_>(value)) {
+    return value.cast<bool>() ? HeaderMode::Yes : HeaderMode::No;
+  }
+  throw OptionError(fmt::format("header takes True, False or None (detect), not {}",
+                                text_of(py::repr(value))));
+}
+
+std::optional<char> delimiter_of(const py::handle& value) {
+  if (value.is_none()) return std::nullopt;
+  const std::string text = text_of(value);
+  if (text == "\\t" || text == "tab") return '\t';
+  if (text == "space") return ' ';
+  if (text.size() == 1) return text[0];
+  throw OptionError(
+      fmt::format("delimiter takes one character (or 'tab', 'space'), not '{}'", text));
+}
+
+NanPolicy nan_policy(const std::string& text) {
+  if (text == "error") return NanPolicy::Error;
+  if (text == "drop") return NanPolicy::Drop;
+  if (text == "keep") return NanPolicy::Keep;
+  throw OptionError(fmt::format("nan takes 'error', 'drop' or 'keep', not '{}'", text));
+}
+
+TaskHint task_hint(const std::string& text) {
+  if (text == "auto") return TaskHint::Auto;
+  if (text == "classification") return TaskHint::Classification;
+  if (text == "regression") return TaskHint::Regression;
+  throw OptionError(
+      fmt::format("task takes 'auto', 'classification' or 'regression', not '{}'", text));
+}
+
+// "28x28" as given, or a tuple (28, 28) / (32, 32, 3).
+std::string image_shape_text(const py::handle& value) {
+  if (value.is_none()) return "";
+  if (!is_sequence(value)) return text_of(value);
+  std::string text;
+  for (const auto& item : value) text += (text.empty() ? "" : "x") + text_of(item);
+  return text;
+}
+
+py::object labels_as_python(const Dataset& data) {
+  py::list names;
+  for (const auto& name : data.class_names) names.append(name);
+  py::array_t<std::int32_t> codes(static_cast<py::ssize_t>(data.labels.size()), data.labels.data());
+  return py::make_tuple(codes, names);
+}
+
+py::object split_as_python(const Dataset& data) {
+  if (!data.predefined_split) return py::none();
+  const auto as_array = [](const std::vector<std::int64_t>& rows) {
+    return py::array_t<std::int64_t>(static_cast<py::ssize_t>(rows.size()), rows.data());
+  };
+  return py::make_tuple(as_array(data.predefined_split->train),
+                        as_array(data.predefined_split->test));
+}
+
+// The dataset as a dict of arrays and names; the Python layer turns the class
+// codes back into the labels as they were in the file.
+py::dict load(const std::string& path, const py::dict& reader_options) {
+  Dataset data = read_for_python(path, reader_options);
+  py::dict out;
+  out["kind"] = to_string(data.target_kind);
+  if (data.target_kind == TargetKind::Classes) out["labels"] = labels_as_python(data);
+  if (data.target_kind == TargetKind::Real) out["targets"] = move_to_numpy(std::move(data.targets));
+  out["target_names"] = data.target_names;
+  out["feature_names"] = data.feature_names;
+  out["split"] = split_as_python(data);
+  out["image_shape"] = data.image_shape
+                           ? py::object(py::make_tuple(data.image_shape->height,
+                                                       data.image_shape->width,
+                                                       data.image_shape->channels))
+                           : py::object(py::none());
+  out["format"] = data.format;
+  out["source"] = data.source;
+  out["notes"] = data.notes;
+  out["X"] = move_to_numpy(std::move(data.features));
+  return out;
+}
+
+}  // namespace
+
+ReadOptions read_options_from(const py::dict& options) {
+  ReadOptions out;
+  for (const auto& [key_handle, value] : options) {
+    const std::string key = text_of(key_handle);
+    if (key == "format") {
+      out.format = parse_format(text_of(value));
+    } else if (key == "target") {
+      if (!value.is_none()) out.target = target_columns(value);
+    } else if (key == "header") {
+      out.header = header_mode(value);
+    } else if (key == "delimiter") {
+      out.delimiter = delimiter_of(value);
+    } else if (key == "nan") {
+      out.nan = nan_policy(text_of(value));
+    } else if (key == "task") {
+      out.task = task_hint(text_of(value));
+    } else if (key == "max_auto_classes") {
+      out.max_auto_classes = value.cast<int>();
+    } else if (key == "x_var") {
+      out.x_var = text_of(value);
+    } else if (key == "y_var") {
+      out.y_var = text_of(value);
+    } else if (key == "x_path") {
+      out.x_path = text_of(value);
+    } else if (key == "y_path") {
+      out.y_path = text_of(value);
+    } else if (key == "labels") {
+      out.labels_path = text_of(value);
+    } else if (key == "y_file") {
+      out.y_file = text_of(value);
+    } else if (key != "image_shape") {
+      throw py::type_error(fmt::format("unexpected reader option '{}'; the reader options are: {}",
+                                       key, fmt::join(kReaderKeywords, ", ")));
+    }
+  }
+  return out;
+}
+
+Dataset read_for_python(const std::string& path, const py::dict& reader_options) {
+  const ReadOptions options = read_options_from(reader_options);
+  const std::string shape_text = reader_options.contains("image_shape")
+                                     ? image_shape_text(reader_options["image_shape"])
+                                     : std::string();
+  Dataset data;
+  {
+    // Large files take seconds to parse: other Python threads may run.
+    py::gil_scoped_release release;
+    data = read_dataset(path, options);
+  }
+  if (!shape_text.empty()) {
+    const ImageShape shape = parse_image_shape(shape_text, "image_shape");
+    if (shape.pixels() != data.cols()) {
+      throw OptionError(fmt::format("image_shape {} has {} pixels but {} has {} columns",
+                                    shape_text, shape.pixels(), path, data.cols()));
+    }
+    data.image_shape = shape;
+  }
+  return data;
+}
+
+void bind_io(py::module_& module) {
+  module.def("load", &load, py::arg("path"), py::arg("reader_options"),
+             "Reads a data file as topkfs.load does (a dict of arrays and names).");
+  module.def(
+      "reader_keywords",
+      [] { return std::vector<std::string>(kReaderKeywords.begin(), kReaderKeywords.end()); },
+      "The keyword arguments topkfs.load takes.");
+}
+
+}  // namespace topkfs::python

@@ -1,0 +1,264 @@
+// The registry from Python: the methods and their options, a fit on NumPy
+// arrays (what TopKSelector.fit calls) and a selection on a file (what
+// `topkfs select` does). The GIL is released while a method trains.
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cmath>
+#include <memory>
+#include <mutex>
+#include <utility>
+
+#include "bindings.hpp"
+#include "topkfs/core/error.hpp"
+#include "topkfs/io/result_json.hpp"
+#include "topkfs/io/target_encoding.hpp"
+#include "topkfs/select/registry.hpp"
+#include "topkfs/select/run_selection.hpp"
+
+namespace topkfs::python {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+// A C-contiguous array of T, converted by pybind11 when it is not one.
+template <typename T>
+using Dense = py::array_t<T, py::array::c_style | py::array::forcecast>;
+
+// Option names as Python spells them (keyword arguments take no dashes).
+std::string python_name(std::string name) {
+  for (auto& c : name) c = c == '-' ? '_' : c;
+  return name;
+}
+
+std::string python_names(const Selector& selector) {
+  std::string out;
+  for (const auto& info : selector.describe_options()) {
+    out += (out.empty() ? "" : ", ") + python_name(info.name);
+  }
+  return out;
+}
+
+// `options` maps the registry's option names (dashes) to their text.
+std::unique_ptr<Selector> configured_selector(const std::string& method, const py::dict& options) {
+  auto selector = make_selector(method);
+  for (const auto& [key, value] : options) {
+    const auto name = key.cast<std::string>();
+    if (!selector->has_option(name)) {
+      throw OptionError(fmt::format("option '{}' does not apply to method {}; it takes: {}",
+                                    python_name(name), method, python_names(*selector)));
+    }
+    selector->set_option(name, value.cast<std::string>());
+  }
+  return selector;
+}
+
+// What the library reports while a method trains. It runs without the GIL;
+// it takes the GIL briefly (at most every 0.1 s, and at the end of each epoch)
+// to let Ctrl-C stop the fit and, when verbose, to print the epoch's line.
+class PythonReporter {
+ public:
+  explicit PythonReporter(bool verbose) : verbose_(verbose) {}
+
+  FitCallbacks callbacks() {
+    FitCallbacks out;
+    out.progress = [this](const Progress& progress) { on_progress(progress); };
+    out.log = [this](LogLevel level, const std::string& message) {
+      const std::lock_guard<std::mutex> lock(mutex_);
+      log_.emplace_back(level == LogLevel::Warning ? "warning" : "info", message);
+    };
+    return out;
+  }
+
+  py::list log() const {
+    py::list out;
+    for (const auto& [level, message] : log_) out.append(py::make_tuple(level, message));
+    return out;
+  }
+
+ private:
+  void on_progress(const Progress& progress) {
+    const auto now = Clock::now();
+    if (!progress.epoch_done && now - last_check_ < std::chrono::milliseconds(100)) return;
+    last_check_ = now;
+    py::gil_scoped_acquire gil;
+    // Sets KeyboardInterrupt on Ctrl-C; the exception unwinds the trainer.
+    if (PyErr_CheckSignals() != 0) throw py::error_already_set();
+    if (verbose_ && progress.epoch_done) {
+      std::string line = fmt::format("epoch {}/{}  loss {:.4f}", progress.epoch, progress.epochs,
+                                     progress.loss);
+      if (progress.val_loss) line += fmt::format("  validation {:.4f}", *progress.val_loss);
+      line += fmt::format("  {:.1f} s\n", progress.elapsed_seconds);
+      py::module_::import("sys").attr("stderr").attr("write")(line);
+    }
+  }
+
+  bool verbose_;
+  Clock::time_point last_check_ = Clock::now();
+  std::mutex mutex_;
+  std::vector<std::pair<std::string, std::string>> log_;
+};
+
+py::dict run(const Dataset& data, Selector& selector, int k, const SelectionSplitOptions& split,
+             bool verbose) {
+  PythonReporter reporter(verbose);
+  SelectionResult result;
+  {
+    py::gil_scoped_release release;
+    result = run_selection(data, selector, k, split, reporter.callbacks());
+  }
+  py::dict out = to_python(to_json(result));
+  out["log"] = reporter.log();
+  return out;
+}
+
+// The one copy on the way in: Dataset owns its row-major float32 matrix, so
+// X is converted straight into it by numpy.copyto (a memcpy for C-contiguous
+// float32; a cast for float64; a gather for strided or Fortran-ordered X).
+void copy_features(const py::array& X, Dataset& data) {
+  if (X.ndim() != 2) {
+    throw DataError(
+        fmt::format("X must be 2-D (samples x features), got {} dimension(s)", X.ndim()));
+  }
+  const auto rows = static_cast<py::ssize_t>(X.shape(0));
+  const auto cols = static_cast<py::ssize_t>(X.shape(1));
+  if (rows == 0 || cols == 0) {
+    throw DataError(fmt::format(
+        "X has shape ({}, {}); it needs at least one sample and one feature", rows, cols));
+  }
+  data.features.resize(rows, cols);
+  const auto item = static_cast<py::ssize_t>(sizeof(float));
+  // A base object makes the array a view of the matrix (a null base would
+  // copy); the matrix outlives the view, so the capsule frees nothing.
+  const py::capsule no_owner(data.features.data(), [](void*) {});
+  py::array_t<float> view({rows, cols}, {cols * item, item}, data.features.data(), no_owner);
+  py::module_::import("numpy").attr("copyto")(view, X, py::arg("casting") = "unsafe");
+  if (data.features.allFinite()) return;
+  for (Eigen::Index i = 0; i < data.features.rows(); ++i) {
+    for (Eigen::Index j = 0; j < data.features.cols(); ++j) {
+      const float value = data.features(i, j);
+      if (!std::isfinite(value)) {
+        throw DataError(fmt::format(
+            "X[{}, {}] is {} as float32: topkfs computes in float32, so values must be finite "
+            "and within +-3.4e38; rescale that column",
+            i, j, value));
+      }
+    }
+  }
+}
+
+void set_classes(Dataset& data, const Dense<std::int32_t>& labels,
+                 const std::vector<std::string>& class_names) {
+  if (labels.ndim() != 1 || labels.shape(0) != data.rows()) {
+    throw DataError(fmt::format("y has {} labels for {} samples of X", labels.size(), data.rows()));
+  }
+  data.target_kind = TargetKind::Classes;
+  data.labels.assign(labels.data(), labels.data() + labels.size());
+  data.class_names = class_names;
+  data.target_names = {"y"};
+  for (auto label : data.labels) {
+    if (label < 0 || label >= data.num_classes()) {
+      throw DataError(fmt::format("y: class code {} outside 0..{}", label, data.num_classes() - 1));
+    }
+  }
+  check_classes(data, "y");
+}
+
+void set_targets(Dataset& data, const Dense<double>& targets) {
+  if (targets.ndim() != 2 || targets.shape(0) != data.rows() || targets.shape(1) < 1) {
+    throw DataError(fmt::format("y must have one row per sample of X ({}), got {} rows",
+                                data.rows(), targets.ndim() >= 1 ? targets.shape(0) : 0));
+  }
+  const auto q = targets.shape(1);
+  data.target_kind = TargetKind::Real;
+  data.targets.resize(targets.shape(0), q);
+  std::copy(targets.data(), targets.data() + targets.size(), data.targets.data());
+  data.target_names.clear();
+  for (py::ssize_t j = 0; j < q; ++j) {
+    data.target_names.push_back(q == 1 ? "y" : fmt::format("y{}", j));
+  }
+}
+
+// TopKSelector.fit: the Python layer has validated X and encoded y
+// (class codes 0..C-1 with their names, or real values n x q).
+py::dict fit_arrays(const py::array& X, const std::string& method, int k, const py::dict& options,
+                    const py::object& labels, const std::vector<std::string>& class_names,
+                    const py::object& targets, const std::vector<std::string>& feature_names,
+                    bool verbose) {
+  auto selector = configured_selector(method, options);
+  Dataset data;
+  data.source = "X";
+  data.format = "numpy";
+  copy_features(X, data);
+  if (!labels.is_none()) {
+    set_classes(data, labels.cast<Dense<std::int32_t>>(), class_names);
+  } else if (!targets.is_none()) {
+    set_targets(data, targets.cast<Dense<double>>());
+  } else {
+    throw DataError("supervised selection needs y");
+  }
+  data.feature_names = feature_names;
+  if (data.feature_names.empty()) {
+    for (Eigen::Index j = 0; j < data.cols(); ++j) {
+      data.feature_names.push_back(fmt::format("x{}", j));
+    }
+  }
+  data.validate();
+  SelectionSplitOptions every_row;
+  every_row.rows = SelectionRows::All;
+  return run(data, *selector, k, every_row, verbose);
+}
+
+// `topkfs select PATH --method M --k K [options] [reader flags] --split S`.
+py::dict select_file(const std::string& path, const std::string& method, int k,
+                     const py::dict& options, const py::dict& reader_options,
+                     const std::string& split, double test_size, std::uint64_t split_seed,
+                     bool verbose) {
+  auto selector = configured_selector(method, options);  // bad options fail before reading
+  const Dataset data = read_for_python(path, reader_options);
+  SelectionSplitOptions rows;
+  rows.rows = parse_selection_rows(split);
+  rows.test_size = test_size;
+  rows.seed = split_seed;
+  return run(data, *selector, k, rows, verbose);
+}
+
+py::list methods() {
+  py::list out;
+  for (const auto& method : registered_methods()) {
+    const auto selector = method.make();
+    const nlohmann::json values = selector->options_json();
+    py::list options;
+    for (const auto& info : selector->describe_options()) {
+      py::dict option;
+      option["name"] = info.name;
+      option["help"] = info.help;
+      option["default"] = values.contains(info.name) ? to_python(values.at(info.name)) : py::none();
+      option["default_text"] = info.default_text;
+      option["is_flag"] = info.is_flag;
+      options.append(option);
+    }
+    py::dict entry;
+    entry["name"] = method.name;
+    entry["summary"] = method.summary;
+    entry["options"] = options;
+    out.append(entry);
+  }
+  return out;
+}
+
+}  // namespace
+
+void bind_selection(py::module_& module) {
+  module.def("methods", &methods, "Every registered method with its options and defaults.");
+  module.def("fit_arrays", &fit_arrays, py::arg("X"), py::arg("method"), py::arg("k"),
+             py::arg("options"), py::arg("labels"), py::arg("class_names"), py::arg("targets"),
+             py::arg("feature_names"), py::arg("verbose") = false,
+             "Fits a method on arrays (TopKSelector.fit); returns the result as a dict.");
+  module.def("select_file", &select_file, py::arg("path"), py::arg("method"), py::arg("k"),
+             py::arg("options"), py::arg("reader_options"), py::arg("split") = "auto",
+             py::arg("test_size") = 0.2, py::arg("split_seed") = 0, py::arg("verbose") = false,
+             "Runs a selection on a data file as `topkfs select` does; returns the result.");
+}
+
+}  // namespace topkfs::python

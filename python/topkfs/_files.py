@@ -1,0 +1,182 @@
+"""Data files: :func:`load` reads every format the command line reads, and
+:func:`select` runs a selection on a file exactly as ``topkfs select`` does."""
+
+import dataclasses
+import operator
+import os
+import typing
+
+import numpy as np
+
+from . import _topkfs
+from ._options import emit_log, option_texts
+
+
+class Split(typing.NamedTuple):
+    """Row indices of a split that came with the data (int64 arrays)."""
+
+    train: np.ndarray
+    test: np.ndarray
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class Data:
+    """A data file as arrays. Unpacks as ``X, y = topkfs.load(path)``.
+
+    Attributes
+    ----------
+    X : ndarray of shape (n_samples, n_features), float32
+        The features, C-contiguous (the reader's own buffer: no copy was made).
+    y : ndarray or None
+        Class labels as in the file (int64 for integer labels, str otherwise),
+        real targets as float64 (shape (n,) or (n, n_outputs)), or None when
+        the file has no target.
+    feature_names, target_names : list of str
+    class_names : list of str or None
+        The classes in label order (``np.unique(y)`` order), as text.
+    split : Split or None
+        The predefined train/test split (MNIST's 60000/10000, USPS's files).
+    image_shape : tuple or None
+        (height, width) or (height, width, channels) when rows are images.
+    format, source : str
+        The reader used and the path read.
+    notes : list of str
+        What the reader wants the user to know (e.g. dropped samples).
+    """
+
+    X: np.ndarray
+    y: typing.Optional[np.ndarray]
+    feature_names: typing.List[str]
+    class_names: typing.Optional[typing.List[str]]
+    target_names: typing.List[str]
+    split: typing.Optional[Split]
+    image_shape: typing.Optional[typing.Tuple[int, ...]]
+    format: str
+    source: str
+    notes: typing.List[str]
+
+    def __iter__(self):
+        return iter((self.X, self.y))
+
+
+def _labels_from_names(codes, names):
+    """Class codes back to the labels as they were in the file."""
+    for kind in (int, float):
+        try:
+            values = np.array([kind(name) for name in names])
+        except ValueError:
+            continue
+        return values[codes]
+    return np.asarray(names)[codes]
+
+
+def load(path, **reader_options):
+    """Reads a data file the way the ``topkfs`` command does.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        CSV, TSV, LIBSVM, IDX (``.gz`` too), MATLAB ``.mat`` (v5, v7.3),
+        HDF5, NPY, NPZ, or a folder holding the four MNIST-style IDX files.
+    **reader_options
+        The command's reader flags with underscores: ``format`` ("auto",
+        "csv", ...), ``target`` (column name or index, or a list of them for
+        multi-output), ``header`` (True/False/None = detect), ``delimiter``
+        (one character, "tab" or "space"), ``nan`` ("error", "drop" or
+        "keep"), ``task`` ("auto", "classification", "regression"),
+        ``max_auto_classes``, ``x_var``/``y_var`` (.mat, .npz), ``x_path``/
+        ``y_path`` (HDF5), ``labels`` (IDX labels file), ``y_file`` (NPY
+        target file), ``image_shape`` ("28x28" or (28, 28)).
+
+    Returns
+    -------
+    Data
+        ``X, y = load(path)`` unpacks the arrays; the other fields (split,
+        names, image shape) are attributes.
+
+    Raises
+    ------
+    topkfs.FileError (OSError)
+        The file cannot be opened or read.
+    topkfs.DataError, topkfs.OptionError (ValueError)
+        Malformed content, or options that do not fit the file.
+    TypeError
+        An unknown reader option.
+    """
+    raw = _topkfs.load(os.fspath(path), _fspath_values(reader_options))
+    kind = raw["kind"]
+    y = None
+    class_names = None
+    if kind == "classes":
+        codes, class_names = raw["labels"]
+        y = _labels_from_names(codes, class_names)
+    elif kind == "real":
+        y = raw["targets"]
+        if y.shape[1] == 1:
+            y = y[:, 0]
+    split = Split(*raw["split"]) if raw["split"] is not None else None
+    shape = raw["image_shape"]
+    if shape is not None and shape[2] == 1:
+        shape = shape[:2]
+    return Data(
+        X=raw["X"],
+        y=y,
+        feature_names=list(raw["feature_names"]),
+        class_names=class_names,
+        target_names=list(raw["target_names"]),
+        split=split,
+        image_shape=tuple(shape) if shape is not None else None,
+        format=raw["format"],
+        source=raw["source"],
+        notes=list(raw["notes"]),
+    )
+
+
+def select(
+    path,
+    method="dnn-top",
+    k=10,
+    *,
+    options=None,
+    split="auto",
+    test_size=0.2,
+    split_seed=0,
+    verbose=False,
+    **reader_options,
+):
+    """Runs ``topkfs select PATH --method METHOD --k K ...`` in process.
+
+    The library's own path from a file to a result, with the command's rules
+    for the rows a method learns from: ``split="auto"`` uses the predefined
+    training split where the data has one (MNIST, USPS) and every row
+    otherwise; "predefined", "random" (stratified, ``test_size`` held out,
+    seeded by ``split_seed``) and "none" (every row) as on the command line.
+
+    ``options`` holds the method's options (a dict, Python or command-line
+    spelling); ``reader_options`` are those of :func:`load`.
+
+    Returns the result as a dict in the format ``topkfs select -o`` writes
+    (docs/result-format.md): ``selected``, ``ranking``, ``scores``,
+    ``history``, ``options``, ``data``, ``notes``...
+    """
+    result = _topkfs.select_file(
+        os.fspath(path),
+        str(method),
+        operator.index(k),
+        option_texts(options, {}),
+        _fspath_values(reader_options),
+        split,
+        test_size,
+        split_seed,
+        bool(verbose),
+    )
+    emit_log(result, verbose)
+    return result
+
+
+def _fspath_values(options):
+    """Reader options with path-like values as strings."""
+    return {
+        name: os.fspath(value) if isinstance(value, os.PathLike) else value
+        for name, value in options.items()
+    }

@@ -1,0 +1,264 @@
+"""TopKSelector: every method of the registry as a scikit-learn selector."""
+
+import numbers
+
+import numpy as np
+from sklearn.base import BaseEstimator
+from sklearn.feature_selection import SelectorMixin
+from sklearn.utils.validation import check_is_fitted
+
+from . import _topkfs
+from ._options import all_option_names, emit_log, option_texts
+
+try:  # scikit-learn >= 1.6
+    from sklearn.utils.validation import validate_data as _validate_data
+except ImportError:  # older: the estimator's own method
+
+    def _validate_data(estimator, *args, **kwargs):
+        return estimator._validate_data(*args, **kwargs)
+
+
+_CLASS_KINDS = "biuUSO"  # bool, integers, text, objects: labels
+_REAL_KINDS = "f"
+
+
+class TopKSelector(SelectorMixin, BaseEstimator):
+    """Selects the ``k`` features that best serve a learning model.
+
+    Every method of the topkfs registry (``topkfs.methods()``) by name, with
+    its options as keyword arguments or in a dict::
+
+        TopKSelector("dnn-top", k=50, epochs=30, hidden=[256, 128], seed=7)
+        TopKSelector("dnn-top", k=50, options={"epochs": 30, "hidden": [256, 128]})
+
+    Both forms take the same names (``weight_decay`` or ``weight-decay``) and
+    values (``[256, 128]``, ``True``, ``1e-4``) and are reported by
+    ``get_params``, so ``clone``, ``set_params(epochs=5)``, ``Pipeline``
+    (``select__epochs``) and ``GridSearchCV`` (``{"epochs": [5, 10]}`` or
+    ``{"options": [{...}, {...}]}``) see them. An option left out, or set to
+    ``None``, has the method's default. Names are checked when the selector is
+    made (a typo is a ``TypeError``, as for any keyword argument); values when
+    it is fitted (a bad one is a ``ValueError`` with the library's message).
+
+    Parameters
+    ----------
+    method : str, default="dnn-top"
+        A registered method: "dnn-top", "dfs", "elastic-net-top", "lasso-top",
+        "ridge-top", "elastic-net", "lasso", "ridge" (those built in).
+    k : int, default=10
+        Number of features to select, 1..n_features.
+    options : dict, default=None
+        Method options, name -> value (merged with the keyword options; an
+        option given in both is an error).
+    task : {"auto", "classification", "regression"}, default="auto"
+        How to read y. "auto": integer, bool or text labels are classes
+        (their original values are kept in ``classes_``); float y is real
+        values (2-D float y: multi-output regression). Pass
+        "classification" for float-coded labels.
+    verbose : bool, default=False
+        Print one line per epoch and the fit's notes on stderr.
+    **method_options
+        Method options as keyword arguments.
+
+    Attributes
+    ----------
+    selected_ : ndarray of shape (k,)
+        Column indices of the selected features, best first.
+    scores_ : ndarray of shape (n_features,)
+        The method's score per column (higher is better; |w| for the top-k
+        methods).
+    ranking_ : ndarray of shape (n_features,)
+        Rank of each column, as scikit-learn's RFE: 1 is the best; the
+        selected columns have ranks 1..k. ``np.argsort(ranking_)`` is the
+        order best first (``result_["ranking"]``).
+    history_ : list of dict
+        Per epoch (or sweep): ``epoch``, ``loss``, ``val_loss`` (when there is
+        a validation split), ``seconds``.
+    n_iter_ : int
+        Entries in ``history_``: epochs run (neural methods; early stopping
+        may end before ``epochs``), coordinate sweeps or path points (linear).
+    fit_seconds_ : float
+        Wall time of the fit in the library.
+    result_ : dict
+        The whole result, in the format ``topkfs select -o`` writes.
+    classes_ : ndarray
+        The class labels (classification only).
+    n_features_in_ : int
+    feature_names_in_ : ndarray of str
+        Only when X had string column names (a DataFrame).
+
+    Notes
+    -----
+    ``transform`` keeps the columns in their original order (scikit-learn's
+    rule for selectors); ``X[:, selector.selected_]`` has them best first.
+    X is copied once, into the library's float32 matrix; the GIL is released
+    while the method trains.
+    """
+
+    def __init__(
+        self, method="dnn-top", k=10, *, options=None, task="auto", verbose=False, **method_options
+    ):
+        self.method = method
+        self.k = k
+        self.options = options
+        self.task = task
+        self.verbose = verbose
+        for name, value in method_options.items():
+            self._check_option_name(name, "__init__")
+            setattr(self, name, value)
+
+    # --- parameters: the explicit ones plus the method options given as keywords
+
+    def get_params(self, deep=True):
+        params = super().get_params(deep=deep)
+        params.update(self._method_options())
+        return params
+
+    def set_params(self, **params):
+        explicit = set(self._get_param_names())
+        standard = {}
+        for name, value in params.items():
+            if name in explicit or "__" in name or name not in all_option_names():
+                standard[name] = value  # BaseEstimator reports unknown names
+            else:
+                setattr(self, name, value)
+        super().set_params(**standard)
+        return self
+
+    def _method_options(self):
+        explicit = set(self._get_param_names())
+        return {
+            name: value
+            for name, value in vars(self).items()
+            if name not in explicit and not name.startswith("_") and not name.endswith("_")
+        }
+
+    @classmethod
+    def _check_option_name(cls, name, where):
+        if name.startswith("_") or name.endswith("_") or hasattr(cls, name):
+            raise TypeError(f"TopKSelector.{where}() got an unexpected keyword argument {name!r}")
+        if name not in all_option_names():
+            known = ", ".join(sorted(all_option_names()))
+            raise TypeError(
+                f"TopKSelector.{where}() got an unexpected keyword argument {name!r}: no method "
+                f"has an option of that name (the options: {known}; topkfs.methods() lists "
+                "each method's)"
+            )
+
+    # --- fitting
+
+    def fit(self, X, y=None):
+        """Runs the method on X, y and stores the selection.
+
+        Raises ValueError (topkfs.OptionError, DataError, TrainingError) with
+        the library's message for a bad option, unusable data or a diverging
+        fit.
+        """
+        X, y = _validate_data(
+            self,
+            X,
+            y,
+            accept_sparse=False,
+            dtype="numeric",
+            ensure_min_samples=2,
+            multi_output=True,
+        )
+        if not isinstance(self.method, str):
+            raise ValueError(f"method must be a method name (a str), got {self.method!r}")
+        n_features = X.shape[1]
+        if (
+            not isinstance(self.k, numbers.Integral)
+            or isinstance(self.k, bool)
+            or not 1 <= self.k <= n_features
+        ):
+            raise ValueError(
+                f"k={self.k!r} is out of range: X has {n_features} feature(s); choose an "
+                f"integer in 1..{n_features}"
+            )
+        labels, class_names, targets = self._encode_target(y)
+        feature_names = [str(name) for name in getattr(self, "feature_names_in_", [])]
+        result = _topkfs.fit_arrays(
+            X,
+            self.method,
+            int(self.k),
+            option_texts(self.options, self._method_options()),
+            labels,
+            class_names,
+            targets,
+            feature_names,
+            bool(self.verbose),
+        )
+        emit_log(result, self.verbose)
+        self._store(result, n_features)
+        return self
+
+    def _encode_target(self, y):
+        """Class codes and names, or real targets (n x q), from y."""
+        if hasattr(y, "toarray"):
+            raise ValueError("y is a sparse matrix; pass a dense array")
+        y = np.asarray(y)
+        if y.ndim == 2 and y.shape[1] == 1:
+            y = y[:, 0]
+        if self.task == "auto":
+            if y.dtype.kind in _CLASS_KINDS:
+                as_classes = True
+            elif y.dtype.kind in _REAL_KINDS:
+                as_classes = False
+            else:
+                raise ValueError(f"y has dtype {y.dtype}: give class labels or real values")
+        elif self.task in ("classification", "regression"):
+            as_classes = self.task == "classification"
+        else:
+            raise ValueError(
+                f"task takes 'auto', 'classification' or 'regression', not {self.task!r}"
+            )
+        if not as_classes:
+            try:
+                targets = np.asarray(y, dtype=np.float64)
+            except (TypeError, ValueError) as error:
+                raise ValueError(f"y: regression needs real values: {error}") from None
+            self.__dict__.pop("classes_", None)
+            return None, [], targets.reshape(targets.shape[0], -1)
+        if y.ndim != 1:
+            raise ValueError(
+                f"y has {y.shape[1]} columns of class labels; classification takes one column "
+                "(several columns of float values are multi-output regression)"
+            )
+        try:
+            classes, codes = np.unique(y, return_inverse=True)
+        except TypeError as error:
+            raise ValueError(
+                f"y: class labels must be all numbers or all strings: {error}"
+            ) from None
+        self.classes_ = classes
+        return codes.astype(np.int32), [str(c) for c in classes], None
+
+    def _store(self, result, n_features):
+        self.result_ = result
+        self.selected_ = np.asarray(result["selected"], dtype=np.intp)
+        self.scores_ = np.asarray(
+            [np.nan if s is None else s for s in result["scores"]], dtype=np.float64
+        )
+        order = np.asarray(result["ranking"], dtype=np.intp)
+        ranking = np.empty(n_features, dtype=np.intp)
+        ranking[order] = np.arange(1, n_features + 1)
+        self.ranking_ = ranking
+        self.history_ = list(result["history"])
+        self.n_iter_ = len(self.history_)
+        self.fit_seconds_ = float(result["fit_seconds"])
+
+    # --- selection
+
+    def _get_support_mask(self):
+        check_is_fitted(self, "selected_")
+        mask = np.zeros(self.n_features_in_, dtype=bool)
+        mask[self.selected_] = True
+        return mask
+
+    def _more_tags(self):
+        return {"requires_y": True}
+
+    def __sklearn_tags__(self):  # scikit-learn >= 1.6
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        return tags

@@ -1,0 +1,142 @@
+"""Errors arrive as ValueError/OSError with the library's messages; fits run
+without the GIL and stop on Ctrl-C."""
+
+import os
+import signal
+import threading
+import time
+
+import numpy as np
+import pytest
+import scipy.sparse
+
+import topkfs
+from conftest import FAST_NEURAL, planted_classes, planted_regression, requires_neural
+
+
+def test_option_errors_carry_the_library_messages(regression_data):
+    X, y = regression_data
+    with pytest.raises(ValueError, match="unknown method 'lassoo'; choose one of: .*lasso-top"):
+        topkfs.TopKSelector("lassoo", k=2).fit(X, y)
+    with pytest.raises(
+        ValueError, match="option 'lambda1' does not apply to method lasso-top; it takes: .*max_iter"
+    ):
+        topkfs.TopKSelector("lasso-top", k=2, lambda1=0.1).fit(X, y)
+    with pytest.raises(topkfs.OptionError, match="--max-iter takes an integer, not 'many'"):
+        topkfs.TopKSelector("lasso-top", k=2, max_iter="many").fit(X, y)
+    with pytest.raises(ValueError, match=r"k=11 is out of range: X has 10 feature\(s\)"):
+        topkfs.TopKSelector("lasso-top", k=11).fit(X, y)
+    with pytest.raises(ValueError, match="k=2.5 is out of range"):
+        topkfs.TopKSelector("lasso-top", k=2.5).fit(X, y)
+    with pytest.raises(ValueError, match="task takes"):
+        topkfs.TopKSelector("lasso-top", k=2, task="ranking").fit(X, y)
+    with pytest.raises(ValueError, match="options must be a dict"):
+        topkfs.TopKSelector("lasso-top", k=2, options=["lr"]).fit(X, y)
+    with pytest.raises(TypeError, match="cannot pass a dict"):
+        topkfs.TopKSelector("lasso-top", k=2, max_iter={"a": 1}).fit(X, y)
+
+
+@requires_neural
+def test_neural_option_and_training_errors(classes_data):
+    X, y = classes_data
+    with pytest.raises(ValueError, match="--epochs must be at least 1, got 0"):
+        topkfs.TopKSelector("dnn-top", k=2, options=dict(FAST_NEURAL, epochs=0)).fit(X, y)
+    with pytest.raises(ValueError, match="dfs is dnn-top with lambda3 = 0"):
+        topkfs.TopKSelector("dfs", k=2, options=dict(FAST_NEURAL, lambda3=1)).fit(X, y)
+    with pytest.raises(ValueError, match="--body cnn needs an image shape"):
+        topkfs.TopKSelector("dnn-top", k=2, options=dict(FAST_NEURAL, body="cnn")).fit(X, y)
+    diverging = dict(FAST_NEURAL, lr=1e30, clip=0)
+    with pytest.raises(topkfs.TrainingError, match="training diverged") as caught:
+        topkfs.TopKSelector("dnn-top", k=2, options=diverging).fit(X * 1e18, y)
+    assert isinstance(caught.value, ValueError)
+
+
+def test_data_errors(regression_data):
+    X, y = regression_data
+    selector = topkfs.TopKSelector("lasso-top", k=2)
+    bad = X.copy()
+    bad[3, 2] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        selector.fit(bad, y)
+    with pytest.raises(ValueError, match="2D array"):
+        selector.fit(X[:, 0], y)
+    with pytest.raises(TypeError, match="sparse"):
+        selector.fit(scipy.sparse.csr_matrix(X), y)
+    with pytest.raises(ValueError, match="requires y"):
+        selector.fit(X, None)
+    with pytest.raises(ValueError, match="inconsistent numbers of samples"):
+        selector.fit(X, y[:-1])
+    with pytest.raises(ValueError, match="float32"), np.errstate(over="ignore"):
+        selector.fit(X.astype(np.float64) * 1e300, y)
+    with pytest.raises(ValueError, match="one class"):
+        topkfs.TopKSelector("lasso-top", k=2).fit(X, np.zeros(len(X), dtype=int))
+    with pytest.raises(ValueError, match="all numbers or all strings"):
+        topkfs.TopKSelector("lasso-top", k=2).fit(X[:4], np.array([1, "a", 2, "b"], dtype=object))
+    with pytest.raises(ValueError, match="classification takes one column"):
+        topkfs.TopKSelector("lasso-top", k=2).fit(X, np.zeros((len(X), 2), dtype=int))
+    fitted = topkfs.TopKSelector("lasso-top", k=2, threads=1).fit(X, y)
+    with pytest.raises(ValueError, match="features"):
+        fitted.transform(X[:, :5])
+
+
+def test_unfitted_selector_refuses_to_transform(regression_data):
+    from sklearn.exceptions import NotFittedError
+
+    with pytest.raises(NotFittedError):
+        topkfs.TopKSelector().transform(regression_data[0])
+
+
+def test_select_on_files_reports_file_and_option_errors(tmp_path):
+    with pytest.raises(OSError, match="missing.csv"):
+        topkfs.select(tmp_path / "missing.csv", "lasso-top", 2)
+    # Bad options fail before the data is read, as in the command.
+    with pytest.raises(ValueError, match="option 'lambda1' does not apply"):
+        topkfs.select(tmp_path / "missing.csv", "lasso-top", 2, options={"lambda1": 2})
+    with pytest.raises(ValueError, match="--split takes"):
+        X, y = planted_regression(n=20, m=4, informative=(0,))
+        from conftest import write_csv
+
+        topkfs.select(write_csv(tmp_path / "d.csv", X, y), "lasso-top", 2, split="half")
+
+
+def large_problem():
+    """A problem whose fit takes a good fraction of a second."""
+    return planted_classes(n=4000, m=100, informative=(1, 2), classes=2, seed=9)
+
+
+@requires_neural
+def test_the_gil_is_released_while_a_method_trains():
+    X, y = large_problem()
+    selector = topkfs.TopKSelector(
+        "dnn-top", k=2, epochs=40, hidden=[64], patience=0, validation=0, threads=1
+    )
+    worker = threading.Thread(target=selector.fit, args=(X, y))
+    worker.start()
+    # Spin in Python while the fit runs: with the GIL held by the fit this
+    # loop could not advance until the fit ended.
+    spins = 0
+    while worker.is_alive():
+        spins += 1
+    worker.join()
+    assert selector.n_iter_ == 40
+    assert spins > 10000, spins
+
+
+@requires_neural
+def test_ctrl_c_stops_a_fit():
+    if threading.current_thread() is not threading.main_thread():
+        pytest.skip("signals reach the main thread only")
+    X, y = large_problem()
+    selector = topkfs.TopKSelector(
+        "dnn-top", k=2, epochs=100000, hidden=[64], patience=0, validation=0, threads=1
+    )
+    timer = threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT))
+    start = time.monotonic()
+    timer.start()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            selector.fit(X, y)
+    finally:
+        timer.cancel()
+    assert time.monotonic() - start < 10
+    assert not hasattr(selector, "selected_")
