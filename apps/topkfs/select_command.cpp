@@ -52,7 +52,8 @@ void print_result(const SelectionResult& result) {
 
 int run(const SelectFlags& flags) {
   auto selector = make_selector(flags.method.name);
-  flags.method.apply(*selector);  // bad options fail before the data is read
+  flags.method.apply(*selector);
+  selector->check_options();  // bad options fail before the data is read
   const Dataset data = load_dataset(flags.data, flags.data.to_options());
   if (!flags.picture.empty() && !data.image_shape) {
     throw OptionError(fmt::format(

@@ -35,9 +35,13 @@ constexpr double max_gram_bytes = 4e9;
 // strong rule (Tibshirani et al. 2012) keeps |gradient| >= 0.6 lambda, so only
 // columns likely to enter get a Gram column.
 constexpr double warm_up_ratio = 0.8;
+constexpr double warm_up_tol = 1e-6;
 
-// Smallest batch of Gram columns computed at once (see CovarianceUpdates::prepare).
-constexpr std::size_t gram_batch = 16;
+// Smallest batch of Gram columns computed at once (see CovarianceUpdates::prepare):
+// the product reads all of X once per batch, which costs about as much as
+// computing 20 columns (10000 x 1000, measured), so batches of 32 keep those
+// passes a minor share.
+constexpr std::size_t gram_batch = 32;
 
 double soft_threshold(double z, double threshold) {
   if (z > threshold) return z - threshold;
@@ -73,7 +77,9 @@ class NaiveUpdates {
   }
   void enter_top(std::int64_t j, double wj) { rs_.noalias() -= wj * x_.col(j); }
   void leave_top(std::int64_t j, double wj) { rs_.noalias() += wj * x_.col(j); }
-  double loss(const Eigen::VectorXd&, const Columns&) const { return 0.5 * r_.squaredNorm() * inv_n_; }
+  double loss(const Eigen::VectorXd&, const Columns&) const {
+    return 0.5 * r_.squaredNorm() * inv_n_;
+  }
   double loss_top(const Eigen::VectorXd&, const Columns&) const {
     return 0.5 * rs_.squaredNorm() * inv_n_;
   }
@@ -83,7 +89,7 @@ class NaiveUpdates {
   }
 
  private:
-  const Eigen::MatrixXd& x_;
+  const LinearProblem::ColumnMatrix& x_;
   double inv_n_;
   bool with_top_;
   Eigen::VectorXd r_, rs_;
@@ -106,21 +112,25 @@ class CovarianceUpdates {
     if (with_top_) qs_ = Eigen::VectorXd::Zero(w.size());
     for (auto j : nonzero) {
       q_.noalias() += w[j] * problem_.gram().col(j);
-      if (with_top_ && in_top[static_cast<std::size_t>(j)]) qs_.noalias() += w[j] * problem_.gram().col(j);
+      if (with_top_ && in_top[static_cast<std::size_t>(j)])
+        qs_.noalias() += w[j] * problem_.gram().col(j);
     }
   }
 
-  // Computes the Gram columns of `columns` that are missing, topped up to a
-  // batch of gram_batch with the columns closest to entering (largest
-  // |gradient|): a batch reads X once at matrix-product speed, so the extra
-  // columns are nearly free and spare the next stages a pass over X each.
+  // Computes the Gram columns of `columns` that are missing, topped up with
+  // the columns closest to entering (largest |gradient|) to a batch of at
+  // least gram_batch and at least as many as computed before: a batch reads X
+  // once at matrix-product speed, so the extra columns cost little and, the
+  // batches doubling, a fit passes over X a logarithmic number of times.
   void prepare(const Columns& columns) {
     Columns batch;
     for (auto j : columns) {
       if (!problem_.has_gram_column(j)) batch.push_back(j);
     }
     if (batch.empty()) return;
-    if (batch.size() < gram_batch) {
+    const auto wanted = std::max<std::size_t>(
+        gram_batch, static_cast<std::size_t>(problem_.gram_columns_computed()));
+    if (batch.size() < wanted) {
       Columns others;
       for (Eigen::Index j = 0; j < c_.size(); ++j) {
         if (!problem_.has_gram_column(j) && problem_.column_norm()[j] > 0 &&
@@ -128,13 +138,14 @@ class CovarianceUpdates {
           others.push_back(j);
         }
       }
-      const auto extra = std::min(others.size(), gram_batch - batch.size());
+      const auto extra = std::min(others.size(), wanted - batch.size());
       std::partial_sort(others.begin(), others.begin() + static_cast<std::ptrdiff_t>(extra),
                         others.end(), [&](std::int64_t a, std::int64_t b) {
                           const double ga = std::abs(gradient(a)), gb = std::abs(gradient(b));
                           return ga != gb ? ga > gb : a < b;
                         });
-      batch.insert(batch.end(), others.begin(), others.begin() + static_cast<std::ptrdiff_t>(extra));
+      batch.insert(batch.end(), others.begin(),
+                   others.begin() + static_cast<std::ptrdiff_t>(extra));
     }
     problem_.ensure_gram_columns(batch);
   }
@@ -142,11 +153,11 @@ class CovarianceUpdates {
   double gradient_top(std::int64_t j) const { return c_[j] - qs_[j]; }
   void change(std::int64_t j, double delta, bool in_top) {
     TOPKFS_ASSERT(problem_.has_gram_column(j));
-    q_.noalias() += delta * problem_.gram().col(j);
-    if (in_top) qs_.noalias() += delta * problem_.gram().col(j);
+    add_column(delta, j, q_);
+    if (in_top) add_column(delta, j, qs_);
   }
-  void enter_top(std::int64_t j, double wj) { qs_.noalias() += wj * problem_.gram().col(j); }
-  void leave_top(std::int64_t j, double wj) { qs_.noalias() -= wj * problem_.gram().col(j); }
+  void enter_top(std::int64_t j, double wj) { add_column(wj, j, qs_); }
+  void leave_top(std::int64_t j, double wj) { add_column(-wj, j, qs_); }
   // ||y - Xw||^2 / (2n) = y'y/(2n) - c'w + w'Gw/2, over the non-zero weights.
   double loss(const Eigen::VectorXd& w, const Columns& nonzero) const {
     double sum = 0.0;
@@ -164,6 +175,10 @@ class CovarianceUpdates {
   }
 
  private:
+  void add_column(double alpha, std::int64_t j, Eigen::VectorXd& target) const {
+    linear_detail::add_scaled(alpha, problem_.gram().col(j).data(), target.data(), target.size());
+  }
+
   LinearProblem& problem_;
   const Eigen::VectorXd& c_;
   bool with_top_;
@@ -226,6 +241,8 @@ class CoordinateDescent {
     fit.converged = converged;
     fit.objective = last;
     fit.coef_std = w_;
+    fit.top_set_settled =
+        !with_top_ || top_nonzero(w_, working_, penalty_.k) == top_nonzero(w_, top_, penalty_.k);
   }
 
  private:
@@ -236,12 +253,14 @@ class CoordinateDescent {
       top_ = top_nonzero(w_, all, penalty_.k);
       for (auto j : top_) in_top_[static_cast<std::size_t>(j)] = 1;
       previous_top_ = top_;
+      seen_sets_.push_back(set_hash(top_));
       open_slots_ = penalty_.k - static_cast<int>(top_.size());
     }
     return in_top_;
   }
 
-  // The weight-j update's effective gradient at the current weights.
+  // Whether weight j's update includes the sub-model's term: j is in S, or
+  // its weight is zero while S has a free slot.
   bool takes_top_term(std::int64_t j) const {
     return with_top_ && (in_top_[static_cast<std::size_t>(j)] || (open_slots_ > 0 && w_[j] == 0.0));
   }
@@ -281,8 +300,8 @@ class CoordinateDescent {
     for (auto j : columns) {
       const double d = norm[j];
       if (d == 0.0) continue;
-      const bool free_slot = with_top_ && !in_top_[static_cast<std::size_t>(j)] &&
-                             open_slots_ > 0 && w_[j] == 0.0;
+      const bool free_slot =
+          with_top_ && !in_top_[static_cast<std::size_t>(j)] && open_slots_ > 0 && w_[j] == 0.0;
       const bool top = takes_top_term(j);
       double g = updates_.gradient(j);
       double curvature = d;
@@ -309,10 +328,23 @@ class CoordinateDescent {
   }
 
   // Makes S the top k of the non-zero weights; true when it did not change.
+  //
+  // The objective is discontinuous where two weights tie for the k-th place,
+  // and its minimum can sit on such a tie: then each set's optimum puts the
+  // other set on top and the sweeps cycle. When a set comes back, it is
+  // frozen (free slots closed) and the now convex problem is solved with it;
+  // the fit reports that the set did not settle.
   bool recompute_top() {
-    if (!with_top_) return true;
+    if (!with_top_ || frozen_) return true;
     Columns next = top_nonzero(w_, working_, penalty_.k);
     const bool stable = next == previous_top_;
+    if (!stable) {
+      const std::uint64_t hash = set_hash(next);
+      if (std::find(seen_sets_.begin(), seen_sets_.end(), hash) != seen_sets_.end()) {
+        frozen_ = true;
+      }
+      seen_sets_.push_back(hash);
+    }
     for (auto j : top_) {
       if (!std::binary_search(next.begin(), next.end(), j)) {
         if (w_[j] != 0.0) updates_.leave_top(j, w_[j]);
@@ -327,8 +359,17 @@ class CoordinateDescent {
     }
     top_ = next;
     previous_top_ = next;
-    open_slots_ = penalty_.k - static_cast<int>(top_.size());
+    open_slots_ = frozen_ ? 0 : penalty_.k - static_cast<int>(top_.size());
     return stable;
+  }
+
+  static std::uint64_t set_hash(const Columns& set) {
+    std::uint64_t hash = 1469598103934665603ULL;  // FNV-1a over the column numbers
+    for (auto j : set) {
+      hash ^= static_cast<std::uint64_t>(j);
+      hash *= 1099511628211ULL;
+    }
+    return hash;
   }
 
   double objective() const {
@@ -337,7 +378,8 @@ class CoordinateDescent {
       l1 += std::abs(w_[j]);
       l2 += w_[j] * w_[j];
     }
-    double value = updates_.loss(w_, working_) + penalty_.lambda2 * l1 + 0.5 * penalty_.lambda1 * l2;
+    double value =
+        updates_.loss(w_, working_) + penalty_.lambda2 * l1 + 0.5 * penalty_.lambda1 * l2;
     if (with_top_) value += penalty_.lambda3 * updates_.loss_top(w_, top_);
     return value;
   }
@@ -393,12 +435,15 @@ class CoordinateDescent {
   Columns top_;           // members of S (non-zero at the last recompute, plus free-slot entries)
   Columns previous_top_;  // S at the last recompute
   int open_slots_ = 0;
+  bool frozen_ = false;                   // S fixed after it cycled
+  std::vector<std::uint64_t> seen_sets_;  // hashes of the sets S has been
   Columns working_;
   Updates updates_;
 };
 
 LinearSolver choose_solver(const LinearProblem& problem, LinearSolver requested) {
-  const double gram_bytes = 8.0 * static_cast<double>(problem.cols()) * static_cast<double>(problem.cols());
+  const double gram_bytes =
+      8.0 * static_cast<double>(problem.cols()) * static_cast<double>(problem.cols());
   if (requested == LinearSolver::Covariance && gram_bytes > max_gram_bytes) {
     throw OptionError(fmt::format(
         "--solver covariance needs a {} x {} Gram matrix ({:.1f} GB); use --solver naive",
@@ -413,14 +458,16 @@ LinearSolver choose_solver(const LinearProblem& problem, LinearSolver requested)
 void validate(const LinearProblem& problem, const LinearPenalty& penalty,
               const SolverControl& control) {
   if (!(penalty.lambda1 >= 0) || !(penalty.lambda2 >= 0) || !(penalty.lambda3 >= 0)) {
-    throw OptionError(fmt::format("lambda1, lambda2 and lambda3 must not be negative (got {}, {}, {})",
-                                  penalty.lambda1, penalty.lambda2, penalty.lambda3));
+    throw OptionError(
+        fmt::format("lambda1, lambda2 and lambda3 must not be negative (got {}, {}, {})",
+                    penalty.lambda1, penalty.lambda2, penalty.lambda3));
   }
   if (penalty.lambda3 > 0 && (penalty.k < 1 || penalty.k > problem.cols())) {
     throw OptionError(fmt::format("k = {} is out of range: the data has {} feature columns",
                                   penalty.k, problem.cols()));
   }
-  if (!(control.tol > 0)) throw OptionError(fmt::format("--tol must be positive, got {}", control.tol));
+  if (!(control.tol > 0))
+    throw OptionError(fmt::format("--tol must be positive, got {}", control.tol));
   if (control.max_sweeps < 1) {
     throw OptionError(fmt::format("--max-iter must be at least 1, got {}", control.max_sweeps));
   }
@@ -431,7 +478,8 @@ void descend(LinearProblem& problem, const LinearPenalty& penalty, const SolverC
              LinearSolver solver, const Eigen::VectorXd& start, double previous_lambda2,
              LinearFit& fit) {
   if (solver == LinearSolver::Covariance) {
-    CoordinateDescent<CovarianceUpdates>(problem, penalty, control, start).run(previous_lambda2, fit);
+    CoordinateDescent<CovarianceUpdates>(problem, penalty, control, start)
+        .run(previous_lambda2, fit);
   } else {
     CoordinateDescent<NaiveUpdates>(problem, penalty, control, start).run(previous_lambda2, fit);
   }
@@ -458,7 +506,8 @@ double lambda2_max(const LinearProblem& problem, const LinearPenalty& penalty) {
 }
 
 std::vector<double> lambda2_grid(double max, int points, double eps) {
-  if (points < 1) throw OptionError(fmt::format("--path-points must be at least 1, got {}", points));
+  if (points < 1)
+    throw OptionError(fmt::format("--path-points must be at least 1, got {}", points));
   if (!(eps > 0 && eps < 1)) throw OptionError(fmt::format("--eps must be in (0, 1), got {}", eps));
   std::vector<double> grid(static_cast<std::size_t>(points));
   for (int i = 0; i < points; ++i) {
@@ -494,12 +543,15 @@ LinearFit fit_linear(LinearProblem& problem, const LinearPenalty& penalty,
              penalty.lambda2 < warm_up_ratio * max) {
     // Walk lambda2 down from the top so that the strong rule keeps the Gram
     // columns to those of weights that enter.
+    // The steps only find the columns that enter: a loose tolerance will do.
     Eigen::VectorXd w = Eigen::VectorXd::Zero(m);
     double previous = max;
+    SolverControl loose = control;
+    loose.tol = std::max(control.tol, warm_up_tol);
     for (double lambda = max * warm_up_ratio; lambda > penalty.lambda2; lambda *= warm_up_ratio) {
       LinearPenalty step = penalty;
       step.lambda2 = lambda;
-      descend(problem, step, control, fit.solver, w, previous, fit);
+      descend(problem, step, loose, fit.solver, w, previous, fit);
       w = fit.coef_std;
       previous = lambda;
     }
@@ -513,7 +565,8 @@ LinearFit fit_linear(LinearProblem& problem, const LinearPenalty& penalty,
 
 std::vector<LinearFit> fit_linear_path(LinearProblem& problem, const LinearPenalty& penalty,
                                        const std::vector<double>& lambdas,
-                                       const SolverControl& control, int stop_at_nonzeros) {
+                                       const SolverControl& control, int stop_at_nonzeros,
+                                       const std::function<void(const LinearFit&)>& on_point) {
   std::vector<LinearFit> fits;
   fits.reserve(lambdas.size());
   // A whole path usually ends with most weights non-zero, which needs nearly
@@ -533,10 +586,12 @@ std::vector<LinearFit> fit_linear_path(LinearProblem& problem, const LinearPenal
     fit.solver = choose_solver(problem, control.solver);
     const Eigen::VectorXd start =
         fits.empty() ? Eigen::VectorXd::Zero(problem.cols()) : fits.back().coef_std;
-    const double previous = fits.empty() ? lambda2_max(problem, point) : fits.back().penalty.lambda2;
+    const double previous =
+        fits.empty() ? lambda2_max(problem, point) : fits.back().penalty.lambda2;
     descend(problem, point, control, fit.solver, start, previous, fit);
     finish_fit(problem, fit);
     fits.push_back(std::move(fit));
+    if (on_point) on_point(fits.back());
     if (stop_at_nonzeros > 0 && fits.back().nonzero() >= stop_at_nonzeros) break;
   }
   return fits;

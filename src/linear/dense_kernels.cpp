@@ -21,7 +21,8 @@ int blas_int(Eigen::Index value) { return static_cast<int>(value); }
 // Gathers the columns into one block so that one matrix product computes
 // them all: the product runs at arithmetic speed, column by column it would
 // read X once per column.
-Eigen::MatrixXd gather_columns(const Eigen::MatrixXd& x, const std::vector<std::int64_t>& columns) {
+Eigen::MatrixXd gather_columns(const Eigen::Ref<const Eigen::MatrixXd>& x,
+                               const std::vector<std::int64_t>& columns) {
   Eigen::MatrixXd block(x.rows(), static_cast<Eigen::Index>(columns.size()));
   for (std::size_t t = 0; t < columns.size(); ++t) {
     block.col(static_cast<Eigen::Index>(t)) = x.col(columns[t]);
@@ -31,19 +32,27 @@ Eigen::MatrixXd gather_columns(const Eigen::MatrixXd& x, const std::vector<std::
 
 }  // namespace
 
-void multiply_transposed(const Eigen::MatrixXd& x, const Eigen::VectorXd& v, double alpha,
-                         Eigen::VectorXd& out) {
+void multiply_transposed(const Eigen::Ref<const Eigen::MatrixXd>& x, const Eigen::VectorXd& v,
+                         double alpha, Eigen::VectorXd& out) {
   out.resize(x.cols());
 #ifdef TOPKFS_LINEAR_BLAS
   cblas_dgemv(CblasColMajor, CblasTrans, blas_int(x.rows()), blas_int(x.cols()), alpha, x.data(),
-              blas_int(x.rows()), v.data(), 1, 0.0, out.data(), 1);
+              blas_int(x.outerStride()), v.data(), 1, 0.0, out.data(), 1);
 #else
   out.noalias() = alpha * (x.transpose() * v);
 #endif
 }
 
-void gram_columns(const Eigen::MatrixXd& x, const std::vector<std::int64_t>& columns,
-                  double alpha, Eigen::MatrixXd& gram) {
+void add_scaled(double alpha, const double* x, double* y, Eigen::Index n) {
+#ifdef TOPKFS_LINEAR_BLAS
+  cblas_daxpy(blas_int(n), alpha, x, 1, y, 1);
+#else
+  Eigen::Map<Eigen::VectorXd>(y, n) += alpha * Eigen::Map<const Eigen::VectorXd>(x, n);
+#endif
+}
+
+void gram_columns(const Eigen::Ref<const Eigen::MatrixXd>& x,
+                  const std::vector<std::int64_t>& columns, double alpha, Eigen::MatrixXd& gram) {
   if (columns.empty()) return;
   if (columns.size() == 1) {
     Eigen::VectorXd column;
@@ -55,7 +64,7 @@ void gram_columns(const Eigen::MatrixXd& x, const std::vector<std::int64_t>& col
   Eigen::MatrixXd product(x.cols(), block.cols());
 #ifdef TOPKFS_LINEAR_BLAS
   cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, blas_int(x.cols()), blas_int(block.cols()),
-              blas_int(x.rows()), alpha, x.data(), blas_int(x.rows()), block.data(),
+              blas_int(x.rows()), alpha, x.data(), blas_int(x.outerStride()), block.data(),
               blas_int(block.rows()), 0.0, product.data(), blas_int(product.rows()));
 #else
   product.noalias() = alpha * (x.transpose() * block);
@@ -65,11 +74,11 @@ void gram_columns(const Eigen::MatrixXd& x, const std::vector<std::int64_t>& col
   }
 }
 
-void gram_full(const Eigen::MatrixXd& x, double alpha, Eigen::MatrixXd& gram) {
+void gram_full(const Eigen::Ref<const Eigen::MatrixXd>& x, double alpha, Eigen::MatrixXd& gram) {
   gram.resize(x.cols(), x.cols());
 #ifdef TOPKFS_LINEAR_BLAS
   cblas_dsyrk(CblasColMajor, CblasLower, CblasTrans, blas_int(x.cols()), blas_int(x.rows()), alpha,
-              x.data(), blas_int(x.rows()), 0.0, gram.data(), blas_int(gram.rows()));
+              x.data(), blas_int(x.outerStride()), 0.0, gram.data(), blas_int(gram.rows()));
 #else
   gram.setZero();
   gram.selfadjointView<Eigen::Lower>().rankUpdate(x.transpose(), alpha);

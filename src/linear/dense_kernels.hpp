@@ -8,15 +8,19 @@
 namespace topkfs::linear_detail {
 
 // out = alpha X^T v.
-void multiply_transposed(const Eigen::MatrixXd& x, const Eigen::VectorXd& v, double alpha,
-                         Eigen::VectorXd& out);
+void multiply_transposed(const Eigen::Ref<const Eigen::MatrixXd>& x, const Eigen::VectorXd& v,
+                         double alpha, Eigen::VectorXd& out);
+
+// y += alpha x (length n): the covariance updates' inner loop, where the
+// BLAS kernel uses the widest vector unit of the machine.
+void add_scaled(double alpha, const double* x, double* y, Eigen::Index n);
 
 // gram(:, j) = alpha X^T x_j for every j in `columns`.
-void gram_columns(const Eigen::MatrixXd& x, const std::vector<std::int64_t>& columns,
-                  double alpha, Eigen::MatrixXd& gram);
+void gram_columns(const Eigen::Ref<const Eigen::MatrixXd>& x,
+                  const std::vector<std::int64_t>& columns, double alpha, Eigen::MatrixXd& gram);
 
 // gram = alpha X^T X (both triangles).
-void gram_full(const Eigen::MatrixXd& x, double alpha, Eigen::MatrixXd& gram);
+void gram_full(const Eigen::Ref<const Eigen::MatrixXd>& x, double alpha, Eigen::MatrixXd& gram);
 
 // Thread count of the BLAS (OpenBLAS only; others ignore it). Returns the
 // count in force: threads <= 0 means every core.

@@ -18,6 +18,9 @@ void LinearOptions::validate() const {
   if (path_points < 1) fail(fmt::format("--path-points must be at least 1, got {}", path_points));
   if (!(eps > 0 && eps < 1)) fail(fmt::format("--eps must be in (0, 1), got {}", eps));
   parse_linear_solver(solver);
+  if (path_stop != "k" && path_stop != "end") {
+    fail(fmt::format("--path-stop takes k or end, not '{}'", path_stop));
+  }
   if (threads < 0) fail(fmt::format("--threads must not be negative, got {}", threads));
 }
 
@@ -28,9 +31,9 @@ const OptionTable<LinearOptions>& linear_option_table() {
           "Ridge weight: lambda1/2 ||w||^2 beside the mean squared error/2 on standardised "
           "columns (scikit-learn: alpha = lambda1 + lambda2, l1_ratio = lambda2 / alpha)")
         .add("lambda2", &LinearOptions::lambda2,
-             "L1 weight lambda2 ||w||_1, in the unit of the target; negative: walk 100 values "
-             "down from the smallest one that zeroes every weight, with warm starts, to the first "
-             "with at least k non-zero weights")
+             "L1 weight lambda2 ||w||_1, in the unit of the target; negative: a path of "
+             "--path-points values from the smallest one that zeroes every weight down to --eps "
+             "times it, with warm starts, stopped where --path-stop says")
         .add("lambda3", &LinearOptions::lambda3,
              "Weight of the top-k sub-model's squared error (the top-k term)")
         .add("tol", &LinearOptions::tol,
@@ -40,6 +43,9 @@ const OptionTable<LinearOptions>& linear_option_table() {
              "Coordinate sweeps allowed per fit (per path point); running out is a warning")
         .add("path-points", &LinearOptions::path_points, "Length of the lambda2 path")
         .add("eps", &LinearOptions::eps, "The lambda2 path ends at eps x its first value")
+        .add("path-stop", &LinearOptions::path_stop,
+             "Where the lambda2 path stops: k (the first point with at least k non-zero weights) "
+             "or end (its last point)")
         .add("solver", &LinearOptions::solver,
              "auto (covariance updates when rows >= 2 x columns, as glmnet), covariance or naive")
         .add("threads", &LinearOptions::threads,

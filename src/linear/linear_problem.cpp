@@ -2,10 +2,13 @@
 // (x - mean) / sd, column-major in double, so that coordinate updates read
 // contiguous memory and the products go to BLAS.
 #include <fmt/format.h>
+#include <sys/mman.h>
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <limits>
+#include <new>
 
 #include "dense_kernels.hpp"
 #include "topkfs/core/error.hpp"
@@ -14,38 +17,73 @@
 namespace topkfs {
 namespace {
 
-// Tiles of the transposing copy: 64 x 64 floats (16 KB) stay in L1 while
-// their rows are read across and their columns written down.
+// Below this relative spread a column is constant up to float rounding.
+bool is_constant(double sd, double mean) { return !(sd > 1e-12 * std::max(1.0, std::abs(mean))); }
+
+// Columns per task: a task copies its columns for every row (reading 256
+// bytes per row) and then standardises them while they are still in cache.
 constexpr Eigen::Index tile = 64;
 
-// out (n x m, column-major double) = rows `rows` of the row-major features.
-void copy_transposed(const FeatureMatrix& features, const std::vector<std::int64_t>& rows,
-                     int threads, Eigen::MatrixXd& out) {
-  const Eigen::Index n = out.rows();
-  const Eigen::Index m = out.cols();
-  const float* data = features.data();
-  const auto stride = static_cast<std::size_t>(features.cols());
-  const Eigen::Index tiles = (m + tile - 1) / tile;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
-  for (Eigen::Index t = 0; t < tiles; ++t) {
-    const Eigen::Index j0 = t * tile;
-    const Eigen::Index j1 = std::min(m, j0 + tile);
-    for (Eigen::Index i0 = 0; i0 < n; i0 += tile) {
-      const Eigen::Index i1 = std::min(n, i0 + tile);
-      for (Eigen::Index j = j0; j < j1; ++j) {
-        double* target = out.data() + j * n;
-        for (Eigen::Index i = i0; i < i1; ++i) {
-          target[i] = data[static_cast<std::size_t>(rows[static_cast<std::size_t>(i)]) * stride +
-                           static_cast<std::size_t>(j)];
-        }
-      }
-    }
+// Memory for the standardised columns: 2 MB aligned and advised as huge pages
+// when large, so that first touching it costs a page fault per 2 MB instead of
+// per 4 KB (a third of the standardising time of a 10000 x 1000 problem).
+constexpr std::size_t huge_page = std::size_t{2} << 20;
+
+double* allocate_columns(std::size_t count) {
+  std::size_t bytes = std::max<std::size_t>(count, 1) * sizeof(double);
+  const bool huge = bytes >= 2 * huge_page;
+  const std::size_t alignment = huge ? huge_page : 64;
+  bytes = (bytes + alignment - 1) / alignment * alignment;
+  void* memory = std::aligned_alloc(alignment, bytes);
+  if (memory == nullptr) {
+    throw DataError(fmt::format("out of memory: the standardised columns need {:.1f} GB",
+                                static_cast<double>(bytes) / 1e9));
   }
+#ifdef MADV_HUGEPAGE
+  if (huge) ::madvise(memory, bytes, MADV_HUGEPAGE);  // advice only: failure is harmless
+#endif
+  return static_cast<double*>(memory);
 }
 
-// Below this relative spread a column is constant up to float rounding.
-bool is_constant(double sd, double mean) {
-  return !(sd > 1e-12 * std::max(1.0, std::abs(mean)));
+// Copies columns [j0, j1) of rows `rows` into `out` (column-major, n rows) and
+// standardises them; fills mean, scale, norm and X^T y / n for them.
+void standardise_columns(const FeatureMatrix& features, const std::vector<std::int64_t>& rows,
+                         const Eigen::VectorXd& y, Eigen::Index j0, Eigen::Index j1,
+                         LinearProblem::ColumnMatrix& out, Eigen::VectorXd& mean,
+                         Eigen::VectorXd& scale, Eigen::VectorXd& norm, Eigen::VectorXd& xty) {
+  const Eigen::Index n = out.rows();
+  const double inv_n = 1.0 / static_cast<double>(n);
+  const float* data = features.data();
+  const auto stride = static_cast<std::size_t>(features.cols());
+  double sums[tile] = {};
+  for (Eigen::Index i0 = 0; i0 < n; i0 += tile) {
+    const Eigen::Index i1 = std::min(n, i0 + tile);
+    for (Eigen::Index j = j0; j < j1; ++j) {
+      double* target = out.data() + j * n;
+      double sum = 0.0;
+      for (Eigen::Index i = i0; i < i1; ++i) {
+        target[i] = data[static_cast<std::size_t>(rows[static_cast<std::size_t>(i)]) * stride +
+                         static_cast<std::size_t>(j)];
+        sum += target[i];
+      }
+      sums[j - j0] += sum;
+    }
+  }
+  // Each column is in cache by now; Eigen's reductions vectorise.
+  for (Eigen::Index j = j0; j < j1; ++j) {
+    auto column = out.col(j);
+    const double m = sums[j - j0] * inv_n;
+    column.array() -= m;  // centre, then measure: exact for columns far from 0
+    const double squares = column.squaredNorm();
+    double sd = std::sqrt(squares * inv_n);
+    if (is_constant(sd, m)) sd = 0.0;
+    const double inv_sd = sd > 0 ? 1.0 / sd : 0.0;
+    column *= inv_sd;
+    mean[j] = m;
+    scale[j] = sd;
+    norm[j] = squares * inv_sd * inv_sd * inv_n;  // ||x_j||^2 / n of the scaled column
+    xty[j] = column.dot(y) * inv_n;
+  }
 }
 
 }  // namespace
@@ -59,9 +97,12 @@ LinearSolver parse_linear_solver(const std::string& name) {
 
 const char* to_string(LinearSolver solver) {
   switch (solver) {
-    case LinearSolver::Auto: return "auto";
-    case LinearSolver::Covariance: return "covariance";
-    case LinearSolver::Naive: return "naive";
+    case LinearSolver::Auto:
+      return "auto";
+    case LinearSolver::Covariance:
+      return "covariance";
+    case LinearSolver::Naive:
+      return "naive";
   }
   return "?";
 }
@@ -81,33 +122,25 @@ LinearProblem::LinearProblem(const FeatureMatrix& features, const std::vector<st
   y_ = y.array() - y_mean_;
   yy_ = y_.squaredNorm() * inv_n;
 
-  x_.resize(n, m);
+  storage_.reset(allocate_columns(static_cast<std::size_t>(n) * static_cast<std::size_t>(m)));
+  new (&x_) ColumnMatrix(storage_.get(), n, m);
   mean_.resize(m);
   scale_.resize(m);
   norm_.resize(m);
   xty_.resize(m);
-  copy_transposed(features, rows, threads_, x_);
-  // Column by column (contiguous, in cache): mean, spread, then scaling. The
-  // sums run in row order whatever the thread count, so the result does not
-  // depend on it.
-#pragma omp parallel for schedule(static) num_threads(threads_)
-  for (Eigen::Index j = 0; j < m; ++j) {
-    auto column = x_.col(j);
-    const double mean = column.sum() * inv_n;
-    column.array() -= mean;
-    double sd = std::sqrt(column.squaredNorm() * inv_n);
-    if (is_constant(sd, mean)) sd = 0.0;
-    column *= sd > 0 ? 1.0 / sd : 0.0;
-    mean_[j] = mean;
-    scale_[j] = sd;
-    norm_[j] = column.squaredNorm() * inv_n;
-    xty_[j] = column.dot(y_) * inv_n;
+  const Eigen::Index tiles = (m + tile - 1) / tile;
+  // Every column is summed in row order whatever the thread count, so the
+  // result does not depend on it.
+#pragma omp parallel for schedule(dynamic, 1) num_threads(threads_)
+  for (Eigen::Index t = 0; t < tiles; ++t) {
+    standardise_columns(features, rows, y_, t * tile, std::min(m, (t + 1) * tile), x_, mean_,
+                        scale_, norm_, xty_);
   }
 }
 
-std::int64_t LinearProblem::constant_columns() const {
-  return (scale_.array() == 0.0).count();
-}
+void LinearProblem::Release::operator()(double* memory) const { std::free(memory); }
+
+std::int64_t LinearProblem::constant_columns() const { return (scale_.array() == 0.0).count(); }
 
 bool LinearProblem::has_gram_column(std::int64_t j) const {
   return !gram_ready_.empty() && gram_ready_[static_cast<std::size_t>(j)] != 0;

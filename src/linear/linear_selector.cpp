@@ -46,10 +46,11 @@ Eigen::VectorXd target_vector(const Dataset& data, const std::vector<std::int64_
           "(a linear probability model, no logistic loss); dnn-top has a classification loss",
           method, data.class_names[0], data.class_names[1]);
       return y;
-    case TargetKind::None: break;
+    case TargetKind::None:
+      break;
   }
-  throw DataError(fmt::format("{}: supervised selection needs a target, and this data has none",
-                              data.source));
+  throw DataError(
+      fmt::format("{}: supervised selection needs a target, and this data has none", data.source));
 }
 
 // Options that mean nothing for a model are hidden from it (the CLI then says
@@ -57,18 +58,17 @@ Eigen::VectorXd target_vector(const Dataset& data, const std::vector<std::int64_
 bool applies(LinearModel model, bool top_k, const std::string& option) {
   if (option == "lambda1") return model != LinearModel::Lasso;
   if (option == "lambda3") return top_k;
-  if (option == "lambda2" || option == "path-points" || option == "eps") {
+  if (option == "lambda2" || option == "path-points" || option == "eps" || option == "path-stop") {
     return model != LinearModel::Ridge;
   }
   return true;
 }
 
-std::string describe_fit(const LinearFit& fit, const LinearProblem& problem) {
+std::string describe_fit(const LinearFit& fit, const LinearProblem& problem, int sweeps) {
   return fmt::format(
       "coordinate descent ({} updates) on standardised columns: {} of {} weights non-zero, {} "
-      "sweeps, objective {:.6g}, intercept {:.6g}",
-      to_string(fit.solver), fit.nonzero(), problem.cols(), fit.sweeps, fit.objective,
-      fit.intercept);
+      "sweeps in all, objective {:.6g}, intercept {:.6g}",
+      to_string(fit.solver), fit.nonzero(), problem.cols(), sweeps, fit.objective, fit.intercept);
 }
 
 class LinearSelector final : public TableSelector<LinearOptions> {
@@ -76,6 +76,10 @@ class LinearSelector final : public TableSelector<LinearOptions> {
   LinearSelector(LinearModel model, bool top_k)
       : TableSelector(linear_option_table()), model_(model), top_k_(top_k) {
     if (model_ == LinearModel::Lasso) options_.lambda1 = 0.0;
+    // The plain models stop at k non-zero weights; the top-k term does its
+    // work as the L1 penalty fades, so the -top models walk the whole path
+    // (docs/linear.md has the recovery and detection figures behind this).
+    if (top_k_) options_.path_stop = "end";
     if (model_ == LinearModel::Ridge) options_.lambda2 = 0.0;
     if (!top_k_) options_.lambda3 = 0.0;
   }
@@ -89,7 +93,7 @@ class LinearSelector final : public TableSelector<LinearOptions> {
   void set_option(const std::string& option, const std::string& value) override {
     if (table_.has(option) && !applies(model_, top_k_, option)) {
       throw OptionError(fmt::format("--{} does not apply to method {}{}", option, name(),
-                                    option == "lambda3" ? " (use its -top version)" : ""));
+                                    option == "lambda3" ? " (use " + name() + "-top)" : ""));
     }
     TableSelector::set_option(option, value);
   }
@@ -118,7 +122,7 @@ class LinearSelector final : public TableSelector<LinearOptions> {
 
   SelectionResult fit(const Dataset& data, const std::vector<std::int64_t>& rows, int k,
                       const FitCallbacks& callbacks) override {
-    const auto start = std::chrono::steady_clock::now();
+    const auto start = Clock::now();
     options_.validate();
     if (k < 1 || k > data.cols()) {
       throw OptionError(fmt::format("--k {} is out of range: {} has {} feature columns", k,
@@ -132,88 +136,172 @@ class LinearSelector final : public TableSelector<LinearOptions> {
     if (!target_note.empty()) result.notes.push_back(target_note);
 
     LinearProblem problem(data.features, rows, y, options_.threads);
+    const LinearPenalty penalty = make_penalty(k);
+    const Outcome outcome = options_.lambda2 >= 0
+                                ? fit_once(problem, penalty, result)
+                                : fit_path(problem, penalty, callbacks, start, result);
+    report(problem, outcome, k, result);
+
+    result.scores.assign(outcome.fit.coef_std.data(),
+                         outcome.fit.coef_std.data() + outcome.fit.coef_std.size());
+    for (auto& score : result.scores) score = std::abs(score);
+    finish_selection(result, data.feature_names);
+    record_options(problem, outcome, data, result);
+    result.fit_seconds = seconds_since(start);
+    return result;
+  }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+
+  // The fit the selection comes from, and what the way there adds up to.
+  struct Outcome {
+    LinearFit fit;
+    double lambda2_max = 0.0;
+    int sweeps = 0;
+    bool converged = true;
+    int unsettled_points = 0;  // path points before the last whose top-k set cycled
+  };
+
+  static double seconds_since(Clock::time_point start) {
+    return std::chrono::duration<double>(Clock::now() - start).count();
+  }
+
+  LinearPenalty make_penalty(int k) const {
     LinearPenalty penalty;
     penalty.lambda1 = options_.lambda1;
     penalty.lambda2 = std::max(0.0, options_.lambda2);
     penalty.lambda3 = options_.lambda3;
     penalty.k = k;
+    return penalty;
+  }
+
+  SolverControl make_control() const {
     SolverControl control;
     control.tol = options_.tol;
     control.max_sweeps = options_.max_iter;
     control.solver = parse_linear_solver(options_.solver);
-    const double max = lambda2_max(problem, penalty);
+    return control;
+  }
 
-    LinearFit fit;
-    int sweeps = 0;
-    bool converged = true;
-    if (options_.lambda2 >= 0) {
-      fit = fit_linear(problem, penalty, control);
-      sweeps = fit.sweeps;
-      converged = fit.converged;
-      result.history = fit.history;
-      if (model_ != LinearModel::Ridge) {
-        result.notes.push_back(fmt::format("lambda2 = {:.6g} as given (lambda2_max = {:.6g})",
-                                           penalty.lambda2, max));
-      }
-      if (!fit.converged) result.warnings.push_back(not_converged(fit));
-    } else {
-      const auto grid = lambda2_grid(max, options_.path_points, options_.eps);
-      auto path = fit_linear_path(problem, penalty, grid, control, k);
-      for (const auto& point : path) {
-        sweeps += point.sweeps;
-        for (auto record : point.history) {
-          record.epoch = static_cast<int>(result.history.size()) + 1;
-          result.history.push_back(record);
-        }
-        if (!point.converged) result.warnings.push_back(not_converged(point));
-        converged = converged && point.converged;
-        callbacks.info(fmt::format("lambda2 = {:.4g}: {} non-zero weights", point.penalty.lambda2,
-                                   point.nonzero()));
-      }
-      fit = path.back();
-      result.notes.push_back(fmt::format(
-          "lambda2 path from lambda2_max = {:.6g}: point {} of {} (lambda2 = {:.6g}) is the first "
-          "with at least k = {} non-zero weights",
-          max, path.size(), grid.size(), fit.penalty.lambda2, k));
-      result.options["path_point"] = path.size();
+  // One fit at the given lambda2 (ridge: 0); history per sweep.
+  Outcome fit_once(LinearProblem& problem, const LinearPenalty& penalty,
+                   SelectionResult& result) const {
+    Outcome outcome;
+    outcome.lambda2_max = lambda2_max(problem, penalty);
+    outcome.fit = fit_linear(problem, penalty, make_control());
+    outcome.sweeps = outcome.fit.sweeps;
+    outcome.converged = outcome.fit.converged;
+    result.history = outcome.fit.history;
+    if (model_ != LinearModel::Ridge) {
+      result.notes.push_back(fmt::format("lambda2 = {:.6g} as given (lambda2_max = {:.6g})",
+                                         penalty.lambda2, outcome.lambda2_max));
     }
-    result.notes.push_back(describe_fit(fit, problem));
+    if (!outcome.fit.converged) result.warnings.push_back(not_converged(outcome.fit));
+    return outcome;
+  }
+
+  // The lambda2 path down from lambda2_max, stopped where --path-stop says;
+  // history per path point (a path runs thousands of sweeps). Progress: the
+  // path is one "epoch" whose points are its "batches".
+  Outcome fit_path(LinearProblem& problem, const LinearPenalty& penalty,
+                   const FitCallbacks& callbacks, Clock::time_point start,
+                   SelectionResult& result) const {
+    Outcome outcome;
+    outcome.lambda2_max = lambda2_max(problem, penalty);
+    const auto grid = lambda2_grid(outcome.lambda2_max, options_.path_points, options_.eps);
+    const bool stop_at_k = options_.path_stop == "k";
+    long done = 0;
+    auto on_point = [&](const LinearFit& point) {
+      Progress progress;
+      progress.epoch = 1;
+      progress.epochs = 1;
+      progress.batch = ++done;
+      progress.batches = static_cast<long>(grid.size());
+      progress.loss = point.objective;
+      progress.elapsed_seconds = seconds_since(start);
+      progress.epoch_done = done == progress.batches || (stop_at_k && point.nonzero() >= penalty.k);
+      callbacks.report(progress);
+    };
+    const auto path = fit_linear_path(problem, penalty, grid, make_control(),
+                                      stop_at_k ? penalty.k : 0, on_point);
+    for (const auto& point : path) {
+      outcome.sweeps += point.sweeps;
+      EpochRecord record;
+      record.epoch = static_cast<int>(result.history.size()) + 1;
+      record.loss = point.objective;
+      for (const auto& sweep : point.history) record.seconds += sweep.seconds;
+      result.history.push_back(record);
+      if (!point.converged) result.warnings.push_back(not_converged(point));
+      outcome.converged = outcome.converged && point.converged;
+      if (!point.top_set_settled && &point != &path.back()) ++outcome.unsettled_points;
+    }
+    outcome.fit = path.back();
+    result.notes.push_back(
+        stop_at_k ? fmt::format("lambda2 path from lambda2_max = {:.6g}: point {} of {} (lambda2 "
+                                "= {:.6g}) is the first with at least k = {} non-zero weights; "
+                                "history: one entry per path point",
+                                outcome.lambda2_max, path.size(), grid.size(),
+                                outcome.fit.penalty.lambda2, penalty.k)
+                  : fmt::format("lambda2 path from lambda2_max = {:.6g} to its end, point {} "
+                                "(lambda2 = {:.6g}); history: one entry per path point",
+                                outcome.lambda2_max, path.size(), outcome.fit.penalty.lambda2));
+    result.options["path_point"] = path.size();
+    return outcome;
+  }
+
+  // Notes and warnings about the fit the selection comes from.
+  void report(const LinearProblem& problem, const Outcome& outcome, int k,
+              SelectionResult& result) const {
+    const LinearFit& fit = outcome.fit;
+    result.notes.push_back(describe_fit(fit, problem, outcome.sweeps));
+    if (!fit.top_set_settled) {
+      result.warnings.push_back(fmt::format(
+          "the top-k set did not settle at lambda2 = {:.6g}: it cycled between sets that tie for "
+          "the k-th place, and was frozen; the selection (the top k of |w|) may differ from the "
+          "sub-model's set at that place",
+          fit.penalty.lambda2));
+    }
+    if (outcome.unsettled_points > 0) {
+      result.notes.push_back(fmt::format(
+          "the top-k set cycled and was frozen at {} earlier path points (near-ties at the k-th "
+          "place); the path went on from there",
+          outcome.unsettled_points));
+    }
     if (fit.nonzero() < k) {
       result.warnings.push_back(fmt::format(
           "only {} weights are non-zero, fewer than k = {}: the other selected columns have weight "
           "0 and were taken in column order; lower --lambda2 or --eps{}",
-          fit.nonzero(), k, model_ == LinearModel::Lasso ? " (a Lasso keeps at most n weights)" : ""));
+          fit.nonzero(), k,
+          model_ == LinearModel::Lasso ? " (a Lasso keeps at most n weights)" : ""));
     }
     if (problem.constant_columns() > 0) {
       result.notes.push_back(fmt::format("{} columns are constant on the training rows: weight 0",
                                          problem.constant_columns()));
     }
+  }
 
-    result.scores.assign(fit.coef_std.data(), fit.coef_std.data() + fit.coef_std.size());
-    for (auto& score : result.scores) score = std::abs(score);
-    finish_selection(result, data.feature_names);
-
+  // Every option, what was decided at run time, and the model.
+  void record_options(const LinearProblem& problem, const Outcome& outcome, const Dataset& data,
+                      SelectionResult& result) const {
+    const LinearFit& fit = outcome.fit;
     result.options.update(options_json());
     result.options["lambda2_used"] = fit.penalty.lambda2;
-    result.options["lambda2_max"] = max;
+    result.options["lambda2_max"] = outcome.lambda2_max;
     result.options["solver_used"] = to_string(fit.solver);
     result.options["threads_used"] = problem.threads();
-    result.options["sweeps"] = sweeps;
+    result.options["sweeps"] = outcome.sweeps;
     result.options["objective"] = fit.objective;
-    result.options["converged"] = converged;
+    result.options["converged"] = outcome.converged;
     result.options["nonzero"] = fit.nonzero();
-    result.options["task"] = data.target_kind == TargetKind::Classes ? "binary-as-regression"
-                                                                     : "regression";
+    result.options["task"] =
+        data.target_kind == TargetKind::Classes ? "binary-as-regression" : "regression";
     // On the original columns (the scores are |w| on the standardised ones).
     result.options["model"] = {
         {"intercept", fit.intercept},
         {"coefficients", std::vector<double>(fit.coef.data(), fit.coef.data() + fit.coef.size())}};
-    result.fit_seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    return result;
   }
 
- private:
   std::string not_converged(const LinearFit& fit) const {
     return fmt::format(
         "{}: coordinate descent did not converge at lambda2 = {:.6g} within --max-iter {} sweeps "
@@ -236,6 +324,17 @@ std::string linear_method_name(LinearModel model, bool top_k) {
 
 std::unique_ptr<Selector> make_linear_selector(LinearModel model, bool top_k) {
   return std::make_unique<LinearSelector>(model, top_k);
+}
+
+std::unique_ptr<Selector> make_linear_selector(const std::string& method) {
+  for (const auto model : {LinearModel::Lasso, LinearModel::Ridge, LinearModel::ElasticNet}) {
+    for (const bool top_k : {false, true}) {
+      if (linear_method_name(model, top_k) == method) return make_linear_selector(model, top_k);
+    }
+  }
+  throw OptionError(fmt::format(
+      "'{}' is not a linear method; choose lasso, ridge, elastic-net or their -top versions",
+      method));
 }
 
 }  // namespace topkfs

@@ -21,7 +21,7 @@ void FusedAdam::zero_grad() {
   for (auto& parameter : parameters_) parameter.mutable_grad().reset();
 }
 
-void FusedAdam::step() {
+bool FusedAdam::step() {
   ++steps_;
   double factor = 1.0;
   if (settings_.clip > 0) {
@@ -31,11 +31,14 @@ void FusedAdam::step() {
       if (!grad.defined()) continue;
       const float* g = grad.data_ptr<float>();
       const std::int64_t n = grad.numel();
-      float partial = 0.0f;  // float lanes vectorise; per-tensor totals are summed in double
-      for (std::int64_t i = 0; i < n; ++i) partial += g[i] * g[i];
+      // In double: huge finite gradients overflow a float sum to inf, and the
+      // clip factor would then silently freeze training at zero steps.
+      double partial = 0.0;
+      for (std::int64_t i = 0; i < n; ++i) partial += static_cast<double>(g[i]) * g[i];
       sum_sq += partial;
     }
     const double norm = std::sqrt(sum_sq);
+    if (!std::isfinite(norm)) return false;
     // The same rule as torch::nn::utils::clip_grad_norm_.
     if (norm + 1e-6 > settings_.clip) factor = settings_.clip / (norm + 1e-6);
   }
@@ -65,6 +68,7 @@ void FusedAdam::step() {
       p[i] -= step_size * m[i] / (std::sqrt(v[i]) * inv_sqrt_bias2 + eps);
     }
   }
+  return true;
 }
 
 }  // namespace topkfs

@@ -30,7 +30,8 @@ class FusedAdam {
   // instead of zero-filling and accumulating.
   void zero_grad();
   // Clips the global gradient norm, then updates every parameter in place.
-  void step();
+  // Returns false, changing nothing, when the gradient norm is not finite.
+  [[nodiscard]] bool step();
 
  private:
   std::vector<torch::Tensor> parameters_;

@@ -7,6 +7,8 @@
 
 #include <cmath>
 
+#include "topkfs/core/error.hpp"
+
 namespace topkfs {
 namespace {
 
@@ -55,6 +57,8 @@ struct GatedLinear : public torch::autograd::Function<GatedLinear> {
     const Tensor& w = saved[1];
     const Tensor& weight = saved[2];
     const Tensor& subset = saved[3];
+    // The fused loop below reads raw float buffers.
+    TOPKFS_ASSERT(x.scalar_type() == torch::kFloat && weight.scalar_type() == torch::kFloat);
     const std::int64_t outputs = weight.size(0);
     const std::int64_t inputs = weight.size(1);
     // A (H x m) accumulates the lead's G^T x and the sub-model's G_S^T x_S.

@@ -153,7 +153,13 @@ TrainingOutcome train_network(TopKNetwork& network, const TrainingSet& data,
       }
       loss.total.backward();
       if (hook) hook(parameters);
-      optimizer.step();  // clips the gradient norm first when options.clip > 0
+      // step() clips the gradient norm first when options.clip > 0.
+      if (!optimizer.step()) {
+        throw TrainingError(fmt::format(
+            "epoch {}, batch {}: the gradient became infinite; training diverged. Try a lower "
+            "learning rate (--lr {} now, e.g. --lr {}) or scaled inputs (--scaling standard)",
+            epoch, b + 1, options.lr, options.lr / 10));
+      }
       loss_sum += value;
       callbacks.report({epoch, options.epochs, b + 1, batches, loss_sum / static_cast<double>(b + 1),
                         last_val, seconds_since(start), false});

@@ -21,6 +21,8 @@
 // tol, and no zero weight violates its optimality condition.
 #include <Eigen/Core>
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -45,9 +47,14 @@ const char* to_string(LinearSolver solver);
 // time per problem.
 class LinearProblem {
  public:
+  // The standardised columns live in memory of their own (2 MB pages where
+  // the system allows: a large matrix then costs far fewer page faults).
+  using ColumnMatrix = Eigen::Map<Eigen::MatrixXd, Eigen::Aligned64>;
+
   // Rows `rows` of `features`; `y` holds one target value per entry of `rows`.
   // Columns constant over those rows get scale 0 and weight 0 in every fit.
-  // threads <= 0: every core.
+  // threads <= 0: every core; the count also becomes OpenBLAS's (process-wide),
+  // for the Gram products.
   LinearProblem(const FeatureMatrix& features, const std::vector<std::int64_t>& rows,
                 const Eigen::VectorXd& y, int threads = 1);
 
@@ -55,8 +62,8 @@ class LinearProblem {
   std::int64_t cols() const { return x_.cols(); }
   int threads() const { return threads_; }
 
-  const Eigen::MatrixXd& x() const { return x_; }             // standardised, column-major
-  const Eigen::VectorXd& y() const { return y_; }             // centred
+  const ColumnMatrix& x() const { return x_; }     // standardised, column-major
+  const Eigen::VectorXd& y() const { return y_; }  // centred
   const Eigen::VectorXd& column_mean() const { return mean_; }
   const Eigen::VectorXd& column_scale() const { return scale_; }  // 0: constant column
   const Eigen::VectorXd& column_norm() const { return norm_; }    // ||x_j||^2 / n (1, or 0)
@@ -73,7 +80,11 @@ class LinearProblem {
   std::int64_t gram_columns_computed() const { return gram_count_; }
 
  private:
-  Eigen::MatrixXd x_;
+  struct Release {
+    void operator()(double* memory) const;
+  };
+  std::unique_ptr<double[], Release> storage_;
+  ColumnMatrix x_{nullptr, 0, 0};
   Eigen::VectorXd y_, mean_, scale_, norm_, xty_;
   double y_mean_ = 0.0;
   double yy_ = 0.0;
@@ -91,8 +102,8 @@ struct LinearPenalty {
 };
 
 struct SolverControl {
-  double tol = 1e-7;     // relative change of the objective between sweeps
-  int max_sweeps = 1000; // per fit (per path point)
+  double tol = 1e-8;       // relative change of the objective over a sweep
+  int max_sweeps = 10000;  // per fit (per path point)
   LinearSolver solver = LinearSolver::Auto;
 };
 
@@ -104,6 +115,10 @@ struct LinearFit {
   double objective = 0.0;    // F(w) above
   int sweeps = 0;            // coordinate sweeps (active-set and full)
   bool converged = false;
+  // False when the top-k set cycled between sets that tie at the k-th place
+  // and was frozen: then the set of the sub-model and the top k of |w| differ
+  // at that place (the selection is the top k of |w|).
+  bool top_set_settled = true;
   LinearSolver solver = LinearSolver::Auto;  // the one used
   std::vector<EpochRecord> history;          // one per sweep: objective, wall time
 
@@ -129,9 +144,11 @@ std::vector<double> lambda2_grid(double max, int points, double eps);
 
 // Fits along `lambdas` (decreasing) with warm starts. Stops after the first
 // point with at least `stop_at_nonzeros` non-zero weights when that is > 0.
+// `on_point` (optional) sees each fit as it is done, for progress reports.
 std::vector<LinearFit> fit_linear_path(LinearProblem& problem, const LinearPenalty& penalty,
                                        const std::vector<double>& lambdas,
-                                       const SolverControl& control, int stop_at_nonzeros = 0);
+                                       const SolverControl& control, int stop_at_nonzeros = 0,
+                                       const std::function<void(const LinearFit&)>& on_point = {});
 
 // F(w) of weights on the standardised columns, computed from scratch (for
 // tests and reports).

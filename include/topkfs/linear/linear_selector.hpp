@@ -14,13 +14,14 @@ namespace topkfs {
 enum class LinearModel { Lasso, Ridge, ElasticNet };
 
 struct LinearOptions {
-  double lambda1 = 0.1;   // lambda1/2 ||w||^2 (elastic net, ridge); lasso has 0
-  double lambda2 = -1.0;  // lambda2 ||w||_1; negative: walk the path (see help)
-  double lambda3 = 1.0;   // weight of the top-k sub-model's loss (-top models)
-  double tol = 1e-7;      // relative objective change between sweeps
-  int max_iter = 1000;    // coordinate sweeps per fit (per path point)
-  int path_points = 100;  // length of the lambda2 path
-  double eps = 1e-3;      // the path ends at eps * lambda2_max
+  double lambda1 = 0.03;        // lambda1/2 ||w||^2 (elastic net, ridge); lasso has 0
+  double lambda2 = -1.0;        // lambda2 ||w||_1; negative: walk the path (see help)
+  double lambda3 = 1.0;         // weight of the top-k sub-model's loss (-top models)
+  double tol = 1e-8;            // relative objective change over a sweep
+  int max_iter = 10000;         // coordinate sweeps per fit (per path point)
+  int path_points = 100;        // length of the lambda2 path
+  double eps = 1e-3;            // the path ends at eps * lambda2_max
+  std::string path_stop = "k";  // k: first point with >= k non-zero weights; end: the last point
   std::string solver = "auto";  // auto | covariance | naive
   int threads = 0;              // 0 = every core
 
@@ -34,5 +35,9 @@ const OptionTable<LinearOptions>& linear_option_table();
 std::string linear_method_name(LinearModel model, bool top_k);
 
 std::unique_ptr<Selector> make_linear_selector(LinearModel model, bool top_k);
+
+// By registry name ("elastic-net-top", ...), for programs that use the linear
+// family without the whole registry; throws OptionError for other names.
+std::unique_ptr<Selector> make_linear_selector(const std::string& method);
 
 }  // namespace topkfs

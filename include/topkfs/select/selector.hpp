@@ -24,6 +24,9 @@ class Selector {
   virtual bool has_option(const std::string& name) const = 0;
   virtual std::vector<OptionInfo> describe_options() const = 0;
   virtual nlohmann::json options_json() const = 0;
+  // Throws OptionError naming the offending option; fit() checks too, but a
+  // caller can fail fast before reading any data.
+  virtual void check_options() const = 0;
 
   // Learns from rows `rows` of `data` only (the training part; the caller
   // keeps test rows out) and returns exactly k features. Rows are passed as
@@ -50,6 +53,7 @@ class TableSelector : public Selector {
   bool has_option(const std::string& name) const override { return table_.has(name); }
   std::vector<OptionInfo> describe_options() const override { return table_.describe(); }
   nlohmann::json options_json() const override { return table_.to_json(options_); }
+  void check_options() const override { options_.validate(); }
 
   Options& options() { return options_; }
   const Options& options() const { return options_; }
