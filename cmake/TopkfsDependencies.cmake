@@ -16,3 +16,10 @@ pkg_check_modules(MATIO REQUIRED IMPORTED_TARGET matio)
 if(TOPKFS_WITH_TORCH)
   find_package(Torch REQUIRED)
 endif()
+
+# The linear models call cblas (dsyrk, dgemv) on the system BLAS: Debian's
+# libblas.so.3 alternative, OpenBLAS once libopenblas0-pthread is installed.
+# cblas.h comes from libblas-dev; without it they fall back to Eigen.
+find_package(BLAS QUIET)
+include(CheckIncludeFileCXX)
+check_include_file_cxx(cblas.h TOPKFS_HAVE_CBLAS_H)

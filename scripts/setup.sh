@@ -9,6 +9,8 @@ packages=(
   # neural models; the fast BLAS is REQUIRED: without libopenblas0-pthread,
   # Debian's libtorch falls back to the reference BLAS (about 15x slower)
   libtorch-dev libopenblas0-pthread libgloo-dev
+  # cblas.h for the linear models' Gram products on the same OpenBLAS
+  libblas-dev
   # linear algebra, file formats, compression
   libeigen3-dev libmatio-dev libhdf5-dev zlib1g-dev
   # command line, JSON, formatting, pictures

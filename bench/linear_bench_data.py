@@ -1,0 +1,54 @@
+#!/usr/bin/python3
+"""Writes the linear models' benchmark problem once as CSV, so that topkfs and
+scikit-learn read the very same numbers.
+
+  /usr/bin/python3 bench/linear_bench_data.py OUT.csv [--rows 10000] [--cols 1000] [--seed 0]
+
+10000 rows x 1000 columns of standard normals; 20 informative columns with
+coefficients of magnitude 0.5..1.5 and random sign, and 20 decoys, each a copy
+of one informative column with correlation 0.9 (0.9 x + sqrt(0.19) z); the
+target is the informative part plus Gaussian noise of 0.1 times its standard
+deviation. Values are rounded to multiples of 1/1024 (exact in float32, so the
+float32 features of topkfs and the float64 ones of numpy are equal) and the
+informative and decoy columns are listed in OUT.csv.json.
+"""
+import argparse
+import json
+
+import numpy as np
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("out")
+    parser.add_argument("--rows", type=int, default=10000)
+    parser.add_argument("--cols", type=int, default=1000)
+    parser.add_argument("--informative", type=int, default=20)
+    parser.add_argument("--decoys", type=int, default=20)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+
+    rng = np.random.default_rng(args.seed)
+    n, m, p = args.rows, args.cols, args.informative
+    x = rng.standard_normal((n, m))
+    order = rng.permutation(m)
+    informative = np.sort(order[:p])
+    decoys = order[p:p + args.decoys]
+    sources = informative[np.arange(args.decoys) % p]
+    x[:, decoys] = 0.9 * x[:, sources] + np.sqrt(1 - 0.81) * x[:, decoys]
+    x = np.round(x * 1024) / 1024
+    beta = rng.uniform(0.5, 1.5, p) * rng.choice([-1.0, 1.0], p)
+    signal = x[:, informative] @ beta
+    y = np.round(signal + 0.1 * signal.std() * rng.standard_normal(n), 6)
+
+    header = ",".join([f"x{j}" for j in range(m)] + ["y"])
+    np.savetxt(args.out, np.column_stack([x, y]), delimiter=",", header=header, comments="",
+               fmt=["%.12g"] * m + ["%.6f"])
+    with open(args.out + ".json", "w") as f:
+        json.dump({"informative": informative.tolist(), "decoys": sorted(decoys.tolist()),
+                   "coefficients": beta.tolist(), "seed": args.seed}, f)
+    print(f"wrote {args.out}: {n} rows x {m} columns + y")
+
+
+if __name__ == "__main__":
+    main()

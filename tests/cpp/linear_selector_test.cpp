@@ -1,0 +1,277 @@
+// The six linear methods as Selectors: exactly k features for every k, the
+// path rule for the plain models, options per model, targets they accept and
+// refuse, warnings, and the model in the result.
+#include "topkfs/linear/linear_selector.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "../linear/linear_test_support.hpp"
+#include "topkfs/core/error.hpp"
+#include "topkfs/data/synthetic.hpp"
+#include "topkfs/linear/linear_model.hpp"
+
+namespace topkfs {
+namespace {
+
+struct Variant {
+  LinearModel model;
+  bool top_k;
+};
+
+const Variant variants[] = {{LinearModel::Lasso, false},      {LinearModel::Lasso, true},
+                            {LinearModel::Ridge, false},      {LinearModel::Ridge, true},
+                            {LinearModel::ElasticNet, false}, {LinearModel::ElasticNet, true}};
+
+Dataset synthetic(std::int64_t samples = 200, std::int64_t features = 30,
+                  SyntheticOptions::Target target = SyntheticOptions::Target::Real,
+                  int classes = 2) {
+  SyntheticOptions options;
+  options.samples = samples;
+  options.features = features;
+  options.informative = 5;
+  options.correlated_decoys = 5;
+  options.target = target;
+  options.classes = classes;
+  options.noise = 0.3;
+  options.seed = 11;
+  return make_synthetic(options).data;
+}
+
+SelectionResult select(Selector& selector, const Dataset& data, int k) {
+  return selector.fit(data, test::all_rows(data.rows()), k, {});
+}
+
+TEST(LinearSelector, EveryMethodReturnsExactlyKFeatures) {
+  const Dataset data = synthetic();
+  for (const auto& variant : variants) {
+    for (const int k : {1, 5, 12, 30}) {
+      auto selector = make_linear_selector(variant.model, variant.top_k);
+      SCOPED_TRACE(fmt::format("{} k = {}", selector->name(), k));
+      const SelectionResult result = select(*selector, data, k);
+      EXPECT_EQ(result.method, linear_method_name(variant.model, variant.top_k));
+      EXPECT_EQ(result.k, k);
+      ASSERT_EQ(result.selected.size(), static_cast<std::size_t>(k));
+      ASSERT_EQ(result.ranking.size(), 30u);
+      ASSERT_EQ(result.scores.size(), 30u);
+      std::vector<std::int64_t> sorted = result.ranking;
+      std::sort(sorted.begin(), sorted.end());
+      for (std::int64_t j = 0; j < 30; ++j) EXPECT_EQ(sorted[static_cast<std::size_t>(j)], j);
+      EXPECT_TRUE(
+          std::equal(result.selected.begin(), result.selected.end(), result.ranking.begin()));
+      for (std::size_t i = 1; i < result.ranking.size(); ++i) {
+        EXPECT_GE(result.scores[static_cast<std::size_t>(result.ranking[i - 1])],
+                  result.scores[static_cast<std::size_t>(result.ranking[i])]);
+      }
+      // Scores are |w| on the standardised columns: the model in the result
+      // holds w / sd on the original ones.
+      const auto& coefficients = result.options.at("model").at("coefficients");
+      ASSERT_EQ(coefficients.size(), 30u);
+      LinearProblem problem = test::make_problem(data);
+      for (std::size_t j = 0; j < 30; ++j) {
+        EXPECT_NEAR(result.scores[j],
+                    std::abs(coefficients[j].get<double>()) *
+                        problem.column_scale()[static_cast<Eigen::Index>(j)],
+                    1e-9 * std::max(1.0, result.scores[j]));
+      }
+      EXPECT_TRUE(result.options.at("converged").get<bool>());
+      EXPECT_FALSE(result.history.empty());
+      if (result.options.at("nonzero").get<int>() >= k) {
+        EXPECT_TRUE(result.warnings.empty()) << fmt::format("{}", fmt::join(result.warnings, "\n"));
+      } else {
+        // Only a Lasso asked for every column may run out of non-zero weights.
+        EXPECT_EQ(variant.model, LinearModel::Lasso);
+        EXPECT_EQ(k, 30);
+        ASSERT_EQ(result.warnings.size(), 1u);
+        EXPECT_NE(result.warnings[0].find("fewer than k = 30"), std::string::npos);
+      }
+    }
+  }
+}
+
+TEST(LinearSelector, PlainModelsStopAtTheFirstPathPointWithKNonZeroWeights) {
+  const Dataset data = synthetic();
+  for (const auto model : {LinearModel::Lasso, LinearModel::ElasticNet}) {
+    auto selector = make_linear_selector(model, false);
+    const int k = 7;
+    const SelectionResult result = select(*selector, data, k);
+    const auto point = result.options.at("path_point").get<std::size_t>();
+    // The same path by hand: the point before has fewer than k non-zero weights.
+    LinearProblem problem = test::make_problem(data);
+    LinearPenalty penalty;
+    penalty.lambda1 = model == LinearModel::Lasso ? 0.0 : LinearOptions{}.lambda1;
+    const auto grid = lambda2_grid(lambda2_max(problem, penalty), 100, 1e-3);
+    const auto path = fit_linear_path(problem, penalty, grid, {});
+    ASSERT_GT(point, 1u);
+    EXPECT_LT(path[point - 2].nonzero(), k);
+    EXPECT_GE(path[point - 1].nonzero(), k);
+    EXPECT_DOUBLE_EQ(result.options.at("lambda2_used").get<double>(), grid[point - 1]);
+    // Ranked by |w| there.
+    EXPECT_EQ(result.selected.size(), static_cast<std::size_t>(k));
+    auto expected = top_k_columns(path[point - 1].coef_std, k);
+    auto selected = result.selected;
+    std::sort(selected.begin(), selected.end());
+    EXPECT_EQ(selected, expected);
+  }
+}
+
+TEST(LinearSelector, TopKModelsWalkTheWholePathAndSelectByTheTopKTerm) {
+  const Dataset data = synthetic();
+  auto selector = make_linear_selector(LinearModel::ElasticNet, true);
+  EXPECT_EQ(selector->options_json().at("path-stop"), "end");
+  const SelectionResult result = select(*selector, data, 5);
+  EXPECT_EQ(result.options.at("path_point").get<int>(), 100);
+  EXPECT_GE(result.options.at("nonzero").get<int>(), 5);
+  // A plain model stops early by default, and can be told to walk to the end.
+  auto plain = make_linear_selector(LinearModel::ElasticNet, false);
+  EXPECT_EQ(plain->options_json().at("path-stop"), "k");
+  plain->set_option("path-stop", "end");
+  EXPECT_EQ(select(*plain, data, 5).options.at("path_point").get<int>(), 100);
+}
+
+TEST(LinearSelector, EachModelTakesItsOwnOptions) {
+  auto lasso = make_linear_selector(LinearModel::Lasso, false);
+  EXPECT_FALSE(lasso->has_option("lambda1"));
+  EXPECT_FALSE(lasso->has_option("lambda3"));
+  EXPECT_TRUE(lasso->has_option("lambda2"));
+  EXPECT_THROW(lasso->set_option("lambda1", "0.5"), OptionError);
+  try {
+    lasso->set_option("lambda3", "1");
+    FAIL() << "lambda3 accepted by lasso";
+  } catch (const OptionError& error) {
+    EXPECT_NE(std::string(error.what()).find("lasso-top"), std::string::npos) << error.what();
+  }
+  auto ridge = make_linear_selector(LinearModel::Ridge, true);
+  EXPECT_FALSE(ridge->has_option("lambda2"));
+  EXPECT_FALSE(ridge->has_option("eps"));
+  EXPECT_TRUE(ridge->has_option("lambda3"));
+  EXPECT_EQ(ridge->options_json().at("lambda1"), LinearOptions{}.lambda1);
+
+  auto top = make_linear_selector(LinearModel::ElasticNet, true);
+  std::vector<std::string> names;
+  for (const auto& info : top->describe_options()) names.push_back(info.name);
+  for (const char* name : {"lambda1", "lambda2", "lambda3", "tol", "max-iter", "path-points", "eps",
+                           "path-stop", "solver", "threads"}) {
+    EXPECT_NE(std::find(names.begin(), names.end(), name), names.end()) << name;
+  }
+  for (const auto& info : lasso->describe_options()) {
+    EXPECT_NE(info.name, "lambda1");
+    if (info.name == "path-stop") EXPECT_EQ(info.default_text, "k");
+  }
+  for (const auto& info : make_linear_selector(LinearModel::Lasso, true)->describe_options()) {
+    if (info.name == "path-stop") EXPECT_EQ(info.default_text, "end");
+  }
+
+  const Dataset data = synthetic();
+  for (const auto& [name, value] :
+       std::vector<std::pair<std::string, std::string>>{{"lambda1", "-1"},
+                                                        {"lambda3", "-0.5"},
+                                                        {"tol", "0"},
+                                                        {"max-iter", "0"},
+                                                        {"path-points", "0"},
+                                                        {"eps", "1"},
+                                                        {"solver", "gram"},
+                                                        {"path-stop", "never"},
+                                                        {"threads", "-2"}}) {
+    auto selector = make_linear_selector(LinearModel::ElasticNet, true);
+    selector->set_option(name, value);
+    try {
+      select(*selector, data, 3);
+      ADD_FAILURE() << "--" << name << " " << value << " accepted";
+    } catch (const OptionError& error) {
+      EXPECT_NE(std::string(error.what()).find("--" + name), std::string::npos) << error.what();
+    }
+  }
+  EXPECT_THROW(top->set_option("lambda1", "abc"), OptionError);
+  EXPECT_THROW(top->set_option("epochs", "3"), OptionError);
+}
+
+TEST(LinearSelector, GivenLambda2FitsOnceAndWarnsWhenFewerThanKWeightsAreNonZero) {
+  const Dataset data = synthetic();
+  auto selector = make_linear_selector(LinearModel::Lasso, false);
+  selector->set_option("lambda2", "1e9");  // zeroes everything
+  const SelectionResult result = select(*selector, data, 4);
+  EXPECT_EQ(result.selected.size(), 4u);
+  EXPECT_EQ(result.options.at("nonzero").get<int>(), 0);
+  ASSERT_EQ(result.warnings.size(), 1u);
+  EXPECT_NE(result.warnings[0].find("only 0 weights are non-zero"), std::string::npos);
+  EXPECT_FALSE(result.options.contains("path_point"));
+
+  auto small = make_linear_selector(LinearModel::ElasticNet, true);
+  small->set_option("lambda2", "0.001");
+  const SelectionResult fitted = select(*small, data, 4);
+  EXPECT_TRUE(fitted.warnings.empty());
+  EXPECT_DOUBLE_EQ(fitted.options.at("lambda2_used").get<double>(), 0.001);
+}
+
+TEST(LinearSelector, NonConvergenceIsAWarningNotAnError) {
+  const Dataset data = synthetic(100, 60);
+  auto selector = make_linear_selector(LinearModel::ElasticNet, false);
+  selector->set_option("lambda2", "0.001");
+  selector->set_option("max-iter", "2");
+  const SelectionResult result = select(*selector, data, 5);
+  EXPECT_EQ(result.selected.size(), 5u);
+  ASSERT_FALSE(result.warnings.empty());
+  EXPECT_NE(result.warnings[0].find("did not converge"), std::string::npos) << result.warnings[0];
+  EXPECT_NE(result.warnings[0].find("--max-iter"), std::string::npos);
+  EXPECT_FALSE(result.options.at("converged").get<bool>());
+  EXPECT_EQ(result.options.at("sweeps").get<int>(), 2);
+}
+
+TEST(LinearSelector, TwoClassesAreFittedAsARegressionWithANote) {
+  const Dataset data = synthetic(200, 30, SyntheticOptions::Target::Classes, 2);
+  auto selector = make_linear_selector(LinearModel::ElasticNet, true);
+  const SelectionResult result = select(*selector, data, 5);
+  EXPECT_EQ(result.selected.size(), 5u);
+  EXPECT_EQ(result.options.at("task"), "binary-as-regression");
+  const bool noted =
+      std::any_of(result.notes.begin(), result.notes.end(), [](const std::string& note) {
+        return note.find("regression model") != std::string::npos &&
+               note.find("'0' = 0") != std::string::npos;
+      });
+  EXPECT_TRUE(noted) << fmt::format("{}", fmt::join(result.notes, "\n"));
+}
+
+TEST(LinearSelector, RefusesTargetsItCannotFit) {
+  auto selector = make_linear_selector(LinearModel::Lasso, true);
+  const Dataset three = synthetic(90, 20, SyntheticOptions::Target::Classes, 3);
+  try {
+    select(*selector, three, 3);
+    FAIL() << "three classes accepted";
+  } catch (const DataError& error) {
+    const std::string message = error.what();
+    EXPECT_NE(message.find("3 classes"), std::string::npos) << message;
+    EXPECT_NE(message.find("dnn-top"), std::string::npos) << message;
+  }
+  Dataset two_outputs = synthetic();
+  two_outputs.targets.conservativeResize(Eigen::NoChange, 2);
+  two_outputs.targets.col(1).setOnes();
+  two_outputs.target_names = {"a", "b"};
+  try {
+    select(*selector, two_outputs, 3);
+    FAIL() << "two target columns accepted";
+  } catch (const DataError& error) {
+    EXPECT_NE(std::string(error.what()).find("--target"), std::string::npos) << error.what();
+  }
+  Dataset none = synthetic();
+  none.target_kind = TargetKind::None;
+  EXPECT_THROW(select(*selector, none, 3), DataError);
+  EXPECT_THROW(select(*selector, synthetic(), 0), OptionError);
+  EXPECT_THROW(select(*selector, synthetic(), 31), OptionError);
+}
+
+TEST(LinearSelector, LearnsFromTheGivenRowsOnly) {
+  const Dataset data = synthetic(300, 30);
+  std::vector<std::int64_t> rows;
+  for (std::int64_t i = 0; i < data.rows(); i += 3) rows.push_back(i);
+  auto on_rows = make_linear_selector(LinearModel::ElasticNet, true);
+  const SelectionResult a = on_rows->fit(data, rows, 6, {});
+  auto on_copy = make_linear_selector(LinearModel::ElasticNet, true);
+  const SelectionResult b = select(*on_copy, take_rows(data, rows), 6);
+  EXPECT_EQ(a.selected, b.selected);
+  for (std::size_t j = 0; j < a.scores.size(); ++j) EXPECT_NEAR(a.scores[j], b.scores[j], 1e-12);
+}
+
+}  // namespace
+}  // namespace topkfs
