@@ -7,16 +7,12 @@
 #include <cmath>
 #include <limits>
 
+#include "topkfs/core/enum_names.hpp"
 #include "topkfs/core/error.hpp"
 
 namespace topkfs {
 namespace {
 
-std::string lower(std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return text;
-}
 
 std::vector<std::int64_t> rows_to_fit(const FeatureMatrix& features,
                                       const std::vector<std::int64_t>& rows) {
@@ -80,22 +76,13 @@ void fit_min_max(const FeatureMatrix& features, const std::vector<std::int64_t>&
 
 }  // namespace
 
-const char* to_string(ScalingKind kind) {
-  switch (kind) {
-    case ScalingKind::None: return "none";
-    case ScalingKind::Standard: return "standard";
-    case ScalingKind::MinMax: return "minmax";
-  }
-  return "?";
-}
+constexpr EnumName<ScalingKind> kScalingNames[] = {
+    {ScalingKind::None, "none"}, {ScalingKind::Standard, "standard"}, {ScalingKind::MinMax, "minmax"}};
+
+const char* to_string(ScalingKind kind) { return enum_name(kind, kScalingNames); }
 
 ScalingKind parse_scaling(const std::string& name) {
-  const std::string key = lower(name);
-  if (key == "none") return ScalingKind::None;
-  if (key == "standard") return ScalingKind::Standard;
-  if (key == "minmax") return ScalingKind::MinMax;
-  throw OptionError(
-      fmt::format("unknown scaling '{}'; choose one of none, standard, minmax", name));
+  return parse_enum(name, kScalingNames, "scaling");
 }
 
 void Scaler::apply(FeatureMatrix& features) const {

@@ -7,17 +7,13 @@
 #include <cmath>
 #include <numeric>
 
+#include "topkfs/core/enum_names.hpp"
 #include "topkfs/core/error.hpp"
 #include "topkfs/core/random.hpp"
 
 namespace topkfs {
 namespace {
 
-std::string lower(std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return text;
-}
 
 void check_fraction(double fraction, const char* field) {
   if (!(fraction > 0.0 && fraction < 1.0)) {
@@ -156,19 +152,13 @@ std::vector<std::int64_t> all_rows(std::int64_t n) {
 
 }  // namespace
 
-const char* to_string(SplitMode mode) {
-  switch (mode) {
-    case SplitMode::Predefined: return "predefined";
-    case SplitMode::Random: return "random";
-  }
-  return "?";
-}
+constexpr EnumName<SplitMode> kSplitModeNames[] = {{SplitMode::Predefined, "predefined"},
+                                                    {SplitMode::Random, "random"}};
+
+const char* to_string(SplitMode mode) { return enum_name(mode, kSplitModeNames); }
 
 SplitMode parse_split_mode(const std::string& name) {
-  const std::string key = lower(name);
-  if (key == "predefined") return SplitMode::Predefined;
-  if (key == "random") return SplitMode::Random;
-  throw OptionError(fmt::format("unknown split '{}'; choose one of predefined, random", name));
+  return parse_enum(name, kSplitModeNames, "split");
 }
 
 Split random_split(std::int64_t n, double test_fraction, std::uint64_t seed) {

@@ -7,6 +7,7 @@
 #include <cctype>
 #include <fstream>
 
+#include "topkfs/core/enum_names.hpp"
 #include "topkfs/core/error.hpp"
 #include "topkfs/io/file_util.hpp"
 #include "topkfs/io/readers.hpp"
@@ -15,11 +16,6 @@
 namespace topkfs {
 namespace {
 
-std::string lower(std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return text;
-}
 
 bool ends_with(const std::string& text, const std::string& suffix) {
   return text.size() >= suffix.size() &&
@@ -75,40 +71,20 @@ bool is_directory(const std::string& path) {
 
 }  // namespace
 
-const char* to_string(Format format) {
-  switch (format) {
-    case Format::Auto: return "auto";
-    case Format::Csv: return "csv";
-    case Format::Tsv: return "tsv";
-    case Format::Libsvm: return "libsvm";
-    case Format::Idx: return "idx";
-    case Format::Mat: return "mat";
-    case Format::Hdf5: return "hdf5";
-    case Format::Npy: return "npy";
-    case Format::Npz: return "npz";
-  }
-  return "?";
-}
+constexpr EnumName<Format> kFormatNames[] = {
+    {Format::Auto, "auto"},     {Format::Csv, "csv"},   {Format::Tsv, "tsv"},
+    {Format::Libsvm, "libsvm"}, {Format::Libsvm, "svmlight"}, {Format::Idx, "idx"},
+    {Format::Mat, "mat"},       {Format::Hdf5, "hdf5"}, {Format::Hdf5, "h5"},
+    {Format::Npy, "npy"},       {Format::Npz, "npz"}};
 
-Format parse_format(const std::string& name) {
-  const std::string key = lower(name);
-  if (key == "auto") return Format::Auto;
-  if (key == "csv") return Format::Csv;
-  if (key == "tsv") return Format::Tsv;
-  if (key == "libsvm" || key == "svmlight") return Format::Libsvm;
-  if (key == "idx") return Format::Idx;
-  if (key == "mat") return Format::Mat;
-  if (key == "hdf5" || key == "h5") return Format::Hdf5;
-  if (key == "npy") return Format::Npy;
-  if (key == "npz") return Format::Npz;
-  throw OptionError(fmt::format(
-      "unknown format '{}'; choose one of auto, csv, tsv, libsvm, idx, mat, hdf5, npy, npz", name));
-}
+const char* to_string(Format format) { return enum_name(format, kFormatNames); }
+
+Format parse_format(const std::string& name) { return parse_enum(name, kFormatNames, "format"); }
 
 Format detect_format(const std::string& path) {
   if (is_directory(path)) return Format::Idx;
   require_readable_file(path);
-  const std::string name = lower(path);
+  const std::string name = to_lower(path);
   const std::string head = head_bytes(path, 128);
 
   if (head.rfind("\x93NUMPY", 0) == 0) return Format::Npy;

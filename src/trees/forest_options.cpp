@@ -6,17 +6,13 @@
 #include <cmath>
 #include <limits>
 
+#include "topkfs/core/enum_names.hpp"
 #include "topkfs/core/error.hpp"
 #include "topkfs/trees/forest.hpp"
 
 namespace topkfs {
 namespace {
 
-std::string lower(std::string text) {
-  std::transform(text.begin(), text.end(), text.begin(),
-                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  return text;
-}
 
 [[noreturn]] void bad_option(const char* field, const std::string& problem) {
   throw OptionError(fmt::format("forest options: {} {}", field, problem));
@@ -24,42 +20,30 @@ std::string lower(std::string text) {
 
 }  // namespace
 
-const char* to_string(ForestKind kind) {
-  return kind == ForestKind::ExtraTrees ? "extra-trees" : "random-forest";
-}
+constexpr EnumName<ForestKind> kForestKindNames[] = {
+    {ForestKind::ExtraTrees, "extra-trees"},     {ForestKind::ExtraTrees, "extratrees"},
+    {ForestKind::ExtraTrees, "extra_trees"},     {ForestKind::ExtraTrees, "et"},
+    {ForestKind::RandomForest, "random-forest"}, {ForestKind::RandomForest, "randomforest"},
+    {ForestKind::RandomForest, "random_forest"}, {ForestKind::RandomForest, "rf"}};
+
+constexpr EnumName<SplitCriterion> kCriterionNames[] = {
+    {SplitCriterion::Auto, "auto"},
+    {SplitCriterion::Gini, "gini"},
+    {SplitCriterion::Entropy, "entropy"},
+    {SplitCriterion::SquaredError, "squared_error"},
+    {SplitCriterion::SquaredError, "squared-error"},
+    {SplitCriterion::SquaredError, "mse"}};
+
+const char* to_string(ForestKind kind) { return enum_name(kind, kForestKindNames); }
 
 ForestKind parse_forest_kind(const std::string& name) {
-  const std::string key = lower(name);
-  if (key == "extra-trees" || key == "extratrees" || key == "extra_trees" || key == "et") {
-    return ForestKind::ExtraTrees;
-  }
-  if (key == "random-forest" || key == "randomforest" || key == "random_forest" || key == "rf") {
-    return ForestKind::RandomForest;
-  }
-  throw OptionError(
-      fmt::format("forest kind '{}' is unknown; choose extra-trees or random-forest", name));
+  return parse_enum(name, kForestKindNames, "forest kind");
 }
 
-const char* to_string(SplitCriterion criterion) {
-  switch (criterion) {
-    case SplitCriterion::Auto: return "auto";
-    case SplitCriterion::Gini: return "gini";
-    case SplitCriterion::Entropy: return "entropy";
-    case SplitCriterion::SquaredError: return "squared_error";
-  }
-  return "?";
-}
+const char* to_string(SplitCriterion criterion) { return enum_name(criterion, kCriterionNames); }
 
 SplitCriterion parse_split_criterion(const std::string& name) {
-  const std::string key = lower(name);
-  if (key == "auto") return SplitCriterion::Auto;
-  if (key == "gini") return SplitCriterion::Gini;
-  if (key == "entropy") return SplitCriterion::Entropy;
-  if (key == "squared_error" || key == "squared-error" || key == "mse") {
-    return SplitCriterion::SquaredError;
-  }
-  throw OptionError(fmt::format(
-      "split criterion '{}' is unknown; choose auto, gini, entropy or squared_error", name));
+  return parse_enum(name, kCriterionNames, "split criterion");
 }
 
 int MaxFeatures::resolve(int m, TargetKind kind) const {
@@ -97,7 +81,7 @@ std::string MaxFeatures::to_string() const {
 }
 
 MaxFeatures MaxFeatures::parse(const std::string& text, const std::string& what) {
-  const std::string key = lower(text);
+  const std::string key = to_lower(text);
   if (key == "auto") return {};
   if (key == "sqrt") return {Rule::Sqrt, 0.0};
   if (key == "log2") return {Rule::Log2, 0.0};
