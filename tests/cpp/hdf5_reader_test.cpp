@@ -12,18 +12,12 @@
 namespace topkfs {
 namespace {
 
+using test::data_error;
+using test::contains;
+
 using test::python_fixture;
 using test::shared_data;
 
-std::string data_error(const std::string& path, const ReadOptions& options = {}) {
-  try {
-    read_dataset(path, options);
-  } catch (const DataError& error) {
-    return error.what();
-  }
-  ADD_FAILURE() << "no DataError reading " << path;
-  return {};
-}
 
 ReadOptions paths(const std::string& x, const std::string& y) {
   ReadOptions options;
@@ -32,9 +26,6 @@ ReadOptions paths(const std::string& x, const std::string& y) {
   return options;
 }
 
-bool contains(const std::string& text, const std::string& part) {
-  return text.find(part) != std::string::npos;
-}
 
 // Written by h5py: X[i, j] = 10 i + j + 0.25 (distinct, so a transposed read
 // shows) as float64, int16 and a 3-D copy; targets as int32 vectors, a 1 x n

@@ -19,6 +19,8 @@
 namespace topkfs {
 namespace {
 
+using test::error_of;
+
 namespace fs = std::filesystem;
 using test::shared_data;
 
@@ -61,17 +63,6 @@ std::string gzip_copy(const std::string& path) {
   return path + ".gz";
 }
 
-// The message of the DataError/FileError `call` throws ("" if none).
-template <typename Exception, typename Call>
-std::string error_of(Call&& call) {
-  try {
-    call();
-  } catch (const Exception& error) {
-    return error.what();
-  }
-  ADD_FAILURE() << "no exception of the expected type";
-  return "";
-}
 
 double sum_rows(const FeatureMatrix& features, Eigen::Index begin, Eigen::Index end) {
   double sum = 0;

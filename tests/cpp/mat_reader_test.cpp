@@ -16,19 +16,11 @@
 namespace topkfs {
 namespace {
 
+using test::data_error;
+
 using test::python_fixture;
 using test::shared_data;
 
-// The message of the DataError that reading `path` throws ("" if none).
-std::string data_error(const std::string& path, const ReadOptions& options = {}) {
-  try {
-    read_dataset(path, options);
-  } catch (const DataError& error) {
-    return error.what();
-  }
-  ADD_FAILURE() << "no DataError reading " << path;
-  return {};
-}
 
 std::string file_bytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);

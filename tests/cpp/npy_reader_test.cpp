@@ -17,6 +17,8 @@
 namespace topkfs {
 namespace {
 
+using test::error_of;
+
 // Runs a numpy script in the test temp dir (`np` imported, `os.chdir`ed).
 // Returns false (and the test should skip) when numpy is not available.
 bool run_numpy(const std::string& name, const std::string& body) {
@@ -55,16 +57,6 @@ std::string float64_payload(const std::vector<double>& values) {
   return bytes;
 }
 
-template <typename Exception, typename Call>
-std::string error_of(Call&& call) {
-  try {
-    call();
-  } catch (const Exception& error) {
-    return error.what();
-  }
-  ADD_FAILURE() << "no exception of the expected type";
-  return "";
-}
 
 #define EXPECT_HAS(text, part) EXPECT_NE((text).find(part), std::string::npos) << (text)
 

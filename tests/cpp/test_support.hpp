@@ -6,6 +6,9 @@
 #include <cstdlib>
 #include <string>
 
+#include "topkfs/core/error.hpp"
+#include "topkfs/io/read_dataset.hpp"
+
 namespace topkfs::test {
 
 // ../shared/data beside the checkout, or $TOPKFS_DATA_DIR.
@@ -34,6 +37,28 @@ struct CommandResult {
 CommandResult run_cli(const std::string& args);
 // Runs any shell command, capturing stdout and stderr.
 CommandResult run_command(const std::string& command);
+
+// The message of the `Exception` that `call` throws; "" (and a test failure)
+// when it throws nothing.
+template <typename Exception, typename Call>
+std::string error_of(Call&& call) {
+  try {
+    call();
+  } catch (const Exception& error) {
+    return error.what();
+  }
+  ADD_FAILURE() << "no exception of the expected type";
+  return "";
+}
+
+// The message of the DataError that reading `path` throws ("" if none).
+inline std::string data_error(const std::string& path, const ReadOptions& options = {}) {
+  return error_of<DataError>([&] { read_dataset(path, options); });
+}
+
+inline bool contains(const std::string& text, const std::string& part) {
+  return text.find(part) != std::string::npos;
+}
 
 }  // namespace topkfs::test
 
