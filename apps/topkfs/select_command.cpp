@@ -78,7 +78,7 @@ int run(const SelectFlags& flags) {
     write_png(flags.picture, draw_selection(data, selection_rows(data, split, unused), result.selected));
   }
   if (flags.json) {
-    std::cout << to_json(result).dump(2) << "\n";
+    std::cout << to_json_text(result);
   } else {
     print_result(result);
   }

@@ -113,8 +113,21 @@ SelectionResult selection_from_json(const json& object, const std::string& where
   return result;
 }
 
+std::string to_json_text(const SelectionResult& result) {
+  // nlohmann::json sorts keys; people read these files, so the fields come in
+  // the order of docs/result-format.md instead.
+  const nlohmann::json sorted = to_json(result);
+  nlohmann::ordered_json ordered;
+  for (const char* key : {"format", "method", "k", "selected", "selected_names", "ranking",
+                          "scores", "history", "fit_seconds", "options", "data", "notes",
+                          "warnings"}) {
+    ordered[key] = sorted.at(key);
+  }
+  return ordered.dump(2) + "\n";
+}
+
 void write_selection(const std::string& path, const SelectionResult& result) {
-  write_file_atomically(path, to_json(result).dump(2) + "\n");
+  write_file_atomically(path, to_json_text(result));
 }
 
 SelectionResult read_selection(const std::string& path) {

@@ -11,6 +11,9 @@ inline constexpr const char* kResultFormatVersion = "topkfs-selection/1";
 
 nlohmann::json to_json(const SelectionResult& result);
 
+// The result as indented JSON text, fields in the documented order.
+std::string to_json_text(const SelectionResult& result);
+
 // Parses and checks a result; `where` names the source in error messages.
 // Throws DataError naming the missing or malformed field.
 SelectionResult selection_from_json(const nlohmann::json& json, const std::string& where);
