@@ -13,6 +13,7 @@ struct Command {
 
 Command add_info_command(CLI::App& app);
 Command add_select_command(CLI::App& app);
+Command add_evaluate_command(CLI::App& app);
 Command add_transform_command(CLI::App& app);
 Command add_methods_command(CLI::App& app);
 

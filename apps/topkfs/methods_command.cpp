@@ -1,6 +1,8 @@
 // `topkfs methods`: every registered method with its options and defaults.
 #include <fmt/format.h>
 
+#include <memory>
+
 #include "commands.hpp"
 #include "topkfs/select/registry.hpp"
 
@@ -8,8 +10,14 @@ namespace topkfs::cli {
 
 Command add_methods_command(CLI::App& app) {
   auto* command = app.add_subcommand("methods", "List the selection methods and their options");
-  return {command, [] {
+  auto names_only = std::make_shared<bool>(false);
+  command->add_flag("--names", *names_only, "Print the method names only, one per line (for scripts)");
+  return {command, [names_only] {
             for (const auto& method : registered_methods()) {
+              if (*names_only) {
+                fmt::print("{}\n", method.name);
+                continue;
+              }
               fmt::print("{}\n  {}\n", method.name, method.summary);
               for (const auto& info : method.make()->describe_options()) {
                 fmt::print("    --{:<14} {} (default: {})\n", info.name, info.help,

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "topkfs/core/error.hpp"
+#include "topkfs/data/image_padding.hpp"
 #include "topkfs/io/read_dataset.hpp"
 
 namespace topkfs::cli {
@@ -98,6 +99,10 @@ void add_reader_flags(CLI::App& command, ReaderFlags& flags) {
   group->add_option("--image-shape", flags.image_shape,
                     "Rows are images of this shape, e.g. 28x28 or 32x32x3 (read from IDX and the "
                     "USPS layout; give it for other image data)");
+  group->add_option("--pad-images", flags.pad_images,
+                    "Centre every image in a larger one, e.g. 28x28, with a border of uniform noise "
+                    "(the paper's representativeness study: a good selector leaves the border "
+                    "alone)");
 }
 
 Dataset load_dataset(const ReaderFlags& flags, const ReadOptions& options) {
@@ -109,6 +114,9 @@ Dataset load_dataset(const ReaderFlags& flags, const ReadOptions& options) {
                                     flags.image_shape, shape.pixels(), flags.path, data.cols()));
     }
     data.image_shape = shape;
+  }
+  if (!flags.pad_images.empty()) {
+    data = pad_images_with_noise(data, parse_image_shape(flags.pad_images, "--pad-images"));
   }
   return data;
 }

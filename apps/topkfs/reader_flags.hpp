@@ -25,6 +25,7 @@ struct ReaderFlags {
   std::string labels;
   std::string y_file;
   std::string image_shape;
+  std::string pad_images;
 
   // Converts the flags; throws OptionError on a bad value.
   ReadOptions to_options() const;

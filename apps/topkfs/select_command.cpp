@@ -11,6 +11,7 @@
 #include "progress_bar.hpp"
 #include "reader_flags.hpp"
 #include "topkfs/core/error.hpp"
+#include "topkfs/eval/downstream.hpp"
 #include "topkfs/io/picture.hpp"
 #include "topkfs/io/result_json.hpp"
 #include "topkfs/io/table_writer.hpp"
@@ -31,6 +32,7 @@ struct SelectFlags {
   std::string output_data;
   std::string picture;
   std::string save_model;
+  bool score = false;
   bool json = false;
   bool quiet = false;
 };
@@ -46,6 +48,10 @@ void print_result(const SelectionResult& result) {
                last.val_loss ? fmt::format(", validation {:.4f}", *last.val_loss) : "");
   }
   fmt::print("fit time    {:.2f} s\n", result.fit_seconds);
+  if (const auto& d = result.downstream) {
+    fmt::print("downstream  {} {:.4g} ({}; fitted on {} rows, tested on {} held-out rows)\n",
+               d->metric, d->value, d->model, d->train_rows, d->test_rows);
+  }
   for (const auto& note : result.notes) fmt::print("note        {}\n", note);
   for (const auto& warning : result.warnings) fmt::print("warning     {}\n", warning);
 }
@@ -66,16 +72,22 @@ int run(const SelectFlags& flags) {
   split.seed = flags.split_seed;
 
   ProgressBar bar(!flags.quiet);
-  const SelectionResult result =
+  SelectionResult result =
       run_selection(data, *selector, flags.k, split, make_callbacks(bar, flags.quiet));
   bar.finish();
+  std::string unused;
+  const auto learned_rows = selection_rows(data, split, unused);
+  if (flags.score) {
+    DownstreamOptions downstream;
+    if (selector->has_option("seed")) downstream.seed = selector->options_json().value("seed", 0ULL);
+    result.downstream = score_held_out(data, learned_rows, result.selected, downstream);
+  }
 
   if (!flags.save_model.empty()) selector->save_model(flags.save_model);
   if (!flags.output.empty()) write_selection(flags.output, result);
   if (!flags.output_data.empty()) write_selected_columns(flags.output_data, data, result.selected);
   if (!flags.picture.empty()) {
-    std::string unused;
-    write_png(flags.picture, draw_selection(data, selection_rows(data, split, unused), result.selected));
+    write_png(flags.picture, draw_selection(data, learned_rows, result.selected));
   }
   if (flags.json) {
     std::cout << to_json_text(result);
@@ -115,11 +127,16 @@ Command add_select_command(CLI::App& app) {
   out->add_option("--save-model", flags->save_model,
                   "Save the trained model (neural methods: a libtorch archive of every parameter "
                   "with the options as metadata)");
+  out->add_flag("--score", flags->score,
+                "Also fit the downstream model of the paper on the selected columns of the rows "
+                "the method learned from and score it on the held-out rows (ExtraTrees with 50 "
+                "trees, accuracy %, for classes; least squares, MAE, for real targets)");
   out->add_flag("--json", flags->json, "Print the result as JSON on stdout");
   out->add_flag("--quiet,-q", flags->quiet, "No progress bar or notes on stderr");
   command->footer(
       "\nExamples:\n"
       "  topkfs select /usr/share/datasets/fashion-mnist --method dnn-top --k 50 -o result.json\n"
+      "  topkfs select /usr/share/datasets/fashion-mnist --k 50 --score --picture chosen.png\n"
       "  topkfs select data.csv --target label --method dfs --k 10 --hidden 64 --epochs 30\n"
       "  topkfs select mnist/ --method dnn-top --k 50 --body cnn --lambda3 2 --seed 7\n"
       "\nMethods: run `topkfs methods` for the list and each method's options.\n"

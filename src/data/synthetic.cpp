@@ -116,6 +116,7 @@ void set_target(const SyntheticOptions& options, const Eigen::VectorXd& y, Datas
     return;
   }
   data.target_kind = TargetKind::Classes;
+  data.target_names = {"y"};  // the column name when the data is written out
   data.labels = balanced_classes(y, options.classes);
   for (int c = 0; c < options.classes; ++c) data.class_names.push_back(std::to_string(c));
 }

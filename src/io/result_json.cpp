@@ -40,7 +40,7 @@ json to_json(const SelectionResult& result) {
     if (record.val_loss) entry["val_loss"] = *record.val_loss;
     history.push_back(std::move(entry));
   }
-  return json{
+  json out{
       {"format", kResultFormatVersion},
       {"method", result.method},
       {"k", result.k},
@@ -61,6 +61,14 @@ json to_json(const SelectionResult& result) {
       {"notes", result.notes},
       {"warnings", result.warnings},
   };
+  if (result.downstream) {
+    const DownstreamResult& d = *result.downstream;
+    out["downstream"] = {{"model", d.model},           {"metric", d.metric},
+                         {"value", d.value},           {"train_rows", d.train_rows},
+                         {"test_rows", d.test_rows}};
+    if (d.rmse) out["downstream"]["rmse"] = *d.rmse;
+  }
+  return out;
 }
 
 SelectionResult selection_from_json(const json& object, const std::string& where) {
@@ -95,6 +103,18 @@ SelectionResult selection_from_json(const json& object, const std::string& where
     result.warnings = field_as<std::vector<std::string>>(object, "warnings", where);
   }
 
+  if (object.contains("downstream")) {
+    const json& d = object.at("downstream");
+    DownstreamResult downstream;
+    downstream.model = field_as<std::string>(d, "model", where);
+    downstream.metric = field_as<std::string>(d, "metric", where);
+    downstream.value = field_as<double>(d, "value", where);
+    downstream.train_rows = field_as<std::int64_t>(d, "train_rows", where);
+    downstream.test_rows = field_as<std::int64_t>(d, "test_rows", where);
+    if (d.contains("rmse")) downstream.rmse = field_as<double>(d, "rmse", where);
+    result.downstream = downstream;
+  }
+
   // Consistency: a hand-edited or truncated file is refused here rather than
   // producing a wrong reduced dataset later.
   if (result.k < 1 || static_cast<std::size_t>(result.k) != result.selected.size()) {
@@ -119,9 +139,9 @@ std::string to_json_text(const SelectionResult& result) {
   const nlohmann::json sorted = to_json(result);
   nlohmann::ordered_json ordered;
   for (const char* key : {"format", "method", "k", "selected", "selected_names", "ranking",
-                          "scores", "history", "fit_seconds", "options", "data", "notes",
-                          "warnings"}) {
-    ordered[key] = sorted.at(key);
+                          "scores", "history", "fit_seconds", "downstream", "options", "data",
+                          "notes", "warnings"}) {
+    if (sorted.contains(key)) ordered[key] = sorted.at(key);
   }
   return ordered.dump(2) + "\n";
 }

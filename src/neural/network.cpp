@@ -100,44 +100,23 @@ class Mlp : public TopKNetwork {
  public:
   Mlp(std::int64_t inputs, std::int64_t outputs, const std::vector<int>& hidden, Rng& rng) {
     w = register_parameter("w", torch::ones({inputs}));
-    const std::int64_t first_out = hidden.empty() ? outputs : hidden.front();
-    first_weight_ = register_parameter("first_weight", torch::empty({first_out, inputs}));
-    first_bias_ = register_parameter("first_bias", torch::empty({first_out}));
-    init_layer(first_weight_, first_bias_, inputs, rng);
-    std::int64_t width = first_out;
-    for (std::size_t i = 1; i <= hidden.size(); ++i) {
-      const std::int64_t next = i < hidden.size() ? hidden[i] : outputs;
-      auto layer = register_module("dense" + std::to_string(i), torch::nn::Linear(width, next));
-      init_layer(layer->weight, layer->bias, width, rng);
-      layers_.push_back(layer);
-      width = next;
-    }
+    layers_ = MlpLayers::create(*this, inputs, outputs, hidden, rng);
   }
 
   ModelOutputs forward(const Tensor& x, const Tensor& subset) override {
-    const auto pre = GatedLinear::apply(x, w, first_weight_, first_bias_, subset);
+    const auto pre = gated_linear(x, w, layers_.first_weight, layers_.first_bias, subset);
     const std::int64_t batch = x.size(0);
     // Lead and sub-model go through the rest of the body as one batch of 2B
     // rows: the same arithmetic, in larger and so faster matrix products.
-    Tensor h = pre.size() > 1 ? torch::cat({pre[0], pre[1]}, 0) : pre[0];
-    for (auto& layer : layers_) h = layer->forward(torch::relu(h));
+    Tensor h = layers_.finish(pre.size() > 1 ? torch::cat({pre[0], pre[1]}, 0) : pre[0]);
     if (pre.size() == 1) return {h, Tensor()};
     return {h.narrow(0, 0, batch), h.narrow(0, batch, batch)};
   }
 
-  std::vector<Tensor> body_parameters() override {
-    std::vector<Tensor> out = {first_weight_, first_bias_};
-    for (auto& layer : layers_) {
-      out.push_back(layer->weight);
-      out.push_back(layer->bias);
-    }
-    return out;
-  }
+  std::vector<Tensor> body_parameters() override { return layers_.parameters(); }
 
  private:
-  Tensor first_weight_;
-  Tensor first_bias_;
-  std::vector<torch::nn::Linear> layers_;
+  MlpLayers layers_;
 };
 
 class Cnn : public TopKNetwork {
@@ -199,6 +178,50 @@ class Cnn : public TopKNetwork {
 };
 
 }  // namespace
+
+MlpLayers MlpLayers::create(torch::nn::Module& owner, std::int64_t inputs, std::int64_t outputs,
+                            const std::vector<int>& hidden, Rng& rng, Activation activation) {
+  MlpLayers layers;
+  layers.activation = activation;
+  const std::int64_t first_out = hidden.empty() ? outputs : hidden.front();
+  layers.first_weight = owner.register_parameter("first_weight", torch::empty({first_out, inputs}));
+  layers.first_bias = owner.register_parameter("first_bias", torch::empty({first_out}));
+  init_layer(layers.first_weight, layers.first_bias, inputs, rng);
+  std::int64_t width = first_out;
+  for (std::size_t i = 1; i <= hidden.size(); ++i) {
+    const std::int64_t next = i < hidden.size() ? hidden[i] : outputs;
+    auto layer = owner.register_module("dense" + std::to_string(i), torch::nn::Linear(width, next));
+    init_layer(layer->weight, layer->bias, width, rng);
+    layers.rest.push_back(layer);
+    width = next;
+  }
+  return layers;
+}
+
+Tensor MlpLayers::finish(Tensor pre) {
+  for (auto& layer : rest) {
+    pre = layer->forward(activation == Activation::Relu ? torch::relu(pre) : torch::sigmoid(pre));
+  }
+  return pre;
+}
+
+Tensor MlpLayers::forward(const Tensor& x) {
+  return finish(torch::addmm(first_bias, x, first_weight.t()));
+}
+
+std::vector<Tensor> MlpLayers::parameters() const {
+  std::vector<Tensor> out = {first_weight, first_bias};
+  for (const auto& layer : rest) {
+    out.push_back(layer->weight);
+    out.push_back(layer->bias);
+  }
+  return out;
+}
+
+std::vector<Tensor> gated_linear(const Tensor& x, const Tensor& gate, const Tensor& weight,
+                                 const Tensor& bias, const Tensor& subset) {
+  return GatedLinear::apply(x, gate, weight, bias, subset);
+}
 
 std::shared_ptr<TopKNetwork> make_mlp(std::int64_t inputs, std::int64_t outputs,
                                       const std::vector<int>& hidden, Rng& rng) {

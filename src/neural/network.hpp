@@ -2,6 +2,7 @@
 // The lead model and its sub-model as one libtorch module: the one-to-one
 // layer w followed by a body whose weights both models share.
 #include <torch/nn/module.h>
+#include <torch/nn/modules/linear.h>
 #include <torch/types.h>
 
 #include <cstdint>
@@ -29,6 +30,41 @@ class TopKNetwork : public torch::nn::Module {
   // Parameters of the body (everything but w), for weight decay.
   virtual std::vector<torch::Tensor> body_parameters() = 0;
 };
+
+enum class Activation { Relu, Sigmoid };
+
+// The weights of an MLP: Linear -> activation per hidden size, then a linear
+// output layer. The first layer is kept as raw tensors so that a method can
+// compute it its own way (fused with a gate, on gathered columns) and hand
+// its pre-activation to finish().
+struct MlpLayers {
+  torch::Tensor first_weight;  // first width x inputs
+  torch::Tensor first_bias;
+  std::vector<torch::nn::Linear> rest;
+  Activation activation = Activation::Relu;
+
+  // Registers the layers on `owner` as first_weight, first_bias, dense1,
+  // dense2, ..., initialised from `rng` with libtorch's default bounds
+  // (Kaiming-uniform with a = sqrt(5)), so no global torch RNG is involved.
+  static MlpLayers create(torch::nn::Module& owner, std::int64_t inputs, std::int64_t outputs,
+                          const std::vector<int>& hidden, Rng& rng,
+                          Activation activation = Activation::Relu);
+
+  // From the first layer's pre-activation to the outputs.
+  torch::Tensor finish(torch::Tensor pre);
+  // The whole MLP on dense inputs.
+  torch::Tensor forward(const torch::Tensor& x);
+  std::vector<torch::Tensor> parameters() const;
+};
+
+// The first layer fused with an elementwise gate on its inputs:
+// z = (x * gate) W^T + b and, given a non-empty int64 `subset` S, the
+// sub-model's z_S = (x_S * gate_S) W_S^T + b. Its backward pass forms no input
+// gradient (DESIGN.md §5); `gate` may be a parameter or any tensor computed
+// from parameters. Returns {z} or {z, z_S}.
+std::vector<torch::Tensor> gated_linear(const torch::Tensor& x, const torch::Tensor& gate,
+                                        const torch::Tensor& weight, const torch::Tensor& bias,
+                                        const torch::Tensor& subset);
 
 // MLP body: Linear -> ReLU per hidden size, then a linear output layer.
 // The first layer is fused with w and computes its backward pass without the

@@ -7,9 +7,8 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <optional>
 
-#include "fused_adam.hpp"
-#include "top_k_mask.hpp"
 #include "topkfs/core/error.hpp"
 #include "topkfs/core/random.hpp"
 
@@ -23,37 +22,12 @@ double seconds_since(Clock::time_point start) {
   return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
-// The sub-model's input set for this step, or an empty tensor (lead only).
-Tensor current_subset(TopKNetwork& network, std::int64_t k, bool use_sub) {
-  if (!use_sub) return torch::empty({0}, torch::kLong);
-  const Tensor w = network.w.detach();
-  const auto indices = top_k_by_magnitude(w.data_ptr<float>(), w.numel(), k);
-  return torch::tensor(indices, torch::kLong);
-}
-
 Tensor rows_tensor(const std::vector<std::int64_t>& rows, std::size_t begin, std::size_t end) {
   return torch::from_blob(const_cast<std::int64_t*>(rows.data() + begin),
                           {static_cast<std::int64_t>(end - begin)}, torch::kLong);
 }
 
-struct LossParts {
-  Tensor total;  // what is minimised
-  Tensor data;   // lead + lambda3 * sub, without the penalties on w
-};
-
-LossParts objective(TopKNetwork& network, const Tensor& x, const Tensor& y, const Tensor& subset,
-                    const DnnTopOptions& options, NeuralTask task) {
-  const ModelOutputs out = network.forward(x, subset);
-  Tensor data = data_loss(out.lead, y, task);
-  if (out.sub.defined()) data = data + options.lambda3 * data_loss(out.sub, y, task);
-  Tensor total = data;
-  if (options.lambda2 > 0) total = total + options.lambda2 * network.w.abs().sum();
-  if (options.lambda1 > 0) total = total + options.lambda1 * network.w.pow(2).sum();
-  return {total, data};
-}
-
-double validation_loss(TopKNetwork& network, const TrainingSet& data, const Tensor& subset,
-                       const DnnTopOptions& options) {
+double validation_loss(LoopModel& model, const TrainingSet& data) {
   torch::NoGradGuard no_grad;
   const auto& rows = data.validation_rows;
   constexpr std::size_t kChunk = 2048;
@@ -62,22 +36,29 @@ double validation_loss(TopKNetwork& network, const TrainingSet& data, const Tens
     const std::size_t end = std::min(rows.size(), begin + kChunk);
     const Tensor x = gather_batch(data, rows, begin, end);
     const Tensor y = data.targets.index_select(0, rows_tensor(rows, begin, end));
-    const LossParts loss = objective(network, x, y, subset, options, data.task);
-    sum += loss.data.item<double>() * static_cast<double>(end - begin);
+    sum += model.validation_loss(x, y).item<double>() * static_cast<double>(end - begin);
   }
   return sum / static_cast<double>(rows.size());
 }
 
-std::vector<Tensor> snapshot(TopKNetwork& network) {
+std::vector<Tensor> snapshot(LoopModel& model) {
   std::vector<Tensor> copy;
-  for (const auto& parameter : network.parameters()) copy.push_back(parameter.detach().clone());
+  for (const auto& tensor : model.state()) copy.push_back(tensor.detach().clone());
   return copy;
 }
 
-void restore(TopKNetwork& network, const std::vector<Tensor>& copy) {
+void restore(LoopModel& model, const std::vector<Tensor>& copy) {
   torch::NoGradGuard no_grad;
-  auto parameters = network.parameters();
-  for (std::size_t i = 0; i < parameters.size(); ++i) parameters[i].copy_(copy[i]);
+  auto state = model.state();
+  for (std::size_t i = 0; i < state.size(); ++i) state[i].copy_(copy[i]);
+}
+
+[[noreturn]] void diverged(const StepInfo& step, const std::string& what, double lr,
+                           const char* extra) {
+  throw TrainingError(fmt::format(
+      "epoch {}, batch {}: {}; training diverged. Try a lower learning rate (--lr {} now, e.g. "
+      "--lr {}){}",
+      step.epoch, step.batch, what, lr, lr / 10, extra));
 }
 
 }  // namespace
@@ -88,6 +69,22 @@ Tensor data_loss(const Tensor& output, const Tensor& targets, NeuralTask task) {
     case NeuralTask::Binary:
       return torch::nn::functional::binary_cross_entropy_with_logits(output, targets);
     case NeuralTask::Regression: return torch::nn::functional::mse_loss(output, targets);
+  }
+  TOPKFS_ASSERT(false);
+  return {};
+}
+
+Tensor data_loss_per_row(const Tensor& output, const Tensor& targets, NeuralTask task) {
+  namespace F = torch::nn::functional;
+  switch (task) {
+    case NeuralTask::MultiClass:
+      return F::cross_entropy(output, targets, F::CrossEntropyFuncOptions().reduction(torch::kNone));
+    case NeuralTask::Binary:
+      return F::binary_cross_entropy_with_logits(
+                 output, targets, F::BinaryCrossEntropyWithLogitsFuncOptions().reduction(torch::kNone))
+          .mean(1);
+    case NeuralTask::Regression:
+      return F::mse_loss(output, targets, F::MSELossFuncOptions().reduction(torch::kNone)).mean(1);
   }
   TOPKFS_ASSERT(false);
   return {};
@@ -106,85 +103,70 @@ Tensor gather_batch(const TrainingSet& data, const std::vector<std::int64_t>& ro
   return batch;
 }
 
-TrainingOutcome train_network(TopKNetwork& network, const TrainingSet& data,
-                              const DnnTopOptions& options, std::int64_t k,
-                              const FitCallbacks& callbacks, const GradientHook& hook) {
+TrainingOutcome train_loop(LoopModel& model, const TrainingSet& data, const LoopSettings& settings,
+                           const FitCallbacks& callbacks, const GradientHook& hook) {
   const auto start = Clock::now();
-  const bool use_sub = options.lambda3 > 0;
-  // Adam's weight decay applies to the body only; w is penalised by lambda1/2.
-  auto parameters = network.parameters();
-  std::vector<double> decay;
-  for (const auto& parameter : parameters) {
-    decay.push_back(parameter.is_same(network.w) ? 0.0 : options.weight_decay);
-  }
-  FusedAdam optimizer(parameters, decay,
-                      {options.lr, options.beta1, options.beta2, 1e-8, options.clip});
+  auto parameters = model.parameters();
+  FusedAdam optimizer(parameters, model.weight_decay(), settings.adam);
 
-  Rng rng(derive_seed(options.seed, 1));
+  Rng rng(derive_seed(settings.seed, 1));
   std::vector<std::int64_t> order = data.train_rows;
-  const std::size_t batch = static_cast<std::size_t>(options.batch);
+  const std::size_t batch = static_cast<std::size_t>(settings.batch);
   const long batches = static_cast<long>((order.size() + batch - 1) / batch);
+  const double lr = settings.adam.lr;
 
   TrainingOutcome outcome;
   double best_val = std::numeric_limits<double>::infinity();
-  std::vector<Tensor> best_parameters;
+  std::vector<Tensor> best_state;
   int epochs_without_improvement = 0;
   std::optional<double> last_val;
 
-  for (int epoch = 1; epoch <= options.epochs; ++epoch) {
+  for (int epoch = 1; epoch <= settings.epochs; ++epoch) {
     const auto epoch_start = Clock::now();
     rng.shuffle(order);
     double loss_sum = 0.0;
     for (long b = 0; b < batches; ++b) {
+      const StepInfo step{epoch, settings.epochs, b + 1, batches};
       const std::size_t begin = static_cast<std::size_t>(b) * batch;
       const std::size_t end = std::min(order.size(), begin + batch);
       const Tensor x = gather_batch(data, order, begin, end);
       const Tensor y = data.targets.index_select(0, rows_tensor(order, begin, end));
-      // The mask is recomputed at every step from the current w.
-      const Tensor subset = current_subset(network, k, use_sub);
       optimizer.zero_grad();
-      const LossParts loss = objective(network, x, y, subset, options, data.task);
-      const double value = loss.total.item<double>();
-      if (!std::isfinite(value)) {
-        throw TrainingError(fmt::format(
-            "epoch {}, batch {}: the loss became {}; training diverged. Try a lower learning "
-            "rate (--lr {} now, e.g. --lr {})",
-            epoch, b + 1, value, options.lr, options.lr / 10));
-      }
-      loss.total.backward();
+      const Tensor loss = model.batch_loss(x, y, step);
+      const double value = loss.item<double>();
+      if (!std::isfinite(value)) diverged(step, fmt::format("the loss became {}", value), lr, "");
+      loss.backward();
       if (hook) hook(parameters);
-      // step() clips the gradient norm first when options.clip > 0.
+      // step() clips the gradient norm first when settings.adam.clip > 0.
       if (!optimizer.step()) {
-        throw TrainingError(fmt::format(
-            "epoch {}, batch {}: the gradient became infinite; training diverged. Try a lower "
-            "learning rate (--lr {} now, e.g. --lr {}) or scaled inputs (--scaling standard)",
-            epoch, b + 1, options.lr, options.lr / 10));
+        diverged(step, "the gradient became infinite", lr, " or scaled inputs (--scaling standard)");
       }
+      model.after_step(step);
       loss_sum += value;
-      callbacks.report({epoch, options.epochs, b + 1, batches, loss_sum / static_cast<double>(b + 1),
-                        last_val, seconds_since(start), false});
+      callbacks.report({epoch, settings.epochs, b + 1, batches,
+                        loss_sum / static_cast<double>(b + 1), last_val, seconds_since(start),
+                        false});
     }
 
     EpochRecord record;
     record.epoch = epoch;
     record.loss = loss_sum / static_cast<double>(batches);
     if (!data.validation_rows.empty()) {
-      const Tensor subset = current_subset(network, k, use_sub);
-      record.val_loss = validation_loss(network, data, subset, options);
+      record.val_loss = validation_loss(model, data);
       last_val = record.val_loss;
     }
     record.seconds = seconds_since(epoch_start);
     outcome.history.push_back(record);
-    callbacks.report({epoch, options.epochs, batches, batches, record.loss, last_val,
+    callbacks.report({epoch, settings.epochs, batches, batches, record.loss, last_val,
                       seconds_since(start), true});
 
     if (record.val_loss) {
       if (*record.val_loss < best_val) {
         best_val = *record.val_loss;
         outcome.best_epoch = epoch;
-        best_parameters = snapshot(network);
+        best_state = snapshot(model);
         epochs_without_improvement = 0;
-      } else if (options.patience > 0 && ++epochs_without_improvement >= options.patience) {
+      } else if (settings.patience > 0 && ++epochs_without_improvement >= settings.patience) {
         outcome.stopped_early = true;
         break;
       }
@@ -192,7 +174,7 @@ TrainingOutcome train_network(TopKNetwork& network, const TrainingSet& data,
       outcome.best_epoch = epoch;
     }
   }
-  if (!best_parameters.empty()) restore(network, best_parameters);
+  if (!best_state.empty()) restore(model, best_state);
   return outcome;
 }
 

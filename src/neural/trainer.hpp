@@ -1,13 +1,15 @@
 #pragma once
 // The minibatch loop shared by the neural methods: seeded shuffling, Adam,
-// the top-k mask per step, validation with early stopping and the best weights
-// restored, gradient clipping, progress reports.
+// validation with early stopping and the best weights restored, gradient
+// clipping, divergence checks, progress reports. What is trained, and on
+// which objective, is a LoopModel; dnn-top's is train_network().
 #include <torch/types.h>
 
 #include <cstdint>
 #include <functional>
 #include <vector>
 
+#include "fused_adam.hpp"
 #include "network.hpp"
 #include "topkfs/core/callbacks.hpp"
 #include "topkfs/data/dataset.hpp"
@@ -41,14 +43,67 @@ struct TrainingOutcome {
   bool stopped_early = false;
 };
 
-// Trains `network` in place on `data` with the options' objective; `k` is the
-// size of the sub-model's input set (ignored when lambda3 is 0).
+// Where the loop is; all 1-based.
+struct StepInfo {
+  int epoch = 1;
+  int epochs = 1;
+  long batch = 1;
+  long batches = 1;
+
+  // Fraction of the planned steps done before this one, in [0, 1).
+  double progress() const {
+    return (static_cast<double>(epoch - 1) * static_cast<double>(batches) +
+            static_cast<double>(batch - 1)) /
+           (static_cast<double>(epochs) * static_cast<double>(batches));
+  }
+};
+
+// What the loop trains.
+class LoopModel {
+ public:
+  virtual ~LoopModel() = default;
+  // The tensors the optimizer updates (contiguous float), and the Adam weight
+  // decay of each (same order).
+  virtual std::vector<torch::Tensor> parameters() = 0;
+  virtual std::vector<double> weight_decay() {
+    return std::vector<double>(parameters().size(), 0.0);
+  }
+  // The objective on one training minibatch, with autograd; the loop calls
+  // backward() on it.
+  virtual torch::Tensor batch_loss(const torch::Tensor& x, const torch::Tensor& y,
+                                   const StepInfo& step) = 0;
+  // After the optimizer step (e.g. a second network trained on the side).
+  virtual void after_step(const StepInfo& step) {}
+  // The mean loss on some validation rows that early stopping compares,
+  // called without gradients.
+  virtual torch::Tensor validation_loss(const torch::Tensor& x, const torch::Tensor& y) = 0;
+  // Everything that the best epoch's weights restore (default: parameters()).
+  virtual std::vector<torch::Tensor> state() { return parameters(); }
+};
+
+struct LoopSettings {
+  int epochs = 20;
+  int batch = 128;
+  AdamSettings adam;  // clip: gradient-norm bound, 0 = off
+  int patience = 5;   // 0 = never stop early
+  std::uint64_t seed = 0;  // the shuffling uses stream 1 of it
+};
+
+TrainingOutcome train_loop(LoopModel& model, const TrainingSet& data, const LoopSettings& settings,
+                           const FitCallbacks& callbacks, const GradientHook& hook = {});
+
+// dnn-top / dfs: trains `network` in place on `data` with the options'
+// objective; `k` is the size of the sub-model's input set (ignored when
+// lambda3 is 0). Defined in dnn_top_objective.cpp.
 TrainingOutcome train_network(TopKNetwork& network, const TrainingSet& data,
                               const DnnTopOptions& options, std::int64_t k,
                               const FitCallbacks& callbacks, const GradientHook& hook = {});
 
-// Loss of one model output against the targets of the same rows.
+// Loss of one model output against the targets of the same rows (the mean).
 torch::Tensor data_loss(const torch::Tensor& output, const torch::Tensor& targets, NeuralTask task);
+// The same loss per row (regression: the mean over the outputs of the row).
+torch::Tensor data_loss_per_row(const torch::Tensor& output, const torch::Tensor& targets,
+                                NeuralTask task);
 
 // Gathers rows `rows[begin, end)` of the set, scaled, into a B x m tensor.
 torch::Tensor gather_batch(const TrainingSet& data, const std::vector<std::int64_t>& rows,

@@ -3,35 +3,25 @@
 // and the sub-model that shares every body weight but sees only the k inputs
 // with the largest |w|. With lambda3 = 0 it is DFS (Li et al. 2016).
 // This header keeps libtorch out: the implementation lives in src/neural/.
-#include <cstdint>
 #include <memory>
 #include <string>
-#include <vector>
 
+#include "topkfs/neural/training_options.hpp"
 #include "topkfs/select/option_table.hpp"
 #include "topkfs/select/selector.hpp"
 
 namespace topkfs {
 
-struct DnnTopOptions {
-  std::vector<int> hidden = {256, 128};  // MLP hidden sizes; CNN: the dense layer(s)
-  std::string body = "mlp";              // mlp | cnn
-  int epochs = 20;
-  int batch = 128;
-  double lr = 1e-3;
+struct DnnTopOptions : NeuralTrainingOptions {
+  // hidden: MLP hidden sizes; CNN: the dense layer(s) after the convolutions
+  std::string body = "mlp";  // mlp | cnn
   double beta1 = 0.9;
   double beta2 = 0.999;
   double weight_decay = 0.0;  // Adam weight decay on the body (w has lambda1/lambda2)
   double lambda1 = 1e-4;      // lambda1 * ||w||_2^2
   double lambda2 = 1e-4;      // lambda2 * ||w||_1
   double lambda3 = 1.0;       // weight of the sub-model's loss; 0 = DFS
-  double validation = 0.1;    // fraction of the training rows held out for early stopping
-  int patience = 5;           // epochs without validation improvement before stopping; 0 = never
-  double clip = 5.0;          // gradient-norm clipping; 0 = off
-  std::string scaling = "auto";  // auto | standard | minmax | image | none
-  std::string image_shape;       // e.g. 28x28 for --body cnn when the data has none
-  std::uint64_t seed = 0;
-  int threads = 0;  // 0 = every core, in the way that measured fastest
+  std::string image_shape;    // e.g. 28x28 for --body cnn when the data has none
 
   // Throws OptionError naming the offending field.
   void validate() const;

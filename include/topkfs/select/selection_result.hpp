@@ -27,6 +27,17 @@ struct DataInfo {
   std::vector<std::string> feature_names;  // all columns, so transform can check them
 };
 
+// How a downstream model did on the selected columns (`select --score`): fitted
+// on the rows the method learned from, scored on the held-out rows.
+struct DownstreamResult {
+  std::string model;   // e.g. "ExtraTrees, 50 trees"
+  std::string metric;  // "accuracy %" or "MAE"
+  double value = 0.0;
+  std::optional<double> rmse;  // real targets
+  std::int64_t train_rows = 0;
+  std::int64_t test_rows = 0;
+};
+
 struct SelectionResult {
   std::string method;
   int k = 0;
@@ -40,6 +51,7 @@ struct SelectionResult {
   DataInfo data;
   std::vector<std::string> notes;  // e.g. "learned from the predefined training split only"
   std::vector<std::string> warnings;  // e.g. non-convergence
+  std::optional<DownstreamResult> downstream;
 };
 
 // Columns ordered by decreasing score; ties go to the lower index (the same

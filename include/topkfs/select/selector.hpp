@@ -39,6 +39,11 @@ class Selector {
   // Saves the model trained by the last fit (atomically). Methods without a
   // model worth saving throw OptionError.
   virtual void save_model(const std::string& path) const;
+
+  // False when training ignores k and the selection for k is the first k of
+  // one ranking (random-forest importance, DFS): `topkfs evaluate` then fits
+  // once per split and reads every k from that ranking.
+  virtual bool ranking_depends_on_k() const { return true; }
 };
 
 // The common part of a selector whose options live in a struct with a table.

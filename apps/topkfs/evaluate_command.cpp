@@ -1,0 +1,209 @@
+// `topkfs evaluate DATA --method M[,M2...] --k 10,20,30,40,50`: selection and
+// downstream scoring for every method, k and seed (the paper's protocols),
+// a table on stdout, the report as JSON/CSV and the pictures.
+#include <fmt/format.h>
+
+#include <iostream>
+#include <memory>
+#include <sstream>
+
+#include "commands.hpp"
+#include "method_flags.hpp"
+#include "progress_bar.hpp"
+#include "reader_flags.hpp"
+#include "topkfs/core/error.hpp"
+#include "topkfs/evaluate/evaluation.hpp"
+#include "topkfs/evaluate/report_io.hpp"
+#include "topkfs/evaluate/report_pictures.hpp"
+
+namespace topkfs::cli {
+namespace {
+
+struct EvaluateFlags {
+  ReaderFlags data;
+  MethodFlags method;
+  std::vector<int> ks = {10, 20, 30, 40, 50};
+  int seeds = 0;  // 0: the protocol's default
+  std::string protocol = "auto";
+  std::string split = "predefined";
+  double test_size = 0.2;
+  int trees = 50;
+  std::string output;
+  std::string csv;
+  std::string plot;
+  std::string picture;
+  std::string frequency_map;
+  bool json = false;
+  bool quiet = false;
+};
+
+std::vector<std::string> split_list(const std::string& text) {
+  std::vector<std::string> items;
+  std::stringstream stream(text);
+  std::string item;
+  while (std::getline(stream, item, ',')) {
+    if (!item.empty()) items.push_back(item);
+  }
+  return items;
+}
+
+// --seed and --threads are method options in the tables; here --seed is the
+// first run's seed and --threads also sizes the downstream trees.
+EvaluationOptions to_options(const EvaluateFlags& flags) {
+  EvaluationOptions options;
+  options.methods = split_list(flags.method.name);
+  options.ks = flags.ks;
+  options.protocol = parse_protocol(flags.protocol);
+  if (flags.seeds != 0) options.seeds = flags.seeds;
+  options.split = parse_split_mode(flags.split);
+  options.test_size = flags.test_size;
+  options.downstream_trees = flags.trees;
+  options.method_options = flags.method.values;
+  if (const auto seed = options.method_options.find("seed"); seed != options.method_options.end()) {
+    options.seed = std::stoull(seed->second);
+    options.method_options.erase(seed);
+  }
+  if (const auto threads = options.method_options.find("threads");
+      threads != options.method_options.end()) {
+    options.threads = std::stoi(threads->second);
+  }
+  options.validate();
+  return options;
+}
+
+EvaluationCallbacks make_grid_callbacks(ProgressBar& bar, bool quiet) {
+  EvaluationCallbacks callbacks;
+  callbacks.fit = make_callbacks(bar, quiet);
+  if (!quiet) {
+    callbacks.step = [&bar](const GridStep& step) {
+      bar.finish();
+      fmt::print(stderr, "[{}/{}] {} {} run {}{}\n", step.done + 1, step.total, step.method,
+                 step.k > 0 ? fmt::format("k={}", step.k) : std::string("(one fit for every k)"),
+                 step.run + 1,
+                 step.done > 0 ? fmt::format(", {:.0f} s elapsed, ~{:.0f} s left", step.elapsed_seconds,
+                                             step.elapsed_seconds * (step.total - step.done) / step.done)
+                               : std::string());
+    };
+  }
+  return callbacks;
+}
+
+// "freq.png" for one method, "freq-dnn-top.png" for each of several.
+std::string per_method_path(const std::string& path, const std::string& method, bool several) {
+  if (!several) return path;
+  const auto dot = path.rfind('.');
+  const auto slash = path.rfind('/');
+  const bool has_extension = dot != std::string::npos && (slash == std::string::npos || dot > slash);
+  return has_extension ? path.substr(0, dot) + "-" + method + path.substr(dot) : path + "-" + method;
+}
+
+// Checks that the pictures asked for can be drawn before hours of fitting.
+void check_pictures(const EvaluateFlags& flags, const EvaluationOptions& options, const Dataset& data) {
+  if (!flags.picture.empty() && !data.image_shape) {
+    throw OptionError(fmt::format(
+        "--picture needs image data: {} carries no image shape; give --image-shape HxW",
+        flags.data.path));
+  }
+  if (!flags.frequency_map.empty() && resolve_protocol(options.protocol, data) != Protocol::Stability) {
+    throw OptionError("--frequency-map shows the stability protocol's runs: add --protocol stability");
+  }
+}
+
+// "fashion-mnist" for /usr/share/datasets/fashion-mnist/, "usps.h5" for a file.
+std::string short_name(std::string path) {
+  while (path.size() > 1 && path.back() == '/') path.pop_back();
+  const auto slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+void write_pictures(const EvaluateFlags& flags, const EvaluationReport& report, const Dataset& data) {
+  if (!flags.plot.empty()) write_png(flags.plot, draw_score_curve(report, short_name(data.source)));
+  if (!flags.picture.empty()) write_png(flags.picture, draw_method_selections(data, report));
+  if (!flags.frequency_map.empty()) {
+    for (const auto& method : report.methods) {
+      write_png(per_method_path(flags.frequency_map, method.method, report.methods.size() > 1),
+                draw_method_frequency(data, report, method));
+    }
+  }
+}
+
+int run(const EvaluateFlags& flags) {
+  const EvaluationOptions options = to_options(flags);
+  const Dataset data = load_dataset(flags.data, flags.data.to_options());
+  check_pictures(flags, options, data);
+
+  ProgressBar bar(!flags.quiet);
+  const EvaluationReport report =
+      evaluate_methods(data, options, make_grid_callbacks(bar, flags.quiet));
+  bar.finish();
+
+  if (!flags.output.empty()) write_report_json(flags.output, report, data);
+  if (!flags.csv.empty()) write_report_csv(flags.csv, report);
+  write_pictures(flags, report, data);
+  if (flags.json) {
+    std::cout << report_to_json(report, data).dump(2) << "\n";
+  } else {
+    std::cout << report_table(report);
+    for (const auto& note : report.notes) std::cout << "note: " << note << "\n";
+  }
+  return 0;
+}
+
+}  // namespace
+
+Command add_evaluate_command(CLI::App& app) {
+  auto flags = std::make_shared<EvaluateFlags>();
+  auto* command = app.add_subcommand(
+      "evaluate", "Score methods by what a downstream model does with their selections");
+  add_reader_flags(*command, flags->data);
+  command->add_option("--k", flags->ks, "Numbers of features to select, comma-separated")
+      ->delimiter(',')
+      ->capture_default_str();
+  add_method_flags(*command, flags->method);
+  auto* grid = command->add_option_group("Protocol", "What is measured and on which rows");
+  grid->add_option("--protocol", flags->protocol,
+                   "accuracy (ExtraTrees on the selected columns, test accuracy %; classes), "
+                   "mae (least squares, test MAE; real targets), detection (noise columns "
+                   "appended, F1 % of finding the originals), stability (pairwise Jaccard and "
+                   "Kuncheva index over random splits); auto: accuracy or mae by the target")
+      ->capture_default_str();
+  grid->add_option("--seeds", flags->seeds,
+                   "Runs per method and k, seeds --seed, --seed+1, ... (default 1; stability 10)");
+  grid->add_option("--split", flags->split,
+                   "predefined: the data's own train/test split where it has one (MNIST), else "
+                   "a random stratified split per run; random: always a random split per run")
+      ->capture_default_str();
+  grid->add_option("--test-size", flags->test_size, "Test fraction of random splits")
+      ->capture_default_str();
+  grid->add_option("--trees", flags->trees, "Trees of the downstream ExtraTrees")
+      ->capture_default_str();
+  auto* out = command->add_option_group("Output");
+  out->add_option("--output,-o", flags->output,
+                  "Write the report as JSON: summaries and every run (docs/evaluate.md)");
+  out->add_option("--csv", flags->csv, "Write one CSV row per run (method, k, seed, score, ...)");
+  out->add_option("--plot", flags->plot,
+                  "Write a PNG of the score against k, one line per method, with the standard "
+                  "deviation over runs as error bars (stability: the Kuncheva index)");
+  out->add_option("--picture", flags->picture,
+                  "Image data: write a PNG with each method's selected pixels (first run, largest "
+                  "k) over the mean image");
+  out->add_option("--frequency-map", flags->frequency_map,
+                  "Stability protocol: write a PNG of how often each feature was selected at the "
+                  "largest k (an image for image data); one file per method, named "
+                  "FILE-METHOD.png, when there are several");
+  out->add_flag("--json", flags->json, "Print the report as JSON on stdout instead of the table");
+  out->add_flag("--quiet,-q", flags->quiet, "No progress or notes on stderr");
+  command->footer(
+      "\nExamples:\n"
+      "  topkfs evaluate /usr/share/datasets/fashion-mnist --method dnn-top,dfs --k 10,30,50 \\\n"
+      "      --plot curve.png --picture pixels.png\n"
+      "  topkfs evaluate data.csv --target y --method elastic-net-top,lasso --protocol detection\n"
+      "  topkfs evaluate usps.h5 --method dnn-top --protocol stability --k 50 --frequency-map f.png\n"
+      "\nEvery selection learns from the training rows only; the test rows are seen by the\n"
+      "downstream model alone. Method options (--epochs, --hidden, ...) apply to every listed\n"
+      "method that has them.\n"
+      "Exit status: 0 success, 2 usage error, 1 data or runtime error.");
+  return {command, [flags] { return run(*flags); }};
+}
+
+}  // namespace topkfs::cli

@@ -1,0 +1,28 @@
+#pragma once
+// The options every neural method shares (dnn-top, dfs and the neural
+// baselines): the body's size, the minibatch loop, the data preparation.
+// Each method's options struct derives from this one and adds its own; one
+// set of names, checks and help texts keeps the CLI flags alike across methods.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace topkfs {
+
+struct NeuralTrainingOptions {
+  std::vector<int> hidden = {256, 128};  // hidden sizes of the MLP
+  int epochs = 20;
+  int batch = 128;
+  double lr = 1e-3;
+  double validation = 0.1;  // fraction of the training rows held out for early stopping
+  int patience = 5;         // epochs without validation improvement before stopping; 0 = never
+  double clip = 5.0;        // gradient-norm clipping; 0 = off
+  std::string scaling = "auto";  // auto | standard | minmax | image | none
+  std::uint64_t seed = 0;
+  int threads = 0;  // 0 = every core, in the way that measured fastest
+
+  // Throws OptionError naming the offending field.
+  void validate_training() const;
+};
+
+}  // namespace topkfs

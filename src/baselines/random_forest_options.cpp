@@ -1,0 +1,77 @@
+// The random-forest selector's options: checks with the command-line names,
+// and the table that feeds CLI flags, Python keywords and docs.
+#include <fmt/format.h>
+
+#include "topkfs/baselines/random_forest_selector.hpp"
+#include "topkfs/core/error.hpp"
+
+namespace topkfs {
+namespace {
+
+// The forest's parsers name their own subject ("unknown forest kind ...");
+// the prefix says which flag the text came from.
+template <typename Parse>
+auto parse_flag(const char* flag, Parse&& parse) {
+  try {
+    return parse();
+  } catch (const OptionError& error) {
+    throw OptionError(fmt::format("--{}: {}", flag, error.what()));
+  }
+}
+
+}  // namespace
+
+void RandomForestSelectorOptions::validate() const {
+  auto fail = [](const std::string& message) { throw OptionError(message); };
+  if (n_estimators < 1)
+    fail(fmt::format("--n-estimators must be at least 1, got {}", n_estimators));
+  if (min_samples_leaf < 1) {
+    fail(fmt::format("--min-samples-leaf must be at least 1, got {}", min_samples_leaf));
+  }
+  if (max_depth < 0) {
+    fail(fmt::format("--max-depth must be at least 1, or 0 for unlimited; got {}", max_depth));
+  }
+  if (threads < 0) fail(fmt::format("--threads must not be negative, got {}", threads));
+  forest_options();
+}
+
+ForestOptions RandomForestSelectorOptions::forest_options() const {
+  ForestOptions options;
+  options.kind = parse_flag("kind", [&] { return parse_forest_kind(kind); });
+  options.criterion = parse_flag("criterion", [&] { return parse_split_criterion(criterion); });
+  options.max_features = MaxFeatures::parse(max_features, "--max-features");
+  options.n_estimators = n_estimators;
+  options.min_samples_leaf = min_samples_leaf;
+  options.max_depth = max_depth;
+  options.seed = seed;
+  options.threads = threads;
+  options.validate();
+  return options;
+}
+
+const OptionTable<RandomForestSelectorOptions>& random_forest_option_table() {
+  using O = RandomForestSelectorOptions;
+  static const OptionTable<O> table = [] {
+    OptionTable<O> t;
+    t.add("n-estimators", &O::n_estimators,
+          "Trees in the forest (scikit-learn's default; more trees give steadier importances)")
+        .add("max-features", &O::max_features,
+             "Split candidates per node: auto (sqrt(m) for classes, all m for real targets, as "
+             "scikit-learn), sqrt, log2, all, a count (12) or a fraction (0.3)")
+        .add("min-samples-leaf", &O::min_samples_leaf, "Fewest training samples in a leaf")
+        .add("max-depth", &O::max_depth, "Deepest tree allowed (0 = grow until leaves are pure)")
+        .add("criterion", &O::criterion,
+             "Impurity: auto (gini for classes, squared_error for real targets), gini, entropy, "
+             "squared_error")
+        .add("kind", &O::kind,
+             "random-forest (best split of each candidate, bootstrap) or extra-trees (one random "
+             "threshold per candidate, no bootstrap)")
+        .add("seed", &O::seed, "Seed of the trees' randomness (tree t uses stream t)")
+        .add("threads", &O::threads,
+             "Threads growing trees (0 = every core); the forest is the same for any count");
+    return t;
+  }();
+  return table;
+}
+
+}  // namespace topkfs

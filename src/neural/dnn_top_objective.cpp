@@ -1,0 +1,75 @@
+// dnn-top's objective (DESIGN.md §1) as a LoopModel: the lead model's loss,
+// lambda3 times the sub-model's on the k inputs of largest |w| (the mask
+// recomputed at every step), and the elastic-net penalties on w.
+#include "top_k_mask.hpp"
+#include "trainer.hpp"
+
+namespace topkfs {
+namespace {
+
+using torch::Tensor;
+
+class DnnTopModel final : public LoopModel {
+ public:
+  DnnTopModel(TopKNetwork& network, const DnnTopOptions& options, std::int64_t k, NeuralTask task)
+      : network_(network), options_(options), k_(k), task_(task) {}
+
+  std::vector<Tensor> parameters() override { return network_.parameters(); }
+
+  // Adam's weight decay applies to the body only; w is penalised by lambda1/2.
+  std::vector<double> weight_decay() override {
+    std::vector<double> decay;
+    for (const auto& parameter : network_.parameters()) {
+      decay.push_back(parameter.is_same(network_.w) ? 0.0 : options_.weight_decay);
+    }
+    return decay;
+  }
+
+  Tensor batch_loss(const Tensor& x, const Tensor& y, const StepInfo&) override {
+    Tensor total = data_part(x, y);
+    if (options_.lambda2 > 0) total = total + options_.lambda2 * network_.w.abs().sum();
+    if (options_.lambda1 > 0) total = total + options_.lambda1 * network_.w.pow(2).sum();
+    return total;
+  }
+
+  // The data part alone: the penalties say nothing about generalisation.
+  Tensor validation_loss(const Tensor& x, const Tensor& y) override { return data_part(x, y); }
+
+ private:
+  // lead + lambda3 * sub on the current top-k set of |w|.
+  Tensor data_part(const Tensor& x, const Tensor& y) {
+    const ModelOutputs out = network_.forward(x, current_subset());
+    Tensor data = data_loss(out.lead, y, task_);
+    if (out.sub.defined()) data = data + options_.lambda3 * data_loss(out.sub, y, task_);
+    return data;
+  }
+
+  // The sub-model's input set for this step, or an empty tensor (lead only).
+  Tensor current_subset() const {
+    if (!(options_.lambda3 > 0)) return torch::empty({0}, torch::kLong);
+    const Tensor w = network_.w.detach();
+    return torch::tensor(top_k_by_magnitude(w.data_ptr<float>(), w.numel(), k_), torch::kLong);
+  }
+
+  TopKNetwork& network_;
+  const DnnTopOptions& options_;
+  std::int64_t k_;
+  NeuralTask task_;
+};
+
+}  // namespace
+
+TrainingOutcome train_network(TopKNetwork& network, const TrainingSet& data,
+                              const DnnTopOptions& options, std::int64_t k,
+                              const FitCallbacks& callbacks, const GradientHook& hook) {
+  DnnTopModel model(network, options, k, data.task);
+  LoopSettings settings;
+  settings.epochs = options.epochs;
+  settings.batch = options.batch;
+  settings.adam = {options.lr, options.beta1, options.beta2, 1e-8, options.clip};
+  settings.patience = options.patience;
+  settings.seed = options.seed;
+  return train_loop(model, data, settings, callbacks, hook);
+}
+
+}  // namespace topkfs

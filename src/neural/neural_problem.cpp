@@ -1,0 +1,184 @@
+#include "neural_problem.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "topkfs/core/error.hpp"
+#include "topkfs/core/random.hpp"
+#include "topkfs/data/scaling.hpp"
+#include "topkfs/data/splits.hpp"
+
+namespace topkfs {
+namespace {
+
+using torch::Tensor;
+
+std::int64_t output_count(const Dataset& data, NeuralTask task) {
+  switch (task) {
+    case NeuralTask::MultiClass: return data.num_classes();
+    case NeuralTask::Binary: return 1;
+    case NeuralTask::Regression: return data.num_outputs();
+  }
+  return 0;
+}
+
+const char* task_name(NeuralTask task) {
+  switch (task) {
+    case NeuralTask::MultiClass: return "multiclass";
+    case NeuralTask::Binary: return "binary";
+    case NeuralTask::Regression: return "regression";
+  }
+  return "";
+}
+
+// Targets as a tensor over all rows. Real targets are standardised with the
+// training rows' statistics so that the loss scale, and so the meaning of the
+// penalty weights, does not depend on the target's unit.
+Tensor target_tensor(const Dataset& data, NeuralTask task, const std::vector<std::int64_t>& train) {
+  const auto n = data.rows();
+  if (task == NeuralTask::MultiClass) {
+    return torch::tensor(std::vector<std::int64_t>(data.labels.begin(), data.labels.end()),
+                         torch::kLong);
+  }
+  if (task == NeuralTask::Binary) {
+    Tensor y = torch::empty({n, 1});
+    auto* out = y.data_ptr<float>();
+    for (std::int64_t i = 0; i < n; ++i) out[i] = static_cast<float>(data.labels[static_cast<std::size_t>(i)]);
+    return y;
+  }
+  const auto q = data.targets.cols();
+  Tensor y = torch::empty({n, q});
+  auto* out = y.data_ptr<float>();
+  for (Eigen::Index j = 0; j < q; ++j) {
+    double sum = 0.0, sum_sq = 0.0;
+    for (auto row : train) {
+      sum += data.targets(row, j);
+      sum_sq += data.targets(row, j) * data.targets(row, j);
+    }
+    const double mean = sum / static_cast<double>(train.size());
+    const double var = std::max(0.0, sum_sq / static_cast<double>(train.size()) - mean * mean);
+    const double scale = var > 0 ? std::sqrt(var) : 1.0;
+    for (std::int64_t i = 0; i < n; ++i) out[i * q + j] = static_cast<float>((data.targets(i, j) - mean) / scale);
+  }
+  return y;
+}
+
+// Per-column offset and 1/scale for the minibatch gatherer, fitted on the
+// training rows. "image" divides every pixel by the largest training value:
+// per-pixel scaling would blow up nearly constant border pixels, whose noise
+// then competes with real strokes for the top-k budget.
+void scale_inputs(const Dataset& data, TrainingSet& set, const std::string& scaling) {
+  const auto m = data.cols();
+  if (scaling == "image") {
+    float largest = 0.0f;
+    for (auto row : set.train_rows) largest = std::max(largest, data.features.row(row).cwiseAbs().maxCoeff());
+    set.offset = torch::zeros({m});
+    set.inv_scale = torch::full({m}, largest > 0 ? 1.0f / largest : 1.0f);
+    return;
+  }
+  const Scaler scaler = fit_scaler(data.features, set.train_rows, parse_scaling(scaling));
+  if (scaler.kind == ScalingKind::None) return;
+  const auto as_tensor = [m](const Eigen::VectorXd& vector) {
+    return torch::from_blob(const_cast<double*>(vector.data()), {m}, torch::kDouble).to(torch::kFloat);
+  };
+  set.offset = as_tensor(scaler.offset);
+  set.inv_scale = 1.0 / as_tensor(scaler.scale);
+}
+
+}  // namespace
+
+void check_k(const Dataset& data, int k) {
+  if (k < 1 || k > data.cols()) {
+    throw OptionError(fmt::format("--k {} is out of range: {} has {} feature columns", k,
+                                  data.source, data.cols()));
+  }
+}
+
+NeuralTask task_of(const Dataset& data) {
+  switch (data.target_kind) {
+    case TargetKind::Classes:
+      return data.num_classes() == 2 ? NeuralTask::Binary : NeuralTask::MultiClass;
+    case TargetKind::Real: return NeuralTask::Regression;
+    case TargetKind::None: break;
+  }
+  throw DataError(fmt::format("{}: supervised selection needs a target, and this data has none",
+                              data.source));
+}
+
+NeuralProblem prepare_problem(const Dataset& data, const std::vector<std::int64_t>& rows,
+                              const NeuralTrainingOptions& options, bool image_data,
+                              ThreadUse use) {
+  NeuralProblem problem;
+  problem.data = &data;
+  problem.task = task_of(data);
+  problem.inputs = data.cols();
+  problem.outputs = output_count(data, problem.task);
+  problem.threads_used = configure_threads(options.threads, use);
+  if (rows.size() < 2) {
+    throw DataError(fmt::format("{}: {} training rows are too few to learn from", data.source,
+                                rows.size()));
+  }
+  TrainingSet& set = problem.set;
+  set.features = &data.features;
+  set.task = problem.task;
+  if (options.validation > 0) {
+    const TrainValTest parts =
+        train_validation_split(data, rows, options.validation, derive_seed(options.seed, 2));
+    set.train_rows = parts.train;
+    set.validation_rows = parts.validation;
+  } else {
+    set.train_rows = rows;
+  }
+  problem.scaling_used =
+      options.scaling == "auto" ? (image_data ? "image" : "standard") : options.scaling;
+  scale_inputs(data, set, problem.scaling_used);
+  set.targets = target_tensor(data, problem.task, set.train_rows);
+  return problem;
+}
+
+LoopSettings loop_settings(const NeuralTrainingOptions& options) {
+  LoopSettings settings;
+  settings.epochs = options.epochs;
+  settings.batch = options.batch;
+  settings.adam.lr = options.lr;
+  settings.adam.clip = options.clip;
+  settings.patience = options.patience;
+  settings.seed = options.seed;
+  return settings;
+}
+
+SelectionResult neural_result(const std::string& method, int k, std::vector<double> scores,
+                              const Dataset& data, const NeuralProblem& problem,
+                              const TrainingOutcome& outcome, nlohmann::json options,
+                              NeuralClock::time_point start) {
+  SelectionResult result;
+  result.method = method;
+  result.k = k;
+  result.scores = std::move(scores);
+  finish_selection(result, data.feature_names);
+  result.history = outcome.history;
+  result.options = std::move(options);
+  result.options["scaling_used"] = problem.scaling_used;
+  result.options["threads_used"] = problem.threads_used;
+  result.options["task"] = task_name(problem.task);
+  const TrainingSet& set = problem.set;
+  if (!set.validation_rows.empty()) {
+    result.notes.push_back(fmt::format(
+        "{} training rows, {} validation rows; weights of epoch {} (best validation loss){}",
+        set.train_rows.size(), set.validation_rows.size(), outcome.best_epoch,
+        outcome.stopped_early ? ", stopped early" : ""));
+  }
+  result.fit_seconds = std::chrono::duration<double>(NeuralClock::now() - start).count();
+  return result;
+}
+
+void rank_chosen_first(std::vector<double>& scores, const std::vector<std::int64_t>& chosen) {
+  if (scores.empty()) return;
+  const auto [low, high] = std::minmax_element(scores.begin(), scores.end());
+  const double lift = 1.0 + (*high - *low);
+  for (auto column : chosen) scores[static_cast<std::size_t>(column)] += lift;
+}
+
+}  // namespace topkfs

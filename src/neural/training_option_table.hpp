@@ -1,0 +1,38 @@
+#pragma once
+// The option-table entries of NeuralTrainingOptions, added to any method's
+// table whose options struct derives from it (one help text per option).
+#include <string>
+
+#include "topkfs/neural/training_options.hpp"
+#include "topkfs/select/option_table.hpp"
+
+namespace topkfs {
+
+// `hidden_help` lets a method say what its hidden sizes are sizes of.
+template <typename Options>
+void add_training_options(OptionTable<Options>& table, const std::string& hidden_help) {
+  using Base = NeuralTrainingOptions;
+  // The explicit template argument lets a pointer to a member of the base
+  // convert to a pointer to the same member of Options.
+  table.template add<std::vector<int>>("hidden", &Base::hidden, hidden_help)
+      .template add<int>("epochs", &Base::epochs, "Maximum number of passes over the training rows")
+      .template add<int>("batch", &Base::batch, "Minibatch size (training rows per step)")
+      .template add<double>("lr", &Base::lr, "Adam learning rate")
+      .template add<double>(
+          "validation", &Base::validation,
+          "Fraction of the training rows held out (stratified) for early stopping; 0 = none")
+      .template add<int>("patience", &Base::patience,
+                         "Stop after this many epochs without a better validation loss (0 = "
+                         "never); the best weights are restored")
+      .template add<double>("clip", &Base::clip, "Clip the gradient norm to this value (0 = off)")
+      .template add<std::string>(
+          "scaling", &Base::scaling,
+          "Input scaling fitted on the training rows: auto (image for image data, else "
+          "standard), standard, minmax, image (divide by the largest value), none")
+      .template add<std::uint64_t>("seed", &Base::seed,
+                                   "Seed of every random choice (init, shuffling, split, noise)")
+      .template add<int>("threads", &Base::threads,
+                         "Threads for libtorch, OpenMP and OpenBLAS together (0 = every core)");
+}
+
+}  // namespace topkfs

@@ -1,0 +1,29 @@
+#include "topkfs/neural/training_options.hpp"
+
+#include <fmt/format.h>
+
+#include "topkfs/core/error.hpp"
+
+namespace topkfs {
+
+void NeuralTrainingOptions::validate_training() const {
+  auto fail = [](const std::string& message) { throw OptionError(message); };
+  for (int size : hidden) {
+    if (size <= 0) fail(fmt::format("--hidden: sizes must be positive, got {}", size));
+  }
+  if (epochs < 1) fail(fmt::format("--epochs must be at least 1, got {}", epochs));
+  if (batch < 1) fail(fmt::format("--batch must be at least 1, got {}", batch));
+  if (!(lr > 0)) fail(fmt::format("--lr must be positive, got {}", lr));
+  if (!(validation >= 0 && validation < 1)) {
+    fail(fmt::format("--validation must be in [0, 1), got {}", validation));
+  }
+  if (patience < 0) fail("--patience must not be negative");
+  if (!(clip >= 0)) fail("--clip must not be negative");
+  if (scaling != "auto" && scaling != "standard" && scaling != "minmax" && scaling != "image" &&
+      scaling != "none") {
+    fail(fmt::format("--scaling takes auto, standard, minmax, image or none, not '{}'", scaling));
+  }
+  if (threads < 0) fail("--threads must not be negative");
+}
+
+}  // namespace topkfs
