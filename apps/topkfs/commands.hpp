@@ -3,6 +3,7 @@
 // runs it once the command line has been parsed.
 #include <CLI/CLI.hpp>
 #include <functional>
+#include <string>
 
 namespace topkfs::cli {
 
@@ -14,6 +15,11 @@ struct Command {
 Command add_info_command(CLI::App& app);
 Command add_select_command(CLI::App& app);
 Command add_evaluate_command(CLI::App& app);
+Command add_report_command(CLI::App& app);
+
+// "fashion-mnist" for /usr/share/datasets/fashion-mnist/, "usps.h5" for a file:
+// the name pictures are titled with.
+std::string data_short_name(std::string path);
 Command add_transform_command(CLI::App& app);
 Command add_methods_command(CLI::App& app);
 

@@ -109,15 +109,8 @@ void check_pictures(const EvaluateFlags& flags, const EvaluationOptions& options
   }
 }
 
-// "fashion-mnist" for /usr/share/datasets/fashion-mnist/, "usps.h5" for a file.
-std::string short_name(std::string path) {
-  while (path.size() > 1 && path.back() == '/') path.pop_back();
-  const auto slash = path.rfind('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
 void write_pictures(const EvaluateFlags& flags, const EvaluationReport& report, const Dataset& data) {
-  if (!flags.plot.empty()) write_png(flags.plot, draw_score_curve(report, short_name(data.source)));
+  if (!flags.plot.empty()) write_png(flags.plot, draw_score_curve(report, data_short_name(data.source)));
   if (!flags.picture.empty()) write_png(flags.picture, draw_method_selections(data, report));
   if (!flags.frequency_map.empty()) {
     for (const auto& method : report.methods) {
@@ -137,11 +130,11 @@ int run(const EvaluateFlags& flags) {
       evaluate_methods(data, options, make_grid_callbacks(bar, flags.quiet));
   bar.finish();
 
-  if (!flags.output.empty()) write_report_json(flags.output, report, data);
+  if (!flags.output.empty()) write_report_json(flags.output, report);
   if (!flags.csv.empty()) write_report_csv(flags.csv, report);
   write_pictures(flags, report, data);
   if (flags.json) {
-    std::cout << report_to_json(report, data).dump(2) << "\n";
+    std::cout << report_to_json(report).dump(2) << "\n";
   } else {
     std::cout << report_table(report);
     for (const auto& note : report.notes) std::cout << "note: " << note << "\n";
@@ -150,6 +143,12 @@ int run(const EvaluateFlags& flags) {
 }
 
 }  // namespace
+
+std::string data_short_name(std::string path) {
+  while (path.size() > 1 && path.back() == '/') path.pop_back();
+  const auto slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
 
 Command add_evaluate_command(CLI::App& app) {
   auto flags = std::make_shared<EvaluateFlags>();

@@ -283,6 +283,7 @@ EvaluationReport evaluate_methods(const Dataset& data, const EvaluationOptions& 
   const auto start = Clock::now();
   options.validate();
   EvaluationReport report;
+  report.data = {data.source, data.rows(), data.cols(), to_string(data.target_kind)};
   report.protocol = resolve_protocol(options.protocol, data);
   describe_metric(report);
   report.seeds = options.seed_count();

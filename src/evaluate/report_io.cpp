@@ -93,7 +93,7 @@ std::string report_table(const EvaluationReport& report) {
   return text + aligned(rows);
 }
 
-nlohmann::ordered_json report_to_json(const EvaluationReport& report, const Dataset& data) {
+nlohmann::ordered_json report_to_json(const EvaluationReport& report) {
   nlohmann::ordered_json methods = nlohmann::ordered_json::array();
   for (const auto& m : report.methods) {
     nlohmann::ordered_json per_k = nlohmann::ordered_json::array();
@@ -129,8 +129,8 @@ nlohmann::ordered_json report_to_json(const EvaluationReport& report, const Data
   }
   return {{"format", "topkfs-evaluation"},
           {"version", 1},
-          {"data", {{"path", data.source}, {"rows", data.rows()}, {"columns", data.cols()},
-                    {"target_kind", to_string(data.target_kind)}}},
+          {"data", {{"path", report.data.path}, {"rows", report.data.rows},
+                    {"columns", report.data.columns}, {"target_kind", report.data.target_kind}}},
           {"protocol", to_string(report.protocol)},
           {"metric", report.metric},
           {"higher_is_better", report.higher_is_better},
@@ -143,8 +143,8 @@ nlohmann::ordered_json report_to_json(const EvaluationReport& report, const Data
           {"runs", runs}};
 }
 
-void write_report_json(const std::string& path, const EvaluationReport& report, const Dataset& data) {
-  write_file_atomically(path, report_to_json(report, data).dump(2) + "\n");
+void write_report_json(const std::string& path, const EvaluationReport& report) {
+  write_file_atomically(path, report_to_json(report).dump(2) + "\n");
 }
 
 void write_report_csv(const std::string& path, const EvaluationReport& report) {

@@ -5,11 +5,9 @@
 // per step; at evaluation it outputs x[argmax logits_i]. An MLP predicts the
 // target from the k node outputs.
 #include <fmt/format.h>
-#include <torch/nn/functional.h>
 
 #include <algorithm>
 #include <cmath>
-#include <set>
 
 #include "network.hpp"
 #include "neural_selector.hpp"
@@ -101,6 +99,59 @@ class ConcreteModel final : public LoopModel {
   Rng noise_;
 };
 
+// Probabilities p (k x m, row-major): node i's most probable column is p's
+// argmax in row i, or, among the columns not yet taken, when another node
+// took that one already.
+std::int64_t most_probable(const double* p, std::int64_t m, int node,
+                           const std::vector<bool>& taken) {
+  std::int64_t choice = -1;
+  for (std::int64_t j = 0; j < m; ++j) {
+    if (taken[static_cast<std::size_t>(j)]) continue;
+    if (choice < 0 || p[node * m + j] > p[node * m + choice]) choice = j;
+  }
+  return choice;
+}
+
+struct NodeChoices {
+  std::vector<std::int64_t> selected;  // k distinct columns
+  std::vector<std::string> moves;      // one line per node that had to move
+};
+
+// Every node's argmax is selected. A node whose argmax another node took
+// already takes its most probable column not yet selected instead (such
+// nodes in the order of their confidence).
+NodeChoices choose_columns(const Tensor& probabilities, const std::vector<std::string>& names) {
+  const int k = static_cast<int>(probabilities.size(0));
+  const std::int64_t m = probabilities.size(1);
+  const double* p = probabilities.data_ptr<double>();
+  const std::vector<bool> none(static_cast<std::size_t>(m), false);
+  std::vector<bool> taken = none;
+  NodeChoices choices;
+  std::vector<int> repeating;
+  for (int node = 0; node < k; ++node) {
+    const std::int64_t choice = most_probable(p, m, node, none);
+    if (taken[static_cast<std::size_t>(choice)]) {
+      repeating.push_back(node);
+    } else {
+      taken[static_cast<std::size_t>(choice)] = true;
+      choices.selected.push_back(choice);
+    }
+  }
+  const auto confidence = [&](int node) { return *std::max_element(p + node * m, p + (node + 1) * m); };
+  std::stable_sort(repeating.begin(), repeating.end(),
+                   [&](int a, int b) { return confidence(a) > confidence(b); });
+  for (int node : repeating) {
+    const std::int64_t first = most_probable(p, m, node, none);
+    const std::int64_t choice = most_probable(p, m, node, taken);
+    taken[static_cast<std::size_t>(choice)] = true;
+    choices.selected.push_back(choice);
+    choices.moves.push_back(fmt::format("node {} chose '{}' again and took '{}'", node + 1,
+                                        names[static_cast<std::size_t>(first)],
+                                        names[static_cast<std::size_t>(choice)]));
+  }
+  return choices;
+}
+
 class ConcreteSelector final : public NeuralSelector<ConcreteOptions> {
  public:
   ConcreteSelector() : NeuralSelector(concrete_option_table(), "concrete") {}
@@ -117,11 +168,8 @@ class ConcreteSelector final : public NeuralSelector<ConcreteOptions> {
   }
 
  private:
-  // Every node's argmax is selected. A node whose argmax another node took
-  // already takes its most probable column not yet selected instead (nodes
-  // in the order of their confidence), and a warning says so. Scores: the
-  // largest selection probability of each column over the nodes, with the
-  // selected columns ranked first.
+  // Scores: the largest selection probability of each column over the
+  // nodes, with the chosen columns (choose_columns) ranked first.
   static void describe_selection(ConcreteNetwork& network, const NeuralProblem& problem, int k,
                                  NeuralFit& fit) {
     torch::NoGradGuard no_grad;
@@ -129,51 +177,19 @@ class ConcreteSelector final : public NeuralSelector<ConcreteOptions> {
         torch::softmax(network.logits.detach(), 1).to(torch::kDouble).contiguous();
     const Tensor best = std::get<0>(probabilities.max(0)).contiguous();
     fit.scores.assign(best.data_ptr<double>(), best.data_ptr<double>() + best.numel());
-    const std::int64_t m = probabilities.size(1);
-    const double* p = probabilities.data_ptr<double>();
-    const auto argmax = [&](int node, const std::vector<bool>& taken) {
-      std::int64_t choice = -1;
-      for (std::int64_t j = 0; j < m; ++j) {
-        if (!taken[static_cast<std::size_t>(j)] && (choice < 0 || p[node * m + j] > p[node * m + choice])) {
-          choice = j;
-        }
-      }
-      return choice;
-    };
-
-    std::vector<bool> taken(static_cast<std::size_t>(m), false);
-    std::vector<std::int64_t> selected;
-    std::vector<int> repeating;
-    for (int node = 0; node < k; ++node) {
-      const std::int64_t choice = argmax(node, std::vector<bool>(static_cast<std::size_t>(m), false));
-      if (taken[static_cast<std::size_t>(choice)]) {
-        repeating.push_back(node);
-      } else {
-        taken[static_cast<std::size_t>(choice)] = true;
-        selected.push_back(choice);
-      }
-    }
-    const auto confidence = [&](int node) { return *std::max_element(p + node * m, p + (node + 1) * m); };
-    std::stable_sort(repeating.begin(), repeating.end(),
-                     [&](int a, int b) { return confidence(a) > confidence(b); });
-    const auto& names = problem.data->feature_names;
-    std::vector<std::string> moves;
-    for (int node : repeating) {
-      const std::int64_t first = argmax(node, std::vector<bool>(static_cast<std::size_t>(m), false));
-      const std::int64_t choice = argmax(node, taken);
-      taken[static_cast<std::size_t>(choice)] = true;
-      selected.push_back(choice);
-      moves.push_back(fmt::format("node {} chose '{}' again and took '{}'", node + 1,
-                                  names[static_cast<std::size_t>(first)],
-                                  names[static_cast<std::size_t>(choice)]));
-    }
-    // Ranked first in the order of their scores, then the rest by theirs.
-    rank_chosen_first(fit.scores, selected);
-    if (!moves.empty()) {
+    const NodeChoices choices = choose_columns(probabilities, problem.data->feature_names);
+    rank_chosen_first(fit.scores, choices.selected);
+    if (!choices.moves.empty()) {
+      constexpr std::size_t kListed = 10;
+      const std::size_t listed = std::min(kListed, choices.moves.size());
       fit.warnings.push_back(fmt::format(
           "{} of the {} concrete nodes chose a column another node had chosen; the selection was "
-          "filled up to k = {} with each such node's most probable column not yet selected: {}",
-          moves.size(), k, k, fmt::join(moves, "; ")));
+          "filled up to k = {} with each such node's most probable column not yet selected: {}{}",
+          choices.moves.size(), k, k,
+          fmt::join(choices.moves.begin(), choices.moves.begin() + static_cast<long>(listed), "; "),
+          listed < choices.moves.size()
+              ? fmt::format("; and {} more", choices.moves.size() - listed)
+              : ""));
     }
     const double mean_max = std::get<0>(probabilities.max(1)).mean().item<double>();
     fit.notes.push_back(fmt::format(

@@ -303,5 +303,45 @@ TEST(SelectScore, NeedsRowsTheMethodDidNotSee) {
   EXPECT_FALSE(test::path_exists(output));
 }
 
+TEST(EvaluateReport, ReadBackEqualsWhatWasWritten) {
+  const auto made = planted(SyntheticOptions::Target::Real);
+  for (const Protocol protocol : {Protocol::Mae, Protocol::Stability}) {
+    auto options = linear_grid(protocol);
+    options.seeds = 3;
+    const auto report = evaluate_methods(made.data, options);
+    const std::string path = test::temp_dir() + "/round_trip.json";
+    write_report_json(path, report);
+    const auto read = read_report_json(path);
+    EXPECT_EQ(report_to_json(read), report_to_json(report));
+    EXPECT_EQ(report_table(read), report_table(report));
+  }
+}
+
+TEST(EvaluateReport, MergesMethodsOfTheSameGrid) {
+  const auto made = planted(SyntheticOptions::Target::Real);
+  auto options = linear_grid(Protocol::Mae);
+  options.methods = {"ridge", "elastic-net-top"};
+  const auto first = evaluate_methods(made.data, options);
+  options.methods = {"lasso", "ridge"};
+  const auto second = evaluate_methods(made.data, options);
+  const auto merged = merge_reports({first, second}, {"a.json", "b.json"});
+  ASSERT_EQ(merged.methods.size(), 3u);
+  EXPECT_EQ(merged.methods[0].method, "elastic-net-top");
+  EXPECT_EQ(merged.methods[1].method, "lasso");
+  EXPECT_EQ(merged.methods[2].method, "ridge");
+  EXPECT_EQ(merged.runs.size(), 3u * 2u * 2u);
+  options.ks = {1, 2};
+  const auto other_ks = evaluate_methods(made.data, options);
+  EXPECT_TRUE(contains(error_of<DataError>([&] { merge_reports({first, other_ks}, {"a.json", "c.json"}); }),
+                       "c.json: cannot be merged with a.json"));
+}
+
+TEST(EvaluateReport, RefusesFilesThatAreNotReports) {
+  const std::string path = test::write_temp_file("not_a_report.json", "{\"format\": \"topkfs-selection/1\"}");
+  EXPECT_TRUE(contains(error_of<DataError>([&] { read_report_json(path); }), "not an evaluation report"));
+  const std::string broken = test::write_temp_file("broken.json", "{\"format\": ");
+  EXPECT_TRUE(contains(error_of<DataError>([&] { read_report_json(broken); }), "broken.json: not JSON"));
+}
+
 }  // namespace
 }  // namespace topkfs

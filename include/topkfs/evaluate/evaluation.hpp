@@ -91,7 +91,16 @@ struct MethodSummary {
   double fit_seconds = 0.0;  // total selection time of the method
 };
 
+// The data a report describes, so that a report read back stands alone.
+struct ReportData {
+  std::string path;
+  std::int64_t rows = 0;
+  std::int64_t columns = 0;
+  std::string target_kind;
+};
+
 struct EvaluationReport {
+  ReportData data;
   Protocol protocol = Protocol::Accuracy;
   std::string metric;          // "accuracy %", "MAE", "F1 %", "Kuncheva index"
   bool higher_is_better = true;

@@ -1,0 +1,64 @@
+// `topkfs report A.json [B.json ...]`: the table and the plot of evaluation
+// reports written earlier, merged when there are several (methods run at
+// different times on the same data and protocol).
+#include <fmt/format.h>
+
+#include <iostream>
+#include <memory>
+
+#include "commands.hpp"
+#include "topkfs/evaluate/report_io.hpp"
+#include "topkfs/evaluate/report_pictures.hpp"
+
+namespace topkfs::cli {
+namespace {
+
+struct ReportFlags {
+  std::vector<std::string> reports;
+  std::string output;
+  std::string csv;
+  std::string plot;
+  bool json = false;
+};
+
+int run(const ReportFlags& flags) {
+  std::vector<EvaluationReport> reports;
+  for (const auto& path : flags.reports) reports.push_back(read_report_json(path));
+  const EvaluationReport report = merge_reports(reports, flags.reports);
+  if (!flags.output.empty()) write_report_json(flags.output, report);
+  if (!flags.csv.empty()) write_report_csv(flags.csv, report);
+  if (!flags.plot.empty()) {
+    write_png(flags.plot, draw_score_curve(report, data_short_name(report.data.path)));
+  }
+  if (flags.json) {
+    std::cout << report_to_json(report).dump(2) << "\n";
+  } else {
+    std::cout << report_table(report);
+  }
+  return 0;
+}
+
+}  // namespace
+
+Command add_report_command(CLI::App& app) {
+  auto flags = std::make_shared<ReportFlags>();
+  auto* command = app.add_subcommand(
+      "report", "Show (and merge) evaluation reports written by `evaluate --output`");
+  command->add_option("reports", flags->reports, "Report files (JSON); several are merged")
+      ->required()
+      ->check(CLI::ExistingFile);
+  command->add_option("--output,-o", flags->output, "Write the (merged) report as JSON");
+  command->add_option("--csv", flags->csv, "Write one CSV row per run");
+  command->add_option("--plot", flags->plot, "Write a PNG of the score against k per method");
+  command->add_flag("--json", flags->json, "Print the report as JSON instead of the table");
+  command->footer(
+      "\nReports merge when they share the data, the protocol and the k values; a method in\n"
+      "several reports is taken from the last.\n\n"
+      "Example:\n"
+      "  topkfs evaluate mnist/ --method dnn-top,dfs -o a.json\n"
+      "  topkfs evaluate mnist/ --method stg -o b.json\n"
+      "  topkfs report a.json b.json --plot mnist.png");
+  return {command, [flags] { return run(*flags); }};
+}
+
+}  // namespace topkfs::cli
