@@ -46,6 +46,11 @@ TEST(FeatureMatrix, CopyIsDeep) {
   EXPECT_EQ(c, a);
   c = c;  // self-assignment keeps the values
   EXPECT_EQ(c, a);
+  FeatureMatrix same_size(3, 4);
+  const float* buffer = same_size.data();
+  same_size = a;  // as Eigen: the same size is copied into the same buffer
+  EXPECT_EQ(same_size.data(), buffer);
+  EXPECT_EQ(same_size, a);
 }
 
 TEST(FeatureMatrix, MoveStealsTheBuffer) {
