@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <utility>
@@ -112,10 +113,28 @@ py::dict run(const Dataset& data, Selector& selector, int k, const SelectionSpli
   return out;
 }
 
-// The one copy on the way in: Dataset owns its row-major float32 matrix, so
-// X is converted straight into it by numpy.copyto (a memcpy for C-contiguous
-// float32; a cast for float64; a gather for strided or Fortran-ordered X).
-void copy_features(const py::array& X, Dataset& data) {
+// Keeps X alive while the library holds its buffer. The fit runs with the GIL
+// released and the last holder may be another thread, so the reference is
+// dropped under the GIL (gil_scoped_acquire is a no-op where it is held).
+std::shared_ptr<const void> keep_alive(const py::array& X) {
+  auto* held = new py::object(X);
+  return std::shared_ptr<const void>(held, [](const void* object) {
+    py::gil_scoped_acquire gil;
+    delete static_cast<const py::object*>(object);
+  });
+}
+
+// The layout of FeatureMatrix: native float32, C-contiguous, aligned.
+bool borrowable(const py::array& X) {
+  return py::isinstance<py::array_t<float, py::array::c_style>>(X) &&
+         reinterpret_cast<std::uintptr_t>(X.data()) % alignof(float) == 0;
+}
+
+// X as the Dataset's features: borrowed where X already has the matrix's
+// layout (no copy; the library only reads it), else converted by one
+// numpy.copyto (a cast for float64 or integers, a gather for strided or
+// Fortran-ordered X).
+void read_features(const py::array& X, Dataset& data) {
   if (X.ndim() != 2) {
     throw DataError(
         fmt::format("X must be 2-D (samples x features), got {} dimension(s)", X.ndim()));
@@ -126,13 +145,18 @@ void copy_features(const py::array& X, Dataset& data) {
     throw DataError(fmt::format(
         "X has shape ({}, {}); it needs at least one sample and one feature", rows, cols));
   }
-  data.features.resize(rows, cols);
-  const auto item = static_cast<py::ssize_t>(sizeof(float));
-  // A base object makes the array a view of the matrix (a null base would
-  // copy); the matrix outlives the view, so the capsule frees nothing.
-  const py::capsule no_owner(data.features.data(), [](void*) {});
-  py::array_t<float> view({rows, cols}, {cols * item, item}, data.features.data(), no_owner);
-  py::module_::import("numpy").attr("copyto")(view, X, py::arg("casting") = "unsafe");
+  if (borrowable(X)) {
+    data.features =
+        FeatureMatrix::borrow(static_cast<const float*>(X.data()), rows, cols, keep_alive(X));
+  } else {
+    data.features.resize(rows, cols);
+    const auto item = static_cast<py::ssize_t>(sizeof(float));
+    // A base object makes the array a view of the matrix (a null base would
+    // copy); the matrix outlives the view, so the capsule frees nothing.
+    const py::capsule no_owner(data.features.data(), [](void*) {});
+    py::array_t<float> view({rows, cols}, {cols * item, item}, data.features.data(), no_owner);
+    py::module_::import("numpy").attr("copyto")(view, X, py::arg("casting") = "unsafe");
+  }
   if (data.features.allFinite()) return;
   for (Eigen::Index i = 0; i < data.features.rows(); ++i) {
     for (Eigen::Index j = 0; j < data.features.cols(); ++j) {
@@ -189,7 +213,7 @@ py::dict fit_arrays(const py::array& X, const std::string& method, int k, const 
   Dataset data;
   data.source = "X";
   data.format = "numpy";
-  copy_features(X, data);
+  read_features(X, data);
   if (!labels.is_none()) {
     set_classes(data, labels.cast<Dense<std::int32_t>>(), class_names);
   } else if (!targets.is_none()) {

@@ -6,11 +6,10 @@
 #include <string>
 #include <vector>
 
+#include "topkfs/data/feature_matrix.hpp"
+
 namespace topkfs {
 
-// Samples in rows, features in columns, row-major so that a minibatch of rows
-// is one contiguous block (libtorch reads it without a copy).
-using FeatureMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 // Real-valued targets: one row per sample, one column per output.
 using TargetMatrix = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
@@ -36,6 +35,8 @@ struct Split {
 };
 
 struct Dataset {
+  // Samples in rows, features in columns (owned, or borrowed from the caller:
+  // see FeatureMatrix). Copying a Dataset copies the values.
   FeatureMatrix features;
   std::vector<std::string> feature_names;
 
