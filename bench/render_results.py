@@ -40,26 +40,37 @@ ORDER = ["dnn-top", "dfs", "random-forest", "stg", "concrete", "fir", "inffs",
 
 
 def load_reports(folder):
+    """The merged report of each dataset (bench/reproduce writes merged/<name>.json)."""
     reports = {}
     for name in NAMES:
-        path = os.path.join(folder, name + ".json")
+        path = os.path.join(folder, "merged", name + ".json")
         if os.path.exists(path):
             with open(path) as f:
                 reports[name] = json.load(f)
     return reports
 
 
+def seconds(clock):
+    """'1:02:03' or '2:03.45' (time -v's wall clock) in seconds."""
+    total = 0.0
+    for part in clock.split(":"):
+        total = total * 60 + float(part)
+    return total
+
+
 def time_of(folder, name):
-    """Wall time and peak memory of the whole evaluate run, from time -v."""
-    path = os.path.join(folder, name + ".time")
+    """Wall time (summed over the parts of a dataset's results) and the largest
+    peak memory of the evaluate runs, from their `time -v` files."""
     wall, rss = None, None
-    if os.path.exists(path):
-        for line in open(path):
+    for file in sorted(os.listdir(folder)):
+        if not (file == name + ".time" or (file.startswith(name + ".") and file.endswith(".time"))):
+            continue
+        for line in open(os.path.join(folder, file)):
             line = line.strip()
             if line.startswith("Elapsed (wall clock) time"):
-                wall = line.split(": ", 1)[1]
+                wall = (wall or 0.0) + seconds(line.rsplit(": ", 1)[1])
             elif line.startswith("Maximum resident set size"):
-                rss = int(line.split(": ", 1)[1]) / 1024
+                rss = max(rss or 0.0, int(line.split(": ", 1)[1]) / 1024)
     return wall, rss
 
 
@@ -120,7 +131,7 @@ def details(folder, name, report):
     out += ["", table(rows, header)]
     wall, rss = time_of(folder, name)
     if wall:
-        out += ["", f"Whole run: {wall} wall time, peak memory {rss:.0f} MB "
+        out += ["", f"Whole run: {wall / 60:.1f} min wall time, peak memory {rss:.0f} MB "
                     f"(`/usr/bin/time -v`). Command: `{command_of(name, report)}`"]
     picture = f"img/results-{name}.png"
     if os.path.exists(os.path.join(os.path.dirname(os.path.abspath(folder)), "..", "docs", picture)):

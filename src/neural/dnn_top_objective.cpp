@@ -32,6 +32,9 @@ class DnnTopModel final : public LoopModel {
     return total;
   }
 
+  // The forward pass reads w and the body; the top-k set is recomputed from w.
+  bool batch_loss_is_pure() const override { return true; }
+
   // The data part alone: the penalties say nothing about generalisation.
   Tensor validation_loss(const Tensor& x, const Tensor& y) override { return data_part(x, y); }
 
@@ -61,7 +64,8 @@ class DnnTopModel final : public LoopModel {
 
 TrainingOutcome train_network(TopKNetwork& network, const TrainingSet& data,
                               const DnnTopOptions& options, std::int64_t k,
-                              const FitCallbacks& callbacks, const GradientHook& hook) {
+                              const FitCallbacks& callbacks, const GradientHook& hook,
+                              int batch_workers) {
   DnnTopModel model(network, options, k, data.task);
   LoopSettings settings;
   settings.epochs = options.epochs;
@@ -69,6 +73,7 @@ TrainingOutcome train_network(TopKNetwork& network, const TrainingSet& data,
   settings.adam = {options.lr, options.beta1, options.beta2, 1e-8, options.clip};
   settings.patience = options.patience;
   settings.seed = options.seed;
+  settings.batch_workers = batch_workers;
   return train_loop(model, data, settings, callbacks, hook);
 }
 

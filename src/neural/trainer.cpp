@@ -1,6 +1,8 @@
 #include "trainer.hpp"
 
 #include <fmt/format.h>
+#include <ATen/Parallel.h>
+#include <torch/autograd.h>
 #include <torch/nn/functional.h>
 
 #include <chrono>
@@ -8,6 +10,7 @@
 #include <cstring>
 #include <limits>
 #include <optional>
+#include <thread>
 
 #include "topkfs/core/error.hpp"
 #include "topkfs/core/random.hpp"
@@ -59,6 +62,80 @@ void restore(LoopModel& model, const std::vector<Tensor>& copy) {
       "epoch {}, batch {}: {}; training diverged. Try a lower learning rate (--lr {} now, e.g. "
       "--lr {}){}",
       step.epoch, step.batch, what, lr, lr / 10, extra));
+}
+
+// The loss of rows order[begin, end) weighted by their share of the whole
+// minibatch, and its gradients (not accumulated into .grad).
+struct PartialStep {
+  double loss = 0.0;
+  std::vector<Tensor> gradients;
+};
+
+PartialStep partial_step(LoopModel& model, const TrainingSet& data,
+                         const std::vector<std::int64_t>& order, std::size_t begin, std::size_t end,
+                         double share, const std::vector<Tensor>& parameters, const StepInfo& step) {
+  const Tensor x = gather_batch(data, order, begin, end);
+  const Tensor y = data.targets.index_select(0, rows_tensor(order, begin, end));
+  const Tensor loss = model.batch_loss(x, y, step) * share;
+  PartialStep out;
+  out.loss = loss.item<double>();
+  if (!std::isfinite(out.loss)) return out;
+  out.gradients = torch::autograd::grad({loss}, parameters, {}, /*retain_graph=*/false,
+                                        /*create_graph=*/false, /*allow_unused=*/true);
+  return out;
+}
+
+// One minibatch on `workers` threads: the calling thread takes the first
+// part, one new thread each of the others; each runs its GEMMs on one core.
+// The penalties in each part's loss are weighted by the part's share, so they
+// count once; the gradients are summed in part order, so a seed gives one
+// result for a given number of workers.
+double split_step(LoopModel& model, const TrainingSet& data, const std::vector<std::int64_t>& order,
+                  std::size_t begin, std::size_t end, int workers,
+                  std::vector<Tensor>& parameters, const StepInfo& step) {
+  const std::size_t parts = std::min<std::size_t>(static_cast<std::size_t>(workers), end - begin);
+  const double total = static_cast<double>(end - begin);
+  std::vector<PartialStep> results(parts);
+  std::vector<std::exception_ptr> failures(parts);
+  auto run_part = [&](std::size_t p) {
+    const std::size_t lo = begin + (end - begin) * p / parts;
+    const std::size_t hi = begin + (end - begin) * (p + 1) / parts;
+    try {
+      results[p] = partial_step(model, data, order, lo, hi, (hi - lo) / total, parameters, step);
+    } catch (...) {
+      failures[p] = std::current_exception();
+    }
+  };
+  std::vector<std::thread> threads;
+  for (std::size_t p = 1; p < parts; ++p) {
+    threads.emplace_back([&, p] {
+      // OpenMP's thread count is per thread: a new thread starts at every core.
+      at::set_num_threads(1);
+      run_part(p);
+    });
+  }
+  run_part(0);
+  for (auto& thread : threads) thread.join();
+  for (const auto& failure : failures) {
+    if (failure) std::rethrow_exception(failure);
+  }
+  double loss = 0.0;
+  bool finite = true;
+  for (const auto& result : results) {
+    loss += result.loss;
+    finite = finite && !result.gradients.empty();
+  }
+  if (!finite) return loss;  // not finite: the caller stops training
+  torch::NoGradGuard no_grad;
+  for (std::size_t i = 0; i < parameters.size(); ++i) {
+    Tensor sum;
+    for (const auto& result : results) {
+      const Tensor& g = result.gradients[i];
+      if (g.defined()) sum = sum.defined() ? sum + g : g;
+    }
+    if (sum.defined()) parameters[i].mutable_grad() = sum;
+  }
+  return loss;
 }
 
 }  // namespace
@@ -114,6 +191,7 @@ TrainingOutcome train_loop(LoopModel& model, const TrainingSet& data, const Loop
   const std::size_t batch = static_cast<std::size_t>(settings.batch);
   const long batches = static_cast<long>((order.size() + batch - 1) / batch);
   const double lr = settings.adam.lr;
+  const bool parallel = settings.batch_workers >= 2 && model.batch_loss_is_pure();
 
   TrainingOutcome outcome;
   double best_val = std::numeric_limits<double>::infinity();
@@ -129,13 +207,19 @@ TrainingOutcome train_loop(LoopModel& model, const TrainingSet& data, const Loop
       const StepInfo step{epoch, settings.epochs, b + 1, batches};
       const std::size_t begin = static_cast<std::size_t>(b) * batch;
       const std::size_t end = std::min(order.size(), begin + batch);
-      const Tensor x = gather_batch(data, order, begin, end);
-      const Tensor y = data.targets.index_select(0, rows_tensor(order, begin, end));
       optimizer.zero_grad();
-      const Tensor loss = model.batch_loss(x, y, step);
-      const double value = loss.item<double>();
-      if (!std::isfinite(value)) diverged(step, fmt::format("the loss became {}", value), lr, "");
-      loss.backward();
+      double value = 0.0;
+      if (parallel && end - begin >= 2) {
+        value = split_step(model, data, order, begin, end, settings.batch_workers, parameters, step);
+        if (!std::isfinite(value)) diverged(step, fmt::format("the loss became {}", value), lr, "");
+      } else {
+        const Tensor x = gather_batch(data, order, begin, end);
+        const Tensor y = data.targets.index_select(0, rows_tensor(order, begin, end));
+        const Tensor loss = model.batch_loss(x, y, step);
+        value = loss.item<double>();
+        if (!std::isfinite(value)) diverged(step, fmt::format("the loss became {}", value), lr, "");
+        loss.backward();
+      }
       if (hook) hook(parameters);
       // step() clips the gradient norm first when settings.adam.clip > 0.
       if (!optimizer.step()) {

@@ -79,6 +79,10 @@ class LoopModel {
   virtual torch::Tensor validation_loss(const torch::Tensor& x, const torch::Tensor& y) = 0;
   // Everything that the best epoch's weights restore (default: parameters()).
   virtual std::vector<torch::Tensor> state() { return parameters(); }
+  // True when batch_loss only reads the model, so that the loop may call it
+  // on two halves of a minibatch from two threads at once (LoopSettings::
+  // batch_workers). A model that draws noise or changes state per call says no.
+  virtual bool batch_loss_is_pure() const { return false; }
 };
 
 struct LoopSettings {
@@ -87,6 +91,14 @@ struct LoopSettings {
   AdamSettings adam;  // clip: gradient-norm bound, 0 = off
   int patience = 5;   // 0 = never stop early
   std::uint64_t seed = 0;  // the shuffling uses stream 1 of it
+  // 2 or more: each minibatch is split in that many parts whose losses and
+  // gradients are computed by as many threads at once, each with
+  // single-threaded BLAS, and the gradients summed in a fixed order (so a
+  // seed still gives one result for a given count).
+  // Measured faster than two BLAS threads on one minibatch of an MLP, whose
+  // GEMMs are too small to split well (docs/algorithms.md, "Threads").
+  // Needs LoopModel::batch_loss_is_pure(); otherwise 1 is used.
+  int batch_workers = 1;
 };
 
 TrainingOutcome train_loop(LoopModel& model, const TrainingSet& data, const LoopSettings& settings,
@@ -97,7 +109,8 @@ TrainingOutcome train_loop(LoopModel& model, const TrainingSet& data, const Loop
 // lambda3 is 0). Defined in dnn_top_objective.cpp.
 TrainingOutcome train_network(TopKNetwork& network, const TrainingSet& data,
                               const DnnTopOptions& options, std::int64_t k,
-                              const FitCallbacks& callbacks, const GradientHook& hook = {});
+                              const FitCallbacks& callbacks, const GradientHook& hook = {},
+                              int batch_workers = 1);
 
 // Loss of one model output against the targets of the same rows (the mean).
 torch::Tensor data_loss(const torch::Tensor& output, const torch::Tensor& targets, NeuralTask task);

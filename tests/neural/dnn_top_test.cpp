@@ -113,6 +113,23 @@ TEST(DnnTopDeterminismTest, SameSeedSameThreadsSameResult) {
   }
 }
 
+TEST(DnnTopDeterminismTest, TwoWorkersTrainAsOneThreadDoes) {
+  // With 2 threads each minibatch is split in halves computed at once; the
+  // summed gradients are the whole batch's up to float rounding, so one
+  // epoch ends in (nearly) the same place as on one thread.
+  const auto made = planted_problem(SyntheticOptions::Target::Classes, 3, 4, 600);
+  const auto one = fit_method("dnn-top", made.data, 5,
+                              with(kSmall, {{"epochs", "1"}, {"threads", "1"}, {"seed", "3"}}));
+  const auto two = fit_method("dnn-top", made.data, 5,
+                              with(kSmall, {{"epochs", "1"}, {"threads", "2"}, {"seed", "3"}}));
+  ASSERT_EQ(one.history.size(), 1u);
+  ASSERT_EQ(two.history.size(), 1u);
+  EXPECT_NEAR(one.history[0].loss, two.history[0].loss, 1e-5 * one.history[0].loss);
+  ASSERT_EQ(one.scores.size(), two.scores.size());
+  for (std::size_t j = 0; j < one.scores.size(); ++j) EXPECT_NEAR(one.scores[j], two.scores[j], 1e-4);
+  EXPECT_EQ(one.selected, two.selected);
+}
+
 TEST(DnnTopDeterminismTest, DifferentSeedDifferentScores) {
   const auto made = planted_problem(SyntheticOptions::Target::Classes, 3, 4, 600);
   const auto first = fit_method("dnn-top", made.data, 5, with(kSmall, {{"epochs", "5"}, {"seed", "7"}}));
