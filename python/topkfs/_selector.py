@@ -43,8 +43,10 @@ class TopKSelector(SelectorMixin, BaseEstimator):
     Parameters
     ----------
     method : str, default="dnn-top"
-        A registered method: "dnn-top", "dfs", "elastic-net-top", "lasso-top",
-        "ridge-top", "elastic-net", "lasso", "ridge" (those built in).
+        A registered method (``topkfs.methods()`` lists them with their
+        options): "dnn-top", "dfs", "elastic-net-top", "lasso-top",
+        "ridge-top", "elastic-net", "lasso", "ridge", and the baselines
+        "random-forest", "inffs", "stg", "concrete", "fir".
     k : int, default=10
         Number of features to select, 1..n_features.
     options : dict, default=None

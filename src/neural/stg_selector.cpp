@@ -101,6 +101,9 @@ class StgSelector final : public NeuralSelector<StgOptions> {
  public:
   StgSelector() : NeuralSelector(stg_option_table(), "stg") {}
 
+  // The gates are trained without k; k only cuts the ranking by mu.
+  bool ranking_depends_on_k() const override { return false; }
+
  protected:
   NeuralFit train(const NeuralProblem& problem, int k, const FitCallbacks& callbacks) override {
     Rng init_rng(derive_seed(options_.seed, 0));

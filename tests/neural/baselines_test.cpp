@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "selection_test_support.hpp"
 #include "test_support.hpp"
 #include "topkfs/core/error.hpp"
 #include "topkfs/data/synthetic.hpp"
@@ -24,68 +25,8 @@
 namespace topkfs {
 namespace {
 
-using OptionValues = std::map<std::string, std::string>;
-
-std::vector<std::int64_t> all_rows(const Dataset& data) {
-  std::vector<std::int64_t> rows(static_cast<std::size_t>(data.rows()));
-  std::iota(rows.begin(), rows.end(), 0);
-  return rows;
-}
-
-SelectionResult fit_method(const std::string& method, const Dataset& data, int k,
-                           const OptionValues& options) {
-  auto selector = make_selector(method);
-  for (const auto& [name, value] : options) selector->set_option(name, value);
-  return selector->fit(data, all_rows(data), k, {});
-}
-
-int recovered(const SelectionResult& result, const std::vector<std::int64_t>& planted) {
-  int hits = 0;
-  for (auto column : result.selected) {
-    hits += std::count(planted.begin(), planted.end(), column) > 0 ? 1 : 0;
-  }
-  return hits;
-}
-
-// Exactly k distinct columns, the ranking a permutation whose head is the
-// selection, scores that do not increase along it.
-void expect_well_formed(const SelectionResult& result, const Dataset& data, int k) {
-  ASSERT_EQ(result.k, k);
-  ASSERT_EQ(static_cast<int>(result.selected.size()), k);
-  EXPECT_EQ(std::set<std::int64_t>(result.selected.begin(), result.selected.end()).size(),
-            static_cast<std::size_t>(k));
-  ASSERT_EQ(result.scores.size(), static_cast<std::size_t>(data.cols()));
-  std::vector<std::int64_t> sorted = result.ranking;
-  std::sort(sorted.begin(), sorted.end());
-  std::vector<std::int64_t> expected(static_cast<std::size_t>(data.cols()));
-  std::iota(expected.begin(), expected.end(), 0);
-  ASSERT_EQ(sorted, expected) << "the ranking is not a permutation of the columns";
-  EXPECT_TRUE(std::equal(result.selected.begin(), result.selected.end(), result.ranking.begin()));
-  for (std::size_t i = 1; i < result.ranking.size(); ++i) {
-    EXPECT_GE(result.scores[static_cast<std::size_t>(result.ranking[i - 1])],
-              result.scores[static_cast<std::size_t>(result.ranking[i])]);
-  }
-  EXPECT_FALSE(result.history.empty());
-}
-
+using namespace test;  // NOLINT: the suite's helpers
 using Relation = SyntheticOptions::Relation;
-
-// 50 columns, 5 of them planted, no decoys.
-SyntheticData planted_problem(SyntheticOptions::Target target, int classes, std::uint64_t seed,
-                              std::int64_t samples = 2000,
-                              Relation relation = Relation::Nonlinear) {
-  SyntheticOptions options;
-  options.samples = samples;
-  options.features = 50;
-  options.informative = 5;
-  options.correlated_decoys = 0;
-  options.relation = relation;
-  options.target = target;
-  options.classes = classes;
-  options.noise = 0.1;
-  options.seed = seed;
-  return make_synthetic(options);
-}
 
 // Small, fast settings per method; the defaults are for MNIST-size data and
 // its hundreds of steps per epoch, so these make up for 30 steps per epoch
@@ -100,11 +41,6 @@ OptionValues small_options(const std::string& method) {
     options.insert({{"epochs", "30"}, {"batch", "32"}, {"selector-every", "1"}});
   }
   return options;
-}
-
-OptionValues with(OptionValues base, const OptionValues& changes) {
-  for (const auto& [name, value] : changes) base[name] = value;
-  return base;
 }
 
 void expect_recovery(const std::string& method, const SyntheticData& made) {
