@@ -72,6 +72,7 @@ TrainingOutcome train_network(TopKNetwork& network, const TrainingSet& data,
   settings.batch = options.batch;
   settings.adam = {options.lr, options.beta1, options.beta2, 1e-8, options.clip};
   settings.patience = options.patience;
+  settings.min_steps = options.min_steps;
   settings.seed = options.seed;
   settings.batch_workers = batch_workers;
   return train_loop(model, data, settings, callbacks, hook);

@@ -145,6 +145,7 @@ LoopSettings loop_settings(const NeuralTrainingOptions& options) {
   settings.adam.lr = options.lr;
   settings.adam.clip = options.clip;
   settings.patience = options.patience;
+  settings.min_steps = options.min_steps;
   settings.seed = options.seed;
   return settings;
 }
@@ -164,6 +165,13 @@ SelectionResult neural_result(const std::string& method, int k, std::vector<doub
   result.options["threads_used"] = problem.threads_used;
   result.options["task"] = task_name(problem.task);
   const TrainingSet& set = problem.set;
+  const int asked = result.options.value("epochs", outcome.epochs_planned);
+  if (outcome.epochs_planned > asked) {
+    result.notes.push_back(fmt::format(
+        "small data: {} epochs instead of {} (and the patience alike), so that training makes at "
+        "least --min-steps {} steps",
+        outcome.epochs_planned, asked, result.options.value("min-steps", 0)));
+  }
   if (!set.validation_rows.empty()) {
     result.notes.push_back(fmt::format(
         "{} training rows, {} validation rows; weights of epoch {} (best validation loss){}",

@@ -193,18 +193,29 @@ TrainingOutcome train_loop(LoopModel& model, const TrainingSet& data, const Loop
   const double lr = settings.adam.lr;
   const bool parallel = settings.batch_workers >= 2 && model.batch_loss_is_pure();
 
+  // Small data: enough epochs for min_steps steps, and the patience scaled by
+  // the same factor so that early stopping waits as many steps as planned.
+  int epochs = settings.epochs;
+  int patience = settings.patience;
+  if (static_cast<long>(epochs) * batches < settings.min_steps) {
+    epochs = static_cast<int>((settings.min_steps + batches - 1) / batches);
+    patience = static_cast<int>(
+        std::ceil(static_cast<double>(patience) * epochs / std::max(1, settings.epochs)));
+  }
+
   TrainingOutcome outcome;
+  outcome.epochs_planned = epochs;
   double best_val = std::numeric_limits<double>::infinity();
   std::vector<Tensor> best_state;
   int epochs_without_improvement = 0;
   std::optional<double> last_val;
 
-  for (int epoch = 1; epoch <= settings.epochs; ++epoch) {
+  for (int epoch = 1; epoch <= epochs; ++epoch) {
     const auto epoch_start = Clock::now();
     rng.shuffle(order);
     double loss_sum = 0.0;
     for (long b = 0; b < batches; ++b) {
-      const StepInfo step{epoch, settings.epochs, b + 1, batches};
+      const StepInfo step{epoch, epochs, b + 1, batches};
       const std::size_t begin = static_cast<std::size_t>(b) * batch;
       const std::size_t end = std::min(order.size(), begin + batch);
       optimizer.zero_grad();
@@ -227,7 +238,7 @@ TrainingOutcome train_loop(LoopModel& model, const TrainingSet& data, const Loop
       }
       model.after_step(step);
       loss_sum += value;
-      callbacks.report({epoch, settings.epochs, b + 1, batches,
+      callbacks.report({epoch, epochs, b + 1, batches,
                         loss_sum / static_cast<double>(b + 1), last_val, seconds_since(start),
                         false});
     }
@@ -241,7 +252,7 @@ TrainingOutcome train_loop(LoopModel& model, const TrainingSet& data, const Loop
     }
     record.seconds = seconds_since(epoch_start);
     outcome.history.push_back(record);
-    callbacks.report({epoch, settings.epochs, batches, batches, record.loss, last_val,
+    callbacks.report({epoch, epochs, batches, batches, record.loss, last_val,
                       seconds_since(start), true});
 
     if (record.val_loss) {
@@ -250,7 +261,7 @@ TrainingOutcome train_loop(LoopModel& model, const TrainingSet& data, const Loop
         outcome.best_epoch = epoch;
         best_state = snapshot(model);
         epochs_without_improvement = 0;
-      } else if (settings.patience > 0 && ++epochs_without_improvement >= settings.patience) {
+      } else if (patience > 0 && ++epochs_without_improvement >= patience) {
         outcome.stopped_early = true;
         break;
       }

@@ -41,6 +41,7 @@ struct TrainingOutcome {
   std::vector<EpochRecord> history;
   int best_epoch = 0;
   bool stopped_early = false;
+  int epochs_planned = 0;  // the settings' epochs, or more to reach min_steps
 };
 
 // Where the loop is; all 1-based.
@@ -90,6 +91,9 @@ struct LoopSettings {
   int batch = 128;
   AdamSettings adam;  // clip: gradient-norm bound, 0 = off
   int patience = 5;   // 0 = never stop early
+  // When epochs x batches falls short of this, epochs and patience are scaled
+  // up alike (small data); 0 = off.
+  int min_steps = 0;
   std::uint64_t seed = 0;  // the shuffling uses stream 1 of it
   // 2 or more: each minibatch is split in that many parts whose losses and
   // gradients are computed by as many threads at once, each with

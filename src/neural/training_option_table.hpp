@@ -16,6 +16,9 @@ void add_training_options(OptionTable<Options>& table, const std::string& hidden
   // convert to a pointer to the same member of Options.
   table.template add<std::vector<int>>("hidden", &Base::hidden, hidden_help)
       .template add<int>("epochs", &Base::epochs, "Maximum number of passes over the training rows")
+      .template add<int>("min-steps", &Base::min_steps,
+                         "Small data: raise the epochs (and the patience alike) so that training "
+                         "makes at least this many minibatch steps (0 = never)")
       .template add<int>("batch", &Base::batch, "Minibatch size (training rows per step)")
       .template add<double>("lr", &Base::lr, "Adam learning rate")
       .template add<double>(

@@ -12,6 +12,7 @@ void NeuralTrainingOptions::validate_training() const {
     if (size <= 0) fail(fmt::format("--hidden: sizes must be positive, got {}", size));
   }
   if (epochs < 1) fail(fmt::format("--epochs must be at least 1, got {}", epochs));
+  if (min_steps < 0) fail(fmt::format("--min-steps must not be negative, got {}", min_steps));
   if (batch < 1) fail(fmt::format("--batch must be at least 1, got {}", batch));
   if (!(lr > 0)) fail(fmt::format("--lr must be positive, got {}", lr));
   if (!(validation >= 0 && validation < 1)) {

@@ -66,6 +66,19 @@ TEST(DnnTopDeterminismTest, TwoWorkersTrainAsOneThreadDoes) {
   EXPECT_EQ(one.selected, two.selected);
 }
 
+TEST(DnnTopSmallDataTest, EpochsAreRaisedToMakeTheMinimumSteps) {
+  // 100 rows in minibatches of 64: 2 steps per epoch, so 50 steps take 25 epochs.
+  const auto made = planted_problem(SyntheticOptions::Target::Classes, 2, 5, 100);
+  const OptionValues options = with(kSmall, {{"epochs", "2"}, {"batch", "64"}, {"validation", "0"}});
+  const auto raised = fit_method("dnn-top", made.data, 5, with(options, {{"min-steps", "50"}}));
+  EXPECT_EQ(raised.history.size(), 25u);
+  EXPECT_TRUE(std::any_of(raised.notes.begin(), raised.notes.end(), [](const std::string& note) {
+    return note.find("small data: 25 epochs instead of 2") != std::string::npos;
+  }));
+  const auto as_asked = fit_method("dnn-top", made.data, 5, with(options, {{"min-steps", "0"}}));
+  EXPECT_EQ(as_asked.history.size(), 2u);
+}
+
 TEST(DnnTopDeterminismTest, DifferentSeedDifferentScores) {
   const auto made = planted_problem(SyntheticOptions::Target::Classes, 3, 4, 600);
   const auto first = fit_method("dnn-top", made.data, 5, with(kSmall, {{"epochs", "5"}, {"seed", "7"}}));

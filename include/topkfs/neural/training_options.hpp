@@ -12,6 +12,10 @@ namespace topkfs {
 struct NeuralTrainingOptions {
   std::vector<int> hidden = {256, 128};  // hidden sizes of the MLP
   int epochs = 20;
+  // Small data: the epochs (and the patience) are raised so that training
+  // makes at least this many minibatch steps; 20 epochs of a 74-row table
+  // would be 20 steps. 0 = take --epochs as it is.
+  int min_steps = 1000;
   int batch = 128;
   double lr = 1e-3;
   double validation = 0.1;  // fraction of the training rows held out for early stopping
