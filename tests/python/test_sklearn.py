@@ -25,6 +25,11 @@ CHECKED = [
     ("elastic-net", {"threads": 1}, "regression"),
     ("lasso", {"threads": 1}, "regression"),
     ("ridge", {"threads": 1}, "regression"),
+    ("random-forest", {"n_estimators": 10, "threads": 1}, "auto"),
+    ("inffs", {}, "auto"),
+    ("stg", {"epochs": 2, "hidden": [4], "batch": 16, "threads": 1}, "auto"),
+    ("concrete", {"epochs": 2, "hidden": [4], "batch": 16, "threads": 1}, "auto"),
+    ("fir", {"epochs": 2, "hidden": [4], "batch": 16, "threads": 1}, "auto"),
 ]
 
 
