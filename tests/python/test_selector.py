@@ -12,7 +12,7 @@ import topkfs
 from conftest import FAST_NEURAL, planted_classes, planted_regression, requires_neural
 
 LINEAR = ["elastic-net-top", "lasso-top", "ridge-top", "elastic-net", "lasso", "ridge"]
-NEURAL = ["dnn-top", "dfs"]
+NEURAL = ["dnn-top", "dfs", "stg", "concrete", "fir"]
 
 
 def test_methods_lists_every_method_with_options_and_defaults():
@@ -98,7 +98,8 @@ def test_every_registered_method_is_reachable_by_name_with_every_option():
             del options["lambda3"]  # fixed at 0 for dfs: setting it is refused
         if neural:
             options.update(FAST_NEURAL)
-        options["threads"] = 1
+        if "threads" in options:
+            options["threads"] = 1
         selector = topkfs.TopKSelector(name, k=2, **options)
         selector.fit(X, y_classes if neural else y_real)
         assert selector.result_["method"] == name
@@ -116,6 +117,7 @@ def test_option_values_reach_the_library_as_given(classes_data):
         k=2,
         options={"hidden": (7, 3), "weight-decay": 1e-5},
         epochs=2,
+        min_steps=0,
         lambda3=2,
         lr=np.float64(0.002),
         validation=0,
