@@ -99,8 +99,9 @@ struct LoopSettings {
   // gradients are computed by as many threads at once, each with
   // single-threaded BLAS, and the gradients summed in a fixed order (so a
   // seed still gives one result for a given count).
-  // Measured faster than two BLAS threads on one minibatch of an MLP, whose
-  // GEMMs are too small to split well (docs/algorithms.md, "Threads").
+  // Measured on MNIST (2 cores): 1.25x over one thread, against 1.31x for
+  // two BLAS threads on whole minibatches, so the selectors do not use it;
+  // kept for machines with more cores and measured by dnn_epoch_bench.
   // Needs LoopModel::batch_loss_is_pure(); otherwise 1 is used.
   int batch_workers = 1;
 };

@@ -50,10 +50,9 @@ TEST(DnnTopDeterminismTest, SameSeedSameThreadsSameResult) {
   }
 }
 
-TEST(DnnTopDeterminismTest, TwoWorkersTrainAsOneThreadDoes) {
-  // With 2 threads each minibatch is split in halves computed at once; the
-  // summed gradients are the whole batch's up to float rounding, so one
-  // epoch ends in (nearly) the same place as on one thread.
+TEST(DnnTopDeterminismTest, TwoThreadsTrainAsOneThreadDoes) {
+  // Two threads change only how the GEMMs are computed: one epoch ends in
+  // (nearly) the same place as on one thread.
   const auto made = planted_problem(SyntheticOptions::Target::Classes, 3, 4, 600);
   const auto one = fit_method("dnn-top", made.data, 5,
                               with(kSmall, {{"epochs", "1"}, {"threads", "1"}, {"seed", "3"}}));
