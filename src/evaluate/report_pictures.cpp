@@ -12,8 +12,8 @@ namespace topkfs {
 RgbImage draw_score_curve(const EvaluationReport& report, const std::string& data_name) {
   const bool stability = report.protocol == Protocol::Stability;
   LineChart chart;
-  chart.title = fmt::format("{} of {} runs, {}", stability ? "Stability" : report.metric,
-                            report.seeds, data_name);
+  chart.title = fmt::format("{} of {} run{}, {}", stability ? "Stability" : report.metric,
+                            report.seeds, report.seeds == 1 ? "" : "s", data_name);
   chart.x_label = "k (number of selected features)";
   chart.y_label = stability ? "Kuncheva index (1 = same features every run)" : report.metric;
   for (const auto& method : report.methods) {
