@@ -127,16 +127,27 @@ def test_ctrl_c_stops_a_fit():
     if threading.current_thread() is not threading.main_thread():
         pytest.skip("signals reach the main thread only")
     X, y = large_problem()
+    # About a minute of training at most, so that a lost interrupt fails the
+    # test instead of hanging the suite.
     selector = topkfs.TopKSelector(
-        "dnn-top", k=2, epochs=100000, hidden=[64], patience=0, validation=0, threads=1
+        "dnn-top", k=2, epochs=3000, hidden=[64], patience=0, validation=0, threads=1
     )
-    timer = threading.Timer(0.3, lambda: os.kill(os.getpid(), signal.SIGINT))
+    # Ctrl-C pressed every 0.3 s until the fit ends: one press landing at a
+    # moment no check sees (seen once on a loaded machine) does not decide.
+    stop = threading.Event()
+
+    def press():
+        while not stop.wait(0.3):
+            os.kill(os.getpid(), signal.SIGINT)
+
+    presser = threading.Thread(target=press)
     start = time.monotonic()
-    timer.start()
+    presser.start()
     try:
         with pytest.raises(KeyboardInterrupt):
             selector.fit(X, y)
     finally:
-        timer.cancel()
+        stop.set()
+        presser.join()
     assert time.monotonic() - start < 10
     assert not hasattr(selector, "selected_")
