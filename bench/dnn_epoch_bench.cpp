@@ -21,12 +21,14 @@
 // CPU clock; the ratios are medians of per-round ratios.
 //
 // Usage: dnn_epoch_bench [DATA_DIR] [--batches N] [--rounds R] [--breakdown]
-//                        [--no-threads] [--no-memory] [--memory-only]
+//                        [--no-threads] [--threads-only] [--no-memory]
+//                        [--memory-only]
 //   DATA_DIR: the shared data folder holding mnist/, or the mnist folder
 //   itself (default $TOPKFS_DATA_DIR, else ../shared/data beside the source).
 //   --breakdown: time gather / mask / forward / backward / clip / step
 //   separately for (a) to (d), and the GEMMs of one (a) step in isolation.
-//   --no-threads: skip (a) with 1 vs 2 threads. --no-memory: skip the
+//   --no-threads: skip (a) with 1 vs 2 threads; --threads-only: that alone.
+//   --no-memory: skip the
 //   peak-memory child process.
 //   --memory-only: the peak-memory measurement alone (the normal run does it
 //   in a child process of this binary, so that the timing runs do not blur
@@ -82,6 +84,7 @@ struct Config {
   long batches = 150;  // per timed run; 0 = a whole epoch
   int rounds = 5;
   bool breakdown = false;
+  bool comparison = true;
   bool threads = true;
   bool memory = true;
   bool memory_only = false;
@@ -263,6 +266,9 @@ topkfs::DnnTopOptions trainer_options(double lambda3) {
   options.lambda3 = lambda3;
   options.validation = 0.0;
   options.patience = 0;
+  // A timed run is a fraction of an epoch: the small-data rule that raises
+  // the epochs to reach min_steps would multiply it.
+  options.min_steps = 0;
   options.seed = 7;
   return options;
 }
@@ -352,6 +358,10 @@ Timings interleave(const std::vector<Variant>& variants, const std::vector<std::
       const long faults_start = self_usage().ru_minflt;
       t.wall[v].push_back(scale * time_seconds([&] { variants[v].run(rows); }));
       t.cpu[v].push_back(scale * (process_cpu_seconds() - cpu_start));
+      if (std::getenv("TOPKFS_BENCH_VERBOSE")) {
+        fmt::print(stderr, "  round {} {}: {:.3f} s wall, {:.3f} s CPU\n", r + 1, variants[v].label,
+                   t.wall[v].back(), t.cpu[v].back());
+      }
       t.faults_per_step[v] += static_cast<double>(self_usage().ru_minflt - faults_start) / steps;
     }
   }
@@ -435,15 +445,6 @@ void run_comparison(const Problem& problem, const Config& config) {
       "thread, best of 7 by CPU time)\n",
       gflop / median(t.wall[0]), gflop / median(t.cpu[0]), 100.0 * gflop / median(t.wall[0]) / peak,
       100.0 * gflop / median(t.cpu[0]) / peak, peak);
-}
-
-// OpenBLAS's thread count alone, looked up at run time as threads.cpp does
-// (OpenBLAS is reached through Debian's libblas.so.3 alternative).
-void set_openblas_threads(int threads) {
-  using Setter = void (*)(int);
-  if (auto setter = reinterpret_cast<Setter>(::dlsym(RTLD_DEFAULT, "openblas_set_num_threads"))) {
-    setter(threads);
-  }
 }
 
 // (a) with 1 thread; with 2 workers on the halves of each minibatch, every
@@ -740,6 +741,9 @@ Config parse_args(int argc, char** argv) {
       config.breakdown = true;
     } else if (arg == "--no-threads") {
       config.threads = false;
+    } else if (arg == "--threads-only") {
+      config.comparison = false;
+      config.memory = false;
     } else if (arg == "--no-memory") {
       config.memory = false;
     } else if (arg == "--memory-only") {
@@ -747,7 +751,7 @@ Config parse_args(int argc, char** argv) {
     } else if (arg.rfind("--", 0) == 0) {
       throw topkfs::OptionError(fmt::format(
           "unknown option {}; usage: dnn_epoch_bench [DATA_DIR] [--batches N] [--rounds R] "
-          "[--breakdown] [--no-threads] [--no-memory] [--memory-only]",
+          "[--breakdown] [--no-threads] [--threads-only] [--no-memory] [--memory-only]",
           arg));
     } else {
       config.data_dir = arg;
@@ -769,7 +773,7 @@ int run(int argc, char** argv) {
       "lambda3 = 1 (0 for dfs), clip 5; libtorch {}\n",
       kClasses, kHidden[0], kHidden[1], kBatch, kK, TORCH_VERSION);
   fmt::print("  {}, {} cores\n", load_average(), ::sysconf(_SC_NPROCESSORS_ONLN));
-  run_comparison(problem, config);
+  if (config.comparison) run_comparison(problem, config);
   if (config.threads) {
     fmt::print("  {}\n", load_average());
     run_thread_scaling(problem, config);

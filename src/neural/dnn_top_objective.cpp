@@ -1,6 +1,7 @@
 // dnn-top's objective (DESIGN.md §1) as a LoopModel: the lead model's loss,
 // lambda3 times the sub-model's on the k inputs of largest |w| (the mask
 // recomputed at every step), and the elastic-net penalties on w.
+#include "elastic_penalty.hpp"
 #include "top_k_mask.hpp"
 #include "trainer.hpp"
 
@@ -27,8 +28,9 @@ class DnnTopModel final : public LoopModel {
 
   Tensor batch_loss(const Tensor& x, const Tensor& y, const StepInfo&) override {
     Tensor total = data_part(x, y);
-    if (options_.lambda2 > 0) total = total + options_.lambda2 * network_.w.abs().sum();
-    if (options_.lambda1 > 0) total = total + options_.lambda1 * network_.w.pow(2).sum();
+    if (options_.lambda1 > 0 || options_.lambda2 > 0) {
+      total = total + elastic_penalty(network_.w, options_.lambda1, options_.lambda2);
+    }
     return total;
   }
 
@@ -39,12 +41,21 @@ class DnnTopModel final : public LoopModel {
   Tensor validation_loss(const Tensor& x, const Tensor& y) override { return data_part(x, y); }
 
  private:
-  // lead + lambda3 * sub on the current top-k set of |w|.
+  // lead + lambda3 * sub on the current top-k set of |w|: one loss over the
+  // networks' stacked rows, each row weighted 1/B or lambda3/B (the same sum
+  // as two mean losses, in half the operations).
   Tensor data_part(const Tensor& x, const Tensor& y) {
     const ModelOutputs out = network_.forward(x, current_subset());
-    Tensor data = data_loss(out.lead, y, task_);
-    if (out.sub.defined()) data = data + options_.lambda3 * data_loss(out.sub, y, task_);
-    return data;
+    if (!out.sub.defined()) return data_loss(out.lead, y, task_);
+    return (data_loss_per_row(out.rows, torch::cat({y, y}), task_) * row_weights(x.size(0))).sum();
+  }
+
+  // 1/B for the lead's rows, lambda3/B for the sub-model's. Made afresh at
+  // every call: batch_loss runs on two threads at once (batch_workers).
+  Tensor row_weights(std::int64_t batch) const {
+    Tensor weights = torch::full({2 * batch}, 1.0 / static_cast<double>(batch));
+    weights.narrow(0, batch, batch).mul_(options_.lambda3);
+    return weights;
   }
 
   // The sub-model's input set for this step, or an empty tensor (lead only).

@@ -56,17 +56,19 @@ class DnnTopSelector final : public TableSelector<DnnTopOptions> {
       }
     }
 
-    // MLP: the threads go to OpenBLAS; measured faster than workers on parts
-    // of each minibatch (1.31x against 1.25x on 2 cores; docs/algorithms.md).
-    // The CNN's convolutions are parallel inside libtorch.
+    // MLP: a team of threads takes each step together, each on its part of
+    // the minibatch with single-threaded GEMMs (ParallelStep); measured
+    // faster than giving the threads to OpenBLAS (docs/algorithms.md). The
+    // CNN's convolutions are parallel inside libtorch.
     const bool cnn = options.body == "cnn";
     const NeuralProblem problem = prepare_problem(train, rows, options, shape.has_value(),
-                                                  cnn ? ThreadUse::All : ThreadUse::BlasOnly);
+                                                  cnn ? ThreadUse::All : ThreadUse::BatchHalves);
     Rng init_rng(derive_seed(options.seed, 0));
     std::shared_ptr<TopKNetwork> network =
         options.body == "cnn" ? make_cnn(*shape, problem.outputs, options.hidden, init_rng)
                               : make_mlp(train.cols(), problem.outputs, options.hidden, init_rng);
-    const TrainingOutcome outcome = train_network(*network, problem.set, options, k, callbacks);
+    const TrainingOutcome outcome = train_network(*network, problem.set, options, k, callbacks, {},
+                                                  cnn ? 1 : problem.threads_used);
     network_ = network;
 
     const Tensor magnitude = network->w.detach().abs().to(torch::kDouble).contiguous();

@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "kernels.hpp"
 #include "topkfs/core/error.hpp"
 
 namespace topkfs {
@@ -22,53 +23,82 @@ void FusedAdam::zero_grad() {
 }
 
 bool FusedAdam::step() {
-  ++steps_;
+  // The runs index gradients as flat arrays; a transposed gradient (from some
+  // autograd formulas) is copied once.
+  for (auto& parameter : parameters_) {
+    const auto& grad = parameter.grad();
+    if (grad.defined() && !grad.is_contiguous()) parameter.mutable_grad() = grad.contiguous();
+  }
+  const auto all = slice(0, 1);
+  if (!begin_step(settings_.clip > 0 ? squared_gradient_norm(all) : 0.0)) return false;
+  update(all);
+  return true;
+}
+
+std::vector<ParameterRun> FusedAdam::slice(int part, int parts) const {
+  std::int64_t total = 0;
+  for (const auto& parameter : parameters_) total += parameter.numel();
+  const std::int64_t first = total * part / parts;
+  const std::int64_t last = total * (part + 1) / parts;
+  std::vector<ParameterRun> runs;
+  std::int64_t offset = 0;  // of parameter t's first element in the whole
+  for (std::size_t t = 0; t < parameters_.size(); ++t) {
+    const std::int64_t n = parameters_[t].numel();
+    const std::int64_t begin = std::max(first, offset);
+    const std::int64_t end = std::min(last, offset + n);
+    if (begin < end) runs.push_back({t, begin - offset, end - offset});
+    offset += n;
+  }
+  return runs;
+}
+
+double FusedAdam::squared_gradient_norm(const std::vector<ParameterRun>& runs) const {
+  double sum_sq = 0.0;
+  for (const auto& run : runs) {
+    const auto& grad = parameters_[run.tensor].grad();
+    if (!grad.defined()) continue;
+    TOPKFS_ASSERT(grad.is_contiguous());
+    sum_sq += kernels::squared_sum(grad.data_ptr<float>() + run.begin, run.end - run.begin);
+  }
+  return sum_sq;
+}
+
+bool FusedAdam::begin_step(double squared_norm) {
   double factor = 1.0;
   if (settings_.clip > 0) {
-    double sum_sq = 0.0;
-    for (const auto& parameter : parameters_) {
-      const auto& grad = parameter.grad();
-      if (!grad.defined()) continue;
-      const float* g = grad.data_ptr<float>();
-      const std::int64_t n = grad.numel();
-      // In double: huge finite gradients overflow a float sum to inf, and the
-      // clip factor would then silently freeze training at zero steps.
-      double partial = 0.0;
-      for (std::int64_t i = 0; i < n; ++i) partial += static_cast<double>(g[i]) * g[i];
-      sum_sq += partial;
-    }
-    const double norm = std::sqrt(sum_sq);
+    const double norm = std::sqrt(squared_norm);
     if (!std::isfinite(norm)) return false;
     // The same rule as torch::nn::utils::clip_grad_norm_.
     if (norm + 1e-6 > settings_.clip) factor = settings_.clip / (norm + 1e-6);
   }
+  ++steps_;
   const double bias1 = 1.0 - std::pow(settings_.beta1, static_cast<double>(steps_));
   const double bias2 = 1.0 - std::pow(settings_.beta2, static_cast<double>(steps_));
-  const float step_size = static_cast<float>(settings_.lr / bias1);
-  const float inv_sqrt_bias2 = static_cast<float>(1.0 / std::sqrt(bias2));
-  const float beta1 = static_cast<float>(settings_.beta1);
-  const float beta2 = static_cast<float>(settings_.beta2);
-  const float eps = static_cast<float>(settings_.eps);
-  const float clip_factor = static_cast<float>(factor);
-
-  torch::NoGradGuard no_grad;
-  for (std::size_t t = 0; t < parameters_.size(); ++t) {
-    const auto& grad = parameters_[t].grad();
-    if (!grad.defined()) continue;
-    const float decay = static_cast<float>(weight_decay_[t]);
-    float* __restrict p = parameters_[t].data_ptr<float>();
-    const float* __restrict g = grad.contiguous().data_ptr<float>();
-    float* __restrict m = first_moment_[t].data_ptr<float>();
-    float* __restrict v = second_moment_[t].data_ptr<float>();
-    const std::int64_t n = parameters_[t].numel();
-    for (std::int64_t i = 0; i < n; ++i) {
-      const float gi = g[i] * clip_factor + decay * p[i];
-      m[i] = beta1 * m[i] + (1.0f - beta1) * gi;
-      v[i] = beta2 * v[i] + (1.0f - beta2) * gi * gi;
-      p[i] -= step_size * m[i] / (std::sqrt(v[i]) * inv_sqrt_bias2 + eps);
-    }
-  }
+  current_.clip_factor = static_cast<float>(factor);
+  current_.step_size = static_cast<float>(settings_.lr / bias1);
+  current_.inv_sqrt_bias2 = static_cast<float>(1.0 / std::sqrt(bias2));
   return true;
+}
+
+void FusedAdam::update(const std::vector<ParameterRun>& runs) const {
+  kernels::AdamConstants constants;
+  constants.beta1 = static_cast<float>(settings_.beta1);
+  constants.beta2 = static_cast<float>(settings_.beta2);
+  constants.eps = static_cast<float>(settings_.eps);
+  constants.clip_factor = current_.clip_factor;
+  constants.step_size = current_.step_size;
+  constants.inv_sqrt_bias2 = current_.inv_sqrt_bias2;
+  for (const auto& run : runs) {
+    const auto& grad = parameters_[run.tensor].grad();
+    if (!grad.defined()) continue;
+    TOPKFS_ASSERT(grad.is_contiguous());
+    constants.decay = static_cast<float>(weight_decay_[run.tensor]);
+    const std::int64_t at = run.begin;
+    kernels::adam_update(parameters_[run.tensor].data_ptr<float>() + at, grad.data_ptr<float>() + at,
+                         first_moment_[run.tensor].data_ptr<float>() + at,
+                         second_moment_[run.tensor].data_ptr<float>() + at, run.end - run.begin,
+                         constants);
+  }
 }
 
 }  // namespace topkfs

@@ -4,6 +4,11 @@
 // moments, eps outside the square root), but libtorch's version makes about
 // ten elementwise passes over each parameter plus two for clipping, and on
 // the first layer's m x 256 weights every pass is a trip to memory.
+//
+// The step can also be taken in parts by several threads: the parameters'
+// elements are cut into runs (slice()), each thread sums the squared gradient
+// of its runs, begin_step() turns the total into the clip factor, and each
+// thread then updates its runs.
 #include <torch/types.h>
 
 #include <cstdint>
@@ -17,6 +22,13 @@ struct AdamSettings {
   double beta2 = 0.999;
   double eps = 1e-8;
   double clip = 0.0;  // global gradient-norm bound; 0 = off
+};
+
+// Elements [begin, end) of parameter `tensor`.
+struct ParameterRun {
+  std::size_t tensor = 0;
+  std::int64_t begin = 0;
+  std::int64_t end = 0;
 };
 
 class FusedAdam {
@@ -33,13 +45,33 @@ class FusedAdam {
   // Returns false, changing nothing, when the gradient norm is not finite.
   [[nodiscard]] bool step();
 
+  // Part `part` of `parts` near-equal shares of all parameters' elements, in
+  // parameter order.
+  std::vector<ParameterRun> slice(int part, int parts) const;
+  // Sum of squared gradients over `runs`, in double (parameters without a
+  // gradient count as zero).
+  double squared_gradient_norm(const std::vector<ParameterRun>& runs) const;
+  // Starts a step from the squared norm of the whole gradient: fixes the clip
+  // factor and bias corrections. False, changing nothing, when not finite.
+  [[nodiscard]] bool begin_step(double squared_norm);
+  // The update of begin_step's step on `runs` (parameters without a gradient
+  // are left alone).
+  void update(const std::vector<ParameterRun>& runs) const;
+
  private:
+  struct StepConstants {
+    float clip_factor = 1.0f;
+    float step_size = 0.0f;
+    float inv_sqrt_bias2 = 1.0f;
+  };
+
   std::vector<torch::Tensor> parameters_;
   std::vector<double> weight_decay_;
   std::vector<torch::Tensor> first_moment_;
   std::vector<torch::Tensor> second_moment_;
   AdamSettings settings_;
   std::int64_t steps_ = 0;
+  StepConstants current_;
 };
 
 }  // namespace topkfs

@@ -7,6 +7,8 @@
 
 #include <cmath>
 
+#include "fused_mlp.hpp"
+#include "kernels.hpp"
 #include "topkfs/core/error.hpp"
 
 namespace topkfs {
@@ -57,10 +59,7 @@ struct GatedLinear : public torch::autograd::Function<GatedLinear> {
     const Tensor& w = saved[1];
     const Tensor& weight = saved[2];
     const Tensor& subset = saved[3];
-    // The fused loop below reads raw float buffers.
-    TOPKFS_ASSERT(x.scalar_type() == torch::kFloat && weight.scalar_type() == torch::kFloat);
     const std::int64_t outputs = weight.size(0);
-    const std::int64_t inputs = weight.size(1);
     // A (H x m) accumulates the lead's G^T x and the sub-model's G_S^T x_S.
     Tensor accumulated;
     Tensor grad_bias;
@@ -75,23 +74,7 @@ struct GatedLinear : public torch::autograd::Function<GatedLinear> {
       accumulated.index_add_(1, subset, torch::mm(grads[1].t(), x.index_select(1, subset)));
       grad_bias.add_(grads[1].sum(0));
     }
-    // One pass over A instead of three temporaries: these H x m arrays do
-    // not stay in cache, so each extra elementwise pass costs as much as a
-    // small matrix product. A becomes dW in place.
-    Tensor grad_w = torch::zeros({inputs}, weight.options());
-    float* a = accumulated.data_ptr<float>();
-    const float* weights = weight.contiguous().data_ptr<float>();
-    const float* gate = w.contiguous().data_ptr<float>();
-    float* gw = grad_w.data_ptr<float>();
-    for (std::int64_t i = 0; i < outputs; ++i) {
-      float* __restrict a_row = a + i * inputs;
-      const float* __restrict weight_row = weights + i * inputs;
-      for (std::int64_t j = 0; j < inputs; ++j) {
-        const float value = a_row[j];
-        gw[j] += weight_row[j] * value;
-        a_row[j] = value * gate[j];
-      }
-    }
+    const Tensor grad_w = gate_gradients(accumulated, weight, w);
     return {Tensor(), grad_w, accumulated, grad_bias, Tensor()};
   }
 };
@@ -104,13 +87,12 @@ class Mlp : public TopKNetwork {
   }
 
   ModelOutputs forward(const Tensor& x, const Tensor& subset) override {
-    const auto pre = gated_linear(x, w, layers_.first_weight, layers_.first_bias, subset);
+    // Lead and sub-model go through the body as one batch of 2B rows: the
+    // same arithmetic, in larger and so faster matrix products.
+    const Tensor out = fused_mlp(x.contiguous(), w, subset, layers_);
+    if (subset.numel() == 0) return {out, Tensor(), out};
     const std::int64_t batch = x.size(0);
-    // Lead and sub-model go through the rest of the body as one batch of 2B
-    // rows: the same arithmetic, in larger and so faster matrix products.
-    Tensor h = layers_.finish(pre.size() > 1 ? torch::cat({pre[0], pre[1]}, 0) : pre[0]);
-    if (pre.size() == 1) return {h, Tensor()};
-    return {h.narrow(0, 0, batch), h.narrow(0, batch, batch)};
+    return {out.narrow(0, 0, batch), out.narrow(0, batch, batch), out};
   }
 
   std::vector<Tensor> body_parameters() override { return layers_.parameters(); }
@@ -157,8 +139,8 @@ class Cnn : public TopKNetwork {
       h = dense_[i]->forward(h);
       if (i + 1 < dense_.size()) h = torch::relu(h);
     }
-    if (subset.numel() == 0) return {h, Tensor()};
-    return {h.narrow(0, 0, batch), h.narrow(0, batch, batch)};
+    if (subset.numel() == 0) return {h, Tensor(), h};
+    return {h.narrow(0, 0, batch), h.narrow(0, batch, batch), h};
   }
 
   std::vector<Tensor> body_parameters() override {
@@ -216,6 +198,28 @@ std::vector<Tensor> MlpLayers::parameters() const {
     out.push_back(layer->bias);
   }
   return out;
+}
+
+Tensor gate_gradients(Tensor& accumulated, const Tensor& weight, const Tensor& gate) {
+  // The loop reads raw float buffers.
+  TOPKFS_ASSERT(accumulated.scalar_type() == torch::kFloat && weight.scalar_type() == torch::kFloat &&
+                accumulated.is_contiguous());
+  const std::int64_t outputs = weight.size(0);
+  const std::int64_t inputs = weight.size(1);
+  // One pass over A instead of three temporaries: these H x m arrays do not
+  // stay in cache, so each extra elementwise pass costs as much as a small
+  // matrix product.
+  Tensor grad_gate = torch::zeros({inputs}, weight.options());
+  float* a = accumulated.data_ptr<float>();
+  const Tensor weight_c = weight.contiguous();
+  const Tensor gate_c = gate.contiguous();
+  const float* weights = weight_c.data_ptr<float>();
+  const float* g = gate_c.data_ptr<float>();
+  float* gw = grad_gate.data_ptr<float>();
+  for (std::int64_t i = 0; i < outputs; ++i) {
+    kernels::gate_gradient_row(a + i * inputs, weights + i * inputs, g, gw, inputs);
+  }
+  return grad_gate;
 }
 
 std::vector<Tensor> gated_linear(const Tensor& x, const Tensor& gate, const Tensor& weight,

@@ -17,6 +17,7 @@ namespace topkfs {
 struct ModelOutputs {
   torch::Tensor lead;  // F(X)
   torch::Tensor sub;   // F^{max_k}(X); undefined when no subset was given
+  torch::Tensor rows;  // lead's rows, then sub's (the networks compute both as one batch)
 };
 
 class TopKNetwork : public torch::nn::Module {
@@ -65,6 +66,12 @@ struct MlpLayers {
 std::vector<torch::Tensor> gated_linear(const torch::Tensor& x, const torch::Tensor& gate,
                                         const torch::Tensor& weight, const torch::Tensor& bias,
                                         const torch::Tensor& subset);
+
+// The last step of a gated first layer's backward pass: given the
+// accumulated A = sum of G^T x over the models (H x m, contiguous), returns
+// dgate_j = sum_i W_ij A_ij and turns A into dW = A diag(gate), in one pass.
+torch::Tensor gate_gradients(torch::Tensor& accumulated, const torch::Tensor& weight,
+                             const torch::Tensor& gate);
 
 // MLP body: Linear -> ReLU per hidden size, then a linear output layer.
 // The first layer is fused with w and computes its backward pass without the

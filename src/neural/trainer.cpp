@@ -1,7 +1,6 @@
 #include "trainer.hpp"
 
 #include <fmt/format.h>
-#include <ATen/Parallel.h>
 #include <torch/autograd.h>
 #include <torch/nn/functional.h>
 
@@ -10,10 +9,11 @@
 #include <cstring>
 #include <limits>
 #include <optional>
-#include <thread>
 
 #include "topkfs/core/error.hpp"
 #include "topkfs/core/random.hpp"
+#include "parallel_step.hpp"
+#include "worker_team.hpp"
 
 namespace topkfs {
 namespace {
@@ -30,17 +30,31 @@ Tensor rows_tensor(const std::vector<std::int64_t>& rows, std::size_t begin, std
                           {static_cast<std::int64_t>(end - begin)}, torch::kLong);
 }
 
-double validation_loss(LoopModel& model, const TrainingSet& data) {
-  torch::NoGradGuard no_grad;
+// The mean validation loss, in chunks of rows; a team's members take every
+// size()-th chunk and their sums are added in member order.
+double validation_loss(LoopModel& model, const TrainingSet& data, WorkerTeam* team) {
   const auto& rows = data.validation_rows;
   constexpr std::size_t kChunk = 2048;
-  double sum = 0.0;
-  for (std::size_t begin = 0; begin < rows.size(); begin += kChunk) {
-    const std::size_t end = std::min(rows.size(), begin + kChunk);
-    const Tensor x = gather_batch(data, rows, begin, end);
-    const Tensor y = data.targets.index_select(0, rows_tensor(rows, begin, end));
-    sum += model.validation_loss(x, y).item<double>() * static_cast<double>(end - begin);
+  const int members = team ? team->size() : 1;
+  std::vector<double> sums(static_cast<std::size_t>(members), 0.0);
+  auto run_member = [&](int member) {
+    torch::NoGradGuard no_grad;  // per thread
+    for (std::size_t begin = kChunk * static_cast<std::size_t>(member); begin < rows.size();
+         begin += kChunk * static_cast<std::size_t>(members)) {
+      const std::size_t end = std::min(rows.size(), begin + kChunk);
+      const Tensor x = gather_batch(data, rows, begin, end);
+      const Tensor y = gather_targets(data, rows, begin, end);
+      sums[static_cast<std::size_t>(member)] +=
+          model.validation_loss(x, y).item<double>() * static_cast<double>(end - begin);
+    }
+  };
+  if (team) {
+    team->run(run_member);
+  } else {
+    run_member(0);
   }
+  double sum = 0.0;
+  for (const double part : sums) sum += part;
   return sum / static_cast<double>(rows.size());
 }
 
@@ -62,80 +76,6 @@ void restore(LoopModel& model, const std::vector<Tensor>& copy) {
       "epoch {}, batch {}: {}; training diverged. Try a lower learning rate (--lr {} now, e.g. "
       "--lr {}){}",
       step.epoch, step.batch, what, lr, lr / 10, extra));
-}
-
-// The loss of rows order[begin, end) weighted by their share of the whole
-// minibatch, and its gradients (not accumulated into .grad).
-struct PartialStep {
-  double loss = 0.0;
-  std::vector<Tensor> gradients;
-};
-
-PartialStep partial_step(LoopModel& model, const TrainingSet& data,
-                         const std::vector<std::int64_t>& order, std::size_t begin, std::size_t end,
-                         double share, const std::vector<Tensor>& parameters, const StepInfo& step) {
-  const Tensor x = gather_batch(data, order, begin, end);
-  const Tensor y = data.targets.index_select(0, rows_tensor(order, begin, end));
-  const Tensor loss = model.batch_loss(x, y, step) * share;
-  PartialStep out;
-  out.loss = loss.item<double>();
-  if (!std::isfinite(out.loss)) return out;
-  out.gradients = torch::autograd::grad({loss}, parameters, {}, /*retain_graph=*/false,
-                                        /*create_graph=*/false, /*allow_unused=*/true);
-  return out;
-}
-
-// One minibatch on `workers` threads: the calling thread takes the first
-// part, one new thread each of the others; each runs its GEMMs on one core.
-// The penalties in each part's loss are weighted by the part's share, so they
-// count once; the gradients are summed in part order, so a seed gives one
-// result for a given number of workers.
-double split_step(LoopModel& model, const TrainingSet& data, const std::vector<std::int64_t>& order,
-                  std::size_t begin, std::size_t end, int workers,
-                  std::vector<Tensor>& parameters, const StepInfo& step) {
-  const std::size_t parts = std::min<std::size_t>(static_cast<std::size_t>(workers), end - begin);
-  const double total = static_cast<double>(end - begin);
-  std::vector<PartialStep> results(parts);
-  std::vector<std::exception_ptr> failures(parts);
-  auto run_part = [&](std::size_t p) {
-    const std::size_t lo = begin + (end - begin) * p / parts;
-    const std::size_t hi = begin + (end - begin) * (p + 1) / parts;
-    try {
-      results[p] = partial_step(model, data, order, lo, hi, (hi - lo) / total, parameters, step);
-    } catch (...) {
-      failures[p] = std::current_exception();
-    }
-  };
-  std::vector<std::thread> threads;
-  for (std::size_t p = 1; p < parts; ++p) {
-    threads.emplace_back([&, p] {
-      // OpenMP's thread count is per thread: a new thread starts at every core.
-      at::set_num_threads(1);
-      run_part(p);
-    });
-  }
-  run_part(0);
-  for (auto& thread : threads) thread.join();
-  for (const auto& failure : failures) {
-    if (failure) std::rethrow_exception(failure);
-  }
-  double loss = 0.0;
-  bool finite = true;
-  for (const auto& result : results) {
-    loss += result.loss;
-    finite = finite && !result.gradients.empty();
-  }
-  if (!finite) return loss;  // not finite: the caller stops training
-  torch::NoGradGuard no_grad;
-  for (std::size_t i = 0; i < parameters.size(); ++i) {
-    Tensor sum;
-    for (const auto& result : results) {
-      const Tensor& g = result.gradients[i];
-      if (g.defined()) sum = sum.defined() ? sum + g : g;
-    }
-    if (sum.defined()) parameters[i].mutable_grad() = sum;
-  }
-  return loss;
 }
 
 }  // namespace
@@ -167,6 +107,11 @@ Tensor data_loss_per_row(const Tensor& output, const Tensor& targets, NeuralTask
   return {};
 }
 
+Tensor gather_targets(const TrainingSet& data, const std::vector<std::int64_t>& rows,
+                      std::size_t begin, std::size_t end) {
+  return data.targets.index_select(0, rows_tensor(rows, begin, end));
+}
+
 Tensor gather_batch(const TrainingSet& data, const std::vector<std::int64_t>& rows,
                     std::size_t begin, std::size_t end) {
   const auto m = data.features->cols();
@@ -191,7 +136,10 @@ TrainingOutcome train_loop(LoopModel& model, const TrainingSet& data, const Loop
   const std::size_t batch = static_cast<std::size_t>(settings.batch);
   const long batches = static_cast<long>((order.size() + batch - 1) / batch);
   const double lr = settings.adam.lr;
-  const bool parallel = settings.batch_workers >= 2 && model.batch_loss_is_pure();
+  std::optional<ParallelStep> team_step;
+  if (settings.batch_workers >= 2 && model.batch_loss_is_pure()) {
+    team_step.emplace(model, data, parameters, optimizer, settings.batch_workers);
+  }
 
   // Small data: enough epochs for min_steps steps, and the patience scaled by
   // the same factor so that early stopping waits as many steps as planned.
@@ -220,20 +168,19 @@ TrainingOutcome train_loop(LoopModel& model, const TrainingSet& data, const Loop
       const std::size_t end = std::min(order.size(), begin + batch);
       optimizer.zero_grad();
       double value = 0.0;
-      if (parallel && end - begin >= 2) {
-        value = split_step(model, data, order, begin, end, settings.batch_workers, parameters, step);
-        if (!std::isfinite(value)) diverged(step, fmt::format("the loss became {}", value), lr, "");
+      if (team_step) {
+        value = team_step->gradients(order, begin, end, step);
       } else {
-        const Tensor x = gather_batch(data, order, begin, end);
-        const Tensor y = data.targets.index_select(0, rows_tensor(order, begin, end));
-        const Tensor loss = model.batch_loss(x, y, step);
+        const Tensor loss = model.batch_loss(gather_batch(data, order, begin, end),
+                                             gather_targets(data, order, begin, end), step);
         value = loss.item<double>();
-        if (!std::isfinite(value)) diverged(step, fmt::format("the loss became {}", value), lr, "");
-        loss.backward();
+        if (std::isfinite(value)) loss.backward();
       }
+      if (!std::isfinite(value)) diverged(step, fmt::format("the loss became {}", value), lr, "");
       if (hook) hook(parameters);
-      // step() clips the gradient norm first when settings.adam.clip > 0.
-      if (!optimizer.step()) {
+      // Clips the gradient norm first when settings.adam.clip > 0.
+      const bool stepped = team_step ? team_step->apply(static_cast<bool>(hook)) : optimizer.step();
+      if (!stepped) {
         diverged(step, "the gradient became infinite", lr, " or scaled inputs (--scaling standard)");
       }
       model.after_step(step);
@@ -247,7 +194,7 @@ TrainingOutcome train_loop(LoopModel& model, const TrainingSet& data, const Loop
     record.epoch = epoch;
     record.loss = loss_sum / static_cast<double>(batches);
     if (!data.validation_rows.empty()) {
-      record.val_loss = validation_loss(model, data);
+      record.val_loss = validation_loss(model, data, team_step ? &team_step->team() : nullptr);
       last_val = record.val_loss;
     }
     record.seconds = seconds_since(epoch_start);

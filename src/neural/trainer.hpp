@@ -95,14 +95,12 @@ struct LoopSettings {
   // up alike (small data); 0 = off.
   int min_steps = 0;
   std::uint64_t seed = 0;  // the shuffling uses stream 1 of it
-  // 2 or more: each minibatch is split in that many parts whose losses and
-  // gradients are computed by as many threads at once, each with
-  // single-threaded BLAS, and the gradients summed in a fixed order (so a
-  // seed still gives one result for a given count).
-  // Measured on MNIST (2 cores): 1.25x over one thread, against 1.31x for
-  // two BLAS threads on whole minibatches, so the selectors do not use it;
-  // kept for machines with more cores and measured by dnn_epoch_bench.
-  // Needs LoopModel::batch_loss_is_pure(); otherwise 1 is used.
+  // 2 or more: a team of that many threads takes each step together
+  // (ParallelStep): each computes the loss and gradients of its part of the
+  // minibatch with single-threaded kernels, then sums the gradients and takes
+  // the Adam step on its share of the parameters. The parts are summed in a
+  // fixed order, so a seed still gives one result for a given count. Needs
+  // LoopModel::batch_loss_is_pure(); otherwise 1 is used.
   int batch_workers = 1;
 };
 
@@ -126,5 +124,8 @@ torch::Tensor data_loss_per_row(const torch::Tensor& output, const torch::Tensor
 // Gathers rows `rows[begin, end)` of the set, scaled, into a B x m tensor.
 torch::Tensor gather_batch(const TrainingSet& data, const std::vector<std::int64_t>& rows,
                            std::size_t begin, std::size_t end);
+// The targets of the same rows.
+torch::Tensor gather_targets(const TrainingSet& data, const std::vector<std::int64_t>& rows,
+                             std::size_t begin, std::size_t end);
 
 }  // namespace topkfs

@@ -51,8 +51,9 @@ TEST(DnnTopDeterminismTest, SameSeedSameThreadsSameResult) {
 }
 
 TEST(DnnTopDeterminismTest, TwoThreadsTrainAsOneThreadDoes) {
-  // Two threads change only how the GEMMs are computed: one epoch ends in
-  // (nearly) the same place as on one thread.
+  // Two threads split each minibatch in halves whose gradients are summed
+  // (ParallelStep): only rounding changes, so one epoch ends in (nearly) the
+  // same place as on one thread.
   const auto made = planted_problem(SyntheticOptions::Target::Classes, 3, 4, 600);
   const auto one = fit_method("dnn-top", made.data, 5,
                               with(kSmall, {{"epochs", "1"}, {"threads", "1"}, {"seed", "3"}}));

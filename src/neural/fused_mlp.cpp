@@ -1,0 +1,89 @@
+#include "fused_mlp.hpp"
+
+#include <torch/autograd.h>
+
+#include "kernels.hpp"
+#include "topkfs/core/error.hpp"
+
+namespace topkfs {
+namespace {
+
+using torch::Tensor;
+using torch::autograd::AutogradContext;
+using torch::autograd::variable_list;
+
+// Inputs: x, w, subset, first weight, first bias, then weight and bias of
+// every further layer (the TensorList). Saved: the inputs of every further
+// layer after their ReLU, which is all the backward pass needs of the forward.
+struct FusedMlp : public torch::autograd::Function<FusedMlp> {
+  static Tensor forward(AutogradContext* ctx, Tensor x, Tensor w, Tensor subset, Tensor weight,
+                        Tensor bias, at::TensorList rest) {
+    TOPKFS_ASSERT(x.scalar_type() == torch::kFloat && x.is_contiguous());
+    const std::int64_t batch = x.size(0);
+    const bool with_sub = subset.numel() > 0;
+    Tensor z = torch::empty({with_sub ? 2 * batch : batch, weight.size(0)}, x.options());
+    Tensor lead_rows = z.narrow(0, 0, batch);
+    torch::addmm_out(lead_rows, bias, x * w, weight.t());
+    if (with_sub) {
+      Tensor sub_rows = z.narrow(0, batch, batch);
+      torch::addmm_out(sub_rows, bias, x.index_select(1, subset) * w.index_select(0, subset),
+                       weight.index_select(1, subset).t());
+    }
+    variable_list saved = {x, w, subset, weight};
+    for (std::size_t l = 0; l < rest.size(); l += 2) {
+      kernels::relu(z.data_ptr<float>(), z.numel());
+      saved.push_back(z);
+      z = torch::addmm(rest[l + 1], z, rest[l].t());
+    }
+    for (std::size_t l = 0; l < rest.size(); l += 2) saved.push_back(rest[l]);
+    ctx->save_for_backward(saved);
+    return z;
+  }
+
+  static variable_list backward(AutogradContext* ctx, variable_list grads) {
+    const variable_list saved = ctx->get_saved_variables();
+    const Tensor& x = saved[0];
+    const Tensor& w = saved[1];
+    const Tensor& subset = saved[2];
+    const Tensor& weight = saved[3];
+    const std::size_t further = (saved.size() - 4) / 2;  // layers after the first
+    const std::int64_t batch = x.size(0);
+
+    variable_list out(5 + 2 * further);  // one per input, x and subset undefined
+    Tensor g = grads[0].contiguous();
+    for (std::size_t l = further; l-- > 0;) {
+      const Tensor& input = saved[4 + l];
+      const Tensor& layer_weight = saved[4 + further + l];
+      out[5 + 2 * l] = torch::mm(g.t(), input);
+      out[6 + 2 * l] = g.sum(0);
+      Tensor below = torch::mm(g, layer_weight);
+      kernels::relu_backward(below.data_ptr<float>(), input.data_ptr<float>(), below.numel());
+      g = below;
+    }
+    // g: the first layer's output gradient, lead rows then sub rows.
+    out[4] = g.sum(0);
+    Tensor accumulated = torch::mm(g.narrow(0, 0, batch).t(), x);
+    if (subset.numel() > 0) {
+      accumulated.index_add_(1, subset,
+                             torch::mm(g.narrow(0, batch, batch).t(), x.index_select(1, subset)));
+    }
+    out[1] = gate_gradients(accumulated, weight, w);
+    out[3] = accumulated;
+    return out;
+  }
+};
+
+}  // namespace
+
+Tensor fused_mlp(const Tensor& x, const Tensor& w, const Tensor& subset, const MlpLayers& layers) {
+  TOPKFS_ASSERT(layers.activation == Activation::Relu);
+  std::vector<Tensor> rest;
+  for (const auto& layer : layers.rest) {
+    rest.push_back(layer->weight);
+    rest.push_back(layer->bias);
+  }
+  // As a TensorList, so that autograd counts every tensor as an input.
+  return FusedMlp::apply(x, w, subset, layers.first_weight, layers.first_bias, at::TensorList(rest));
+}
+
+}  // namespace topkfs

@@ -1,0 +1,21 @@
+#pragma once
+// dnn-top's whole MLP, lead and sub-model, as one autograd node with a
+// hand-written backward pass. Through plain autograd the network is some
+// forty small operations per step whose dispatch and bookkeeping cost as much
+// as a third of the matrix products (bench/dnn_epoch_bench --breakdown); here
+// it is the matrix products, one fused pass per activation, and the gated
+// first layer's fused gradient (DESIGN.md §5).
+#include <torch/types.h>
+
+#include "network.hpp"
+
+namespace topkfs {
+
+// The outputs of the MLP `layers` (ReLU) on x * w for every row of x and,
+// given a non-empty int64 `subset` S, then on x_S * w_S through the first
+// layer's columns S: a B x outputs tensor, or 2B x outputs with the
+// sub-model's rows after the lead's. Gradients reach w and every layer.
+torch::Tensor fused_mlp(const torch::Tensor& x, const torch::Tensor& w, const torch::Tensor& subset,
+                        const MlpLayers& layers);
+
+}  // namespace topkfs

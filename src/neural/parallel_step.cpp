@@ -1,0 +1,110 @@
+#include "parallel_step.hpp"
+
+#include <torch/autograd.h>
+
+#include "kernels.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace topkfs {
+
+ParallelStep::ParallelStep(LoopModel& model, const TrainingSet& data,
+                           std::vector<torch::Tensor> parameters, FusedAdam& optimizer, int workers)
+    : model_(model),
+      data_(data),
+      parameters_(std::move(parameters)),
+      optimizer_(optimizer),
+      team_(workers),
+      parts_(static_cast<std::size_t>(workers)),
+      squared_norms_(static_cast<std::size_t>(workers), 0.0) {
+  for (int member = 0; member < workers; ++member) shares_.push_back(optimizer_.slice(member, workers));
+  for (const auto& parameter : parameters_) summed_.push_back(torch::empty_like(parameter));
+}
+
+void ParallelStep::compute_part(int member, const std::vector<std::int64_t>& order,
+                                std::size_t begin, std::size_t end, const StepInfo& step) {
+  Part& part = parts_[static_cast<std::size_t>(member)];
+  part = Part();
+  const std::size_t members = parts_.size();
+  const std::size_t lo = begin + (end - begin) * static_cast<std::size_t>(member) / members;
+  const std::size_t hi = begin + (end - begin) * static_cast<std::size_t>(member + 1) / members;
+  if (lo == hi) return;  // fewer rows than members
+  const torch::Tensor x = gather_batch(data_, order, lo, hi);
+  const torch::Tensor y = gather_targets(data_, order, lo, hi);
+  // Weighted by the part's share of the rows, so that the parts' losses (and
+  // the penalties inside each) add up to the whole minibatch's.
+  const double share = static_cast<double>(hi - lo) / static_cast<double>(end - begin);
+  const torch::Tensor loss = model_.batch_loss(x, y, step) * share;
+  part.loss = loss.item<double>();
+  if (!std::isfinite(part.loss)) return;
+  part.gradients = torch::autograd::grad({loss}, parameters_, {}, /*retain_graph=*/false,
+                                         /*create_graph=*/false, /*allow_unused=*/true);
+  for (auto& gradient : part.gradients) {
+    if (gradient.defined()) gradient = gradient.contiguous();
+  }
+}
+
+void ParallelStep::sum_parts(int member) {
+  double sum_sq = 0.0;
+  for (const auto& run : shares_[static_cast<std::size_t>(member)]) {
+    if (!parameters_[run.tensor].grad().defined()) continue;
+    float* out = summed_[run.tensor].data_ptr<float>() + run.begin;
+    const std::int64_t n = run.end - run.begin;
+    bool first = true;
+    for (const auto& part : parts_) {
+      if (part.gradients.empty() || !part.gradients[run.tensor].defined()) continue;
+      const float* g = part.gradients[run.tensor].data_ptr<float>() + run.begin;
+      if (first) {
+        std::copy(g, g + n, out);
+      } else {
+        kernels::accumulate(out, g, n);
+      }
+      first = false;
+    }
+    sum_sq += kernels::squared_sum(out, n);
+  }
+  squared_norms_[static_cast<std::size_t>(member)] = sum_sq;
+}
+
+double ParallelStep::gradients(const std::vector<std::int64_t>& order, std::size_t begin,
+                               std::size_t end, const StepInfo& step) {
+  team_.run([&](int member) { compute_part(member, order, begin, end, step); });
+  double loss = 0.0;
+  bool finite = true;
+  for (const auto& part : parts_) {
+    loss += part.loss;
+    finite = finite && std::isfinite(part.loss);
+  }
+  if (!finite) return loss;
+  // A parameter gets a .grad when some part's loss reaches it.
+  for (std::size_t t = 0; t < parameters_.size(); ++t) {
+    bool reached = false;
+    for (const auto& part : parts_) {
+      reached = reached || (!part.gradients.empty() && part.gradients[t].defined());
+    }
+    if (reached) {
+      parameters_[t].mutable_grad() = summed_[t];
+    } else {
+      parameters_[t].mutable_grad().reset();
+    }
+  }
+  team_.run([&](int member) { sum_parts(member); });
+  return loss;
+}
+
+bool ParallelStep::apply(bool gradients_changed) {
+  if (gradients_changed) {
+    team_.run([&](int member) {
+      squared_norms_[static_cast<std::size_t>(member)] =
+          optimizer_.squared_gradient_norm(shares_[static_cast<std::size_t>(member)]);
+    });
+  }
+  double squared_norm = 0.0;
+  for (const double part : squared_norms_) squared_norm += part;
+  if (!optimizer_.begin_step(squared_norm)) return false;
+  team_.run([&](int member) { optimizer_.update(shares_[static_cast<std::size_t>(member)]); });
+  return true;
+}
+
+}  // namespace topkfs

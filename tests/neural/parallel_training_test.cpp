@@ -1,0 +1,124 @@
+// The pieces of data-parallel training: the worker team's fork-join, the
+// team step's gradients against one thread's, and the hand-written penalty
+// node against plain autograd.
+#include <gtest/gtest.h>
+#include <torch/autograd.h>
+#include <torch/types.h>
+
+#include <atomic>
+#include <stdexcept>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "neural/elastic_penalty.hpp"
+#include "neural/network.hpp"
+#include "neural/trainer.hpp"
+#include "neural/worker_team.hpp"
+#include "topkfs/core/random.hpp"
+#include "topkfs/data/feature_matrix.hpp"
+
+namespace topkfs {
+namespace {
+
+using torch::Tensor;
+
+TEST(WorkerTeamTest, EveryMemberRunsOncePerRunOnItsOwnThread) {
+  WorkerTeam team(3);
+  ASSERT_EQ(team.size(), 3);
+  for (int round = 0; round < 200; ++round) {  // many fork-joins in a row
+    std::vector<int> runs(3, 0);
+    std::vector<std::thread::id> ids(3);
+    team.run([&](int member) {
+      ++runs[static_cast<std::size_t>(member)];
+      ids[static_cast<std::size_t>(member)] = std::this_thread::get_id();
+    });
+    EXPECT_EQ(runs, (std::vector<int>{1, 1, 1}));
+    EXPECT_EQ(ids[0], std::this_thread::get_id());  // member 0 is the caller
+    EXPECT_NE(ids[1], ids[0]);
+    EXPECT_NE(ids[2], ids[1]);
+  }
+}
+
+TEST(WorkerTeamTest, RethrowsTheLowestMembersFailureAfterAllFinished) {
+  WorkerTeam team(2);
+  std::atomic<int> finished{0};
+  try {
+    team.run([&](int member) {
+      ++finished;
+      throw std::runtime_error("member " + std::to_string(member));
+    });
+    FAIL() << "no exception";
+  } catch (const std::runtime_error& error) {
+    EXPECT_STREQ(error.what(), "member 0");
+  }
+  EXPECT_EQ(finished.load(), 2);
+  // The team is still usable after a failure.
+  std::atomic<int> ran{0};
+  team.run([&](int) { ++ran; });
+  EXPECT_EQ(ran.load(), 2);
+}
+
+TEST(ElasticPenaltyTest, ValueAndGradientMatchPlainAutograd) {
+  Rng rng(5);
+  Tensor w = torch::empty({37});
+  for (std::int64_t j = 0; j < w.numel(); ++j) w[j] = static_cast<float>(rng.normal());
+  w[3] = 0.0f;  // |w|'s gradient at 0 is 0, as libtorch's abs has it
+  const Tensor ours_w = w.clone().requires_grad_(true);
+  const Tensor plain_w = w.to(torch::kDouble).requires_grad_(true);
+  const Tensor ours = elastic_penalty(ours_w, 0.3, 0.7);
+  const Tensor plain = 0.7 * plain_w.abs().sum() + 0.3 * plain_w.pow(2).sum();
+  (2.0 * ours).backward();
+  (2.0 * plain).backward();
+  EXPECT_NEAR(ours.item<double>(), plain.item<double>(), 1e-5 * plain.item<double>());
+  EXPECT_TRUE(torch::allclose(ours_w.grad().to(torch::kDouble), plain_w.grad(), 1e-5, 1e-6));
+  EXPECT_EQ(ours_w.grad()[3].item<float>(), 0.0f);
+}
+
+// One step of dnn-top on 2 workers sees, at the gradient hook, the gradient
+// of the whole minibatch: the same as one thread's up to rounding.
+TEST(ParallelStepTest, HookSeesTheWholeMinibatchGradient) {
+  Rng rng(9);
+  const std::int64_t rows = 96, inputs = 20;
+  FeatureMatrix features(rows, inputs);
+  for (std::int64_t i = 0; i < rows; ++i) {
+    for (std::int64_t j = 0; j < inputs; ++j) features(i, j) = static_cast<float>(rng.normal());
+  }
+  TrainingSet set;
+  set.features = &features;
+  set.task = NeuralTask::MultiClass;
+  set.targets = torch::empty({rows}, torch::kLong);
+  for (std::int64_t i = 0; i < rows; ++i) set.targets[i] = static_cast<std::int64_t>(i % 3);
+  for (std::int64_t i = 0; i < rows; ++i) set.train_rows.push_back(i);
+
+  DnnTopOptions options;
+  options.hidden = {16, 8};
+  options.epochs = 1;
+  options.batch = static_cast<int>(rows);  // one step
+  options.lambda1 = 1e-3;
+  options.lambda2 = 1e-3;
+  options.lambda3 = 1.0;
+  options.validation = 0;
+  options.min_steps = 0;
+  auto gradients_at_hook = [&](int workers) {
+    Rng init(4);
+    auto network = make_mlp(inputs, 3, options.hidden, init);
+    std::vector<Tensor> seen;
+    const GradientHook hook = [&](std::vector<Tensor>& parameters) {
+      for (const auto& parameter : parameters) seen.push_back(parameter.grad().clone());
+    };
+    train_network(*network, set, options, 5, {}, hook, workers);
+    return seen;
+  };
+  const auto one = gradients_at_hook(1);
+  const auto two = gradients_at_hook(2);
+  ASSERT_EQ(one.size(), two.size());
+  ASSERT_FALSE(one.empty());
+  for (std::size_t t = 0; t < one.size(); ++t) {
+    SCOPED_TRACE(t);
+    EXPECT_TRUE(torch::allclose(one[t], two[t], 1e-4, 1e-6));
+  }
+}
+
+}  // namespace
+}  // namespace topkfs
