@@ -11,7 +11,6 @@
 // Lasso path point for comparison with scikit-learn.
 #include <fmt/format.h>
 
-#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <ctime>
@@ -20,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_args.hpp"
 #include "topkfs/core/error.hpp"
 #include "topkfs/io/read_dataset.hpp"
 #include "topkfs/linear/linear_model.hpp"
@@ -39,31 +39,22 @@ struct Args {
 };
 
 Args parse_args(int argc, char** argv) {
+  using topkfs::bench::number;
   Args args;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) throw topkfs::OptionError(fmt::format("{} needs a value", arg));
-      return argv[++i];
-    };
     if (arg == "--threads") {
-      args.threads.clear();
-      std::string list = value();
-      for (std::size_t start = 0; start <= list.size();) {
-        const auto comma = std::min(list.find(',', start), list.size());
-        args.threads.push_back(std::stoi(list.substr(start, comma - start)));
-        start = comma + 1;
-      }
+      args.threads = topkfs::bench::int_list(arg, topkfs::bench::flag_value(argc, argv, i));
     } else if (arg == "--repeat") {
-      args.repeat = std::stoi(value());
+      args.repeat = number<int>(arg, topkfs::bench::flag_value(argc, argv, i));
     } else if (arg == "--solver") {
-      args.solver = value();
+      args.solver = topkfs::bench::flag_value(argc, argv, i);
     } else if (arg == "--no-path") {
       args.path = false;
     } else if (arg == "--tol") {
-      args.tol = std::stod(value());
+      args.tol = number<double>(arg, topkfs::bench::flag_value(argc, argv, i));
     } else if (arg == "--coef-out") {
-      args.coef_out = value();
+      args.coef_out = topkfs::bench::flag_value(argc, argv, i);
     } else if (args.data.empty()) {
       args.data = arg;
     } else {

@@ -10,27 +10,24 @@
 // The data directory defaults to $TOPKFS_DATA_DIR, else ../shared/data beside
 // the checkout.
 //
-// With |selected| = |original| = k, precision = recall = F1. The columns are
-// shuffled (seeded) before selection so that no tie rule can favour the
-// original columns. Prints a
-// Markdown table: mean (standard deviation, min..max) of F1 over the noise
-// seeds, beside the paper's Table 2.
+// The data and the score are those of `topkfs evaluate --protocol detection`
+// (eval/detection.hpp): the columns are shuffled (seeded) before selection so
+// that no tie rule can favour the original columns, and with |selected| =
+// |original| = k, precision = recall = F1. Prints a Markdown table: mean
+// (standard deviation, min..max) of F1 over the noise seeds, beside the
+// paper's Table 2.
 #include <fmt/format.h>
-#include <omp.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
-#include <map>
-#include <memory>
 #include <string>
 #include <vector>
 
+#include "bench_args.hpp"
 #include "topkfs/core/error.hpp"
-#include "topkfs/core/random.hpp"
-#include "topkfs/data/noise_injection.hpp"
+#include "topkfs/eval/detection.hpp"
 #include "topkfs/io/read_dataset.hpp"
-#include "topkfs/linear/linear_selector.hpp"
 
 namespace {
 
@@ -58,55 +55,18 @@ std::string default_data_dir() {
 
 struct Args {
   std::string data_dir = default_data_dir();
-  int seeds = 10;
-  int first_seed = 0;
-  std::vector<std::string> methods = {"elastic-net", "elastic-net-top"};
-  std::map<std::string, std::string> options;
-  int threads = 0;
+  topkfs::bench::SeededRunArgs run;
 };
 
 Args parse_args(int argc, char** argv) {
   Args args;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (i + 1 >= argc) throw topkfs::OptionError(fmt::format("{} needs a value", arg));
-    const std::string value = argv[++i];
-    if (arg == "--data-dir") {
-      args.data_dir = value;
-    } else if (arg == "--seeds") {
-      args.seeds = std::stoi(value);
-    } else if (arg == "--first-seed") {
-      args.first_seed = std::stoi(value);
-    } else if (arg == "--threads") {
-      args.threads = std::stoi(value);
-    } else if (arg == "--methods") {
-      args.methods.clear();
-      for (std::size_t start = 0; start <= value.size();) {
-        const auto comma = std::min(value.find(',', start), value.size());
-        args.methods.push_back(value.substr(start, comma - start));
-        start = comma + 1;
-      }
-    } else if (arg == "--set") {
-      const auto equals = value.find('=');
-      if (equals == std::string::npos) throw topkfs::OptionError("--set takes NAME=VALUE");
-      args.options[value.substr(0, equals)] = value.substr(equals + 1);
-    } else {
-      throw topkfs::OptionError(fmt::format("unknown argument '{}'", arg));
-    }
-  }
+  args.run.methods = {"elastic-net", "elastic-net-top"};
+  topkfs::bench::parse_flag_pairs(argc, argv, [&](const std::string& flag, const std::string& value) {
+    if (flag != "--data-dir") return args.run.take(flag, value);
+    args.data_dir = value;
+    return true;
+  });
   return args;
-}
-
-// A selector of `method` with the options that apply to it, one BLAS thread
-// (the seeds run in parallel instead).
-std::unique_ptr<topkfs::Selector> configured(const std::string& method,
-                                             const std::map<std::string, std::string>& options) {
-  auto selector = topkfs::make_linear_selector(method);
-  selector->set_option("threads", "1");
-  for (const auto& [name, value] : options) {
-    if (selector->has_option(name)) selector->set_option(name, value);
-  }
-  return selector;
 }
 
 struct Summary {
@@ -123,21 +83,51 @@ Summary summarise(const std::vector<double>& values) {
   return s;
 }
 
+// F1 (%) of `method` on the detection data of each seed, the seeds in parallel.
+std::vector<double> detection_scores(const topkfs::Dataset& data, const std::string& method,
+                                     const topkfs::bench::SeededRunArgs& run, const char* name) {
+  std::vector<double> f1(static_cast<std::size_t>(run.seeds));
+  const int k = static_cast<int>(data.cols());
+  std::string failure;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(run.thread_count())
+  for (int s = 0; s < run.seeds; ++s) {
+    const std::uint64_t seed = run.first_seed + static_cast<std::uint64_t>(s);
+    try {
+      const topkfs::DetectionData detection = topkfs::make_detection_data(data, seed);
+      auto selector = topkfs::bench::configured_selector(method, run.options);
+      std::vector<std::int64_t> rows(static_cast<std::size_t>(detection.data.rows()));
+      for (std::size_t i = 0; i < rows.size(); ++i) rows[i] = static_cast<std::int64_t>(i);
+      const auto result = selector->fit(detection.data, rows, k, {});
+      if (!result.warnings.empty()) {
+#pragma omp critical
+        fmt::print(stderr, "{} {} seed {}: {}\n", name, method, seed, fmt::join(result.warnings, "; "));
+      }
+      f1[static_cast<std::size_t>(s)] = topkfs::detection_f1(detection, result.selected);
+    } catch (const topkfs::Error& error) {
+#pragma omp critical
+      failure = error.what();
+    }
+  }
+  if (!failure.empty()) throw topkfs::Error(failure);
+  return f1;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
   try {
     const Args args = parse_args(argc, argv);
+    const auto& run = args.run;
     std::string settings;
-    for (const auto& [name, value] : args.options) settings += fmt::format(" --{} {}", name, value);
+    for (const auto& [name, value] : run.options) settings += fmt::format(" --{} {}", name, value);
     fmt::print(
         "Detection F1 (%), k = number of original features, noise seeds {}..{}, options:{}\n\n",
-        args.first_seed, args.first_seed + args.seeds - 1,
-        settings.empty() ? " defaults" : settings);
+        run.first_seed, run.first_seed + run.seeds - 1, settings.empty() ? " defaults" : settings);
     std::string header = "| dataset | n x m |";
     std::string rule = "|---|---|";
-    for (const auto& method : args.methods) {
-      configured(method, args.options);  // bad names and values fail here, not in a thread
+    for (const auto& method : run.methods) {
+      // Bad names and values fail here, not in a thread.
+      topkfs::bench::configured_selector(method, run.options);
       header += fmt::format(" {} (ours) |", method);
       rule += "---|";
     }
@@ -147,44 +137,9 @@ int main(int argc, char** argv) {
       topkfs::ReadOptions read;
       read.task = topkfs::TaskHint::Regression;  // cpu_act's 0..99 integers are a real target
       const topkfs::Dataset data = topkfs::read_dataset(args.data_dir + "/" + benchmark.path, read);
-      const int k = static_cast<int>(data.cols());
       std::string row = fmt::format("| {} | {} x {} |", benchmark.name, data.rows(), data.cols());
-      for (const auto& method : args.methods) {
-        std::vector<double> f1(static_cast<std::size_t>(args.seeds));
-        const int threads = args.threads > 0 ? args.threads : omp_get_num_procs();
-        std::string failure;
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
-        for (int seed = args.first_seed; seed < args.first_seed + args.seeds; ++seed) {
-          try {
-            const auto noisy =
-                topkfs::inject_noise_features(data, static_cast<std::uint64_t>(seed));
-            // Columns in a seeded random order: ties among zero weights go to
-            // the lower index, and the original columns come first, so without
-            // this a method that leaves weights at zero would be credited.
-            topkfs::Rng rng(topkfs::derive_seed(static_cast<std::uint64_t>(seed), 1));
-            const auto order = rng.permutation(noisy.data.cols());
-            const topkfs::Dataset shuffled = topkfs::take_columns(noisy.data, order);
-            auto selector = configured(method, args.options);
-            std::vector<std::int64_t> rows(static_cast<std::size_t>(shuffled.rows()));
-            for (std::size_t i = 0; i < rows.size(); ++i) rows[i] = static_cast<std::int64_t>(i);
-            const auto result = selector->fit(shuffled, rows, k, {});
-            const auto hits = std::count_if(
-                result.selected.begin(), result.selected.end(),
-                [&](std::int64_t column) { return order[static_cast<std::size_t>(column)] < k; });
-            if (!result.warnings.empty()) {
-#pragma omp critical
-              fmt::print(stderr, "{} {} seed {}: {}\n", benchmark.name, method, seed,
-                         fmt::join(result.warnings, "; "));
-            }
-            f1[static_cast<std::size_t>(seed - args.first_seed)] =
-                100.0 * static_cast<double>(hits) / k;
-          } catch (const topkfs::Error& error) {
-#pragma omp critical
-            failure = error.what();
-          }
-        }
-        if (!failure.empty()) throw topkfs::Error(failure);
-        const Summary s = summarise(f1);
+      for (const auto& method : run.methods) {
+        const Summary s = summarise(detection_scores(data, method, run, benchmark.name));
         row += fmt::format(" {:.1f} (sd {:.1f}, {:.1f}..{:.1f}) |", s.mean, s.sd, s.min, s.max);
       }
       fmt::print("{} {:.1f} | {:.1f} |\n", row, benchmark.paper_enet, benchmark.paper_enet_top);

@@ -11,39 +11,21 @@
 // Prints, per method, the exact-recovery rate and the mean fraction of the
 // support selected. Seeds run in parallel (one fit per thread).
 #include <fmt/format.h>
-#include <omp.h>
 
 #include <algorithm>
-#include <map>
-#include <memory>
 #include <string>
 #include <vector>
 
+#include "bench_args.hpp"
 #include "topkfs/core/error.hpp"
 #include "topkfs/data/synthetic.hpp"
-#include "topkfs/linear/linear_selector.hpp"
 
 namespace {
 
 struct Args {
   topkfs::SyntheticOptions data;
-  int seeds = 20;
-  std::uint64_t first_seed = 0;
-  std::vector<std::string> methods = {"lasso", "elastic-net", "elastic-net-top", "lasso-top"};
-  std::map<std::string, std::string> options;
-  int threads = 0;
+  topkfs::bench::SeededRunArgs run;
 };
-
-std::vector<std::string> split_list(const std::string& text) {
-  std::vector<std::string> out;
-  std::size_t start = 0;
-  while (start <= text.size()) {
-    const auto comma = std::min(text.find(',', start), text.size());
-    out.push_back(text.substr(start, comma - start));
-    start = comma + 1;
-  }
-  return out;
-}
 
 Args parse_args(int argc, char** argv) {
   Args args;
@@ -55,51 +37,27 @@ Args parse_args(int argc, char** argv) {
   args.data.noise = 0.5;
   args.data.target = topkfs::SyntheticOptions::Target::Real;
   args.data.relation = topkfs::SyntheticOptions::Relation::Linear;
-  for (int i = 1; i < argc; ++i) {
-    const std::string arg = argv[i];
-    if (i + 1 >= argc) throw topkfs::OptionError(fmt::format("{} needs a value", arg));
-    const std::string value = argv[++i];
-    if (arg == "--samples")
-      args.data.samples = std::stoll(value);
-    else if (arg == "--features")
-      args.data.features = std::stoll(value);
-    else if (arg == "--informative")
-      args.data.informative = std::stoi(value);
-    else if (arg == "--decoys")
-      args.data.correlated_decoys = std::stoi(value);
-    else if (arg == "--correlation")
-      args.data.decoy_correlation = std::stod(value);
-    else if (arg == "--noise")
-      args.data.noise = std::stod(value);
-    else if (arg == "--seeds")
-      args.seeds = std::stoi(value);
-    else if (arg == "--first-seed")
-      args.first_seed = std::stoull(value);
-    else if (arg == "--methods")
-      args.methods = split_list(value);
-    else if (arg == "--threads")
-      args.threads = std::stoi(value);
-    else if (arg == "--set") {
-      const auto equals = value.find('=');
-      if (equals == std::string::npos) throw topkfs::OptionError("--set takes NAME=VALUE");
-      args.options[value.substr(0, equals)] = value.substr(equals + 1);
-    } else {
-      throw topkfs::OptionError(fmt::format("unknown argument '{}'", arg));
-    }
-  }
+  args.run.seeds = 20;
+  args.run.methods = {"lasso", "elastic-net", "elastic-net-top", "lasso-top"};
+  topkfs::bench::parse_flag_pairs(argc, argv, [&](const std::string& flag, const std::string& value) {
+    using topkfs::bench::number;
+    if (flag == "--samples")
+      args.data.samples = number<std::int64_t>(flag, value);
+    else if (flag == "--features")
+      args.data.features = number<std::int64_t>(flag, value);
+    else if (flag == "--informative")
+      args.data.informative = number<int>(flag, value);
+    else if (flag == "--decoys")
+      args.data.correlated_decoys = number<int>(flag, value);
+    else if (flag == "--correlation")
+      args.data.decoy_correlation = number<double>(flag, value);
+    else if (flag == "--noise")
+      args.data.noise = number<double>(flag, value);
+    else
+      return args.run.take(flag, value);
+    return true;
+  });
   return args;
-}
-
-// A selector of `method` with the options that apply to it, one BLAS thread
-// (the seeds run in parallel instead).
-std::unique_ptr<topkfs::Selector> configured(const std::string& method,
-                                             const std::map<std::string, std::string>& options) {
-  auto selector = topkfs::make_linear_selector(method);
-  selector->set_option("threads", "1");
-  for (const auto& [name, value] : options) {
-    if (selector->has_option(name)) selector->set_option(name, value);
-  }
-  return selector;
 }
 
 }  // namespace
@@ -112,20 +70,20 @@ int main(int argc, char** argv) {
         "recovery of {} planted columns among {} ({} decoys, correlation {}), {} samples, noise "
         "{}, seeds {}..{}\n",
         k, args.data.features, args.data.correlated_decoys, args.data.decoy_correlation,
-        args.data.samples, args.data.noise, args.first_seed, args.first_seed + args.seeds - 1);
-    for (const auto& method : args.methods) {
-      configured(method, args.options);  // bad names and values fail here, not in a thread
-      std::vector<int> exact(static_cast<std::size_t>(args.seeds), 0);
-      std::vector<double> overlap(static_cast<std::size_t>(args.seeds), 0.0);
+        args.data.samples, args.data.noise, args.run.first_seed, args.run.first_seed + args.run.seeds - 1);
+    for (const auto& method : args.run.methods) {
+      // Bad names and values fail here, not in a thread.
+      topkfs::bench::configured_selector(method, args.run.options);
+      std::vector<int> exact(static_cast<std::size_t>(args.run.seeds), 0);
+      std::vector<double> overlap(static_cast<std::size_t>(args.run.seeds), 0.0);
       std::string failure;
-      const int threads = args.threads > 0 ? args.threads : omp_get_num_procs();
-#pragma omp parallel for schedule(dynamic, 1) num_threads(threads)
-      for (int s = 0; s < args.seeds; ++s) {
+#pragma omp parallel for schedule(dynamic, 1) num_threads(args.run.thread_count())
+      for (int s = 0; s < args.run.seeds; ++s) {
         try {
           topkfs::SyntheticOptions options = args.data;
-          options.seed = args.first_seed + static_cast<std::uint64_t>(s);
+          options.seed = args.run.first_seed + static_cast<std::uint64_t>(s);
           const auto made = topkfs::make_synthetic(options);
-          auto selector = configured(method, args.options);
+          auto selector = topkfs::bench::configured_selector(method, args.run.options);
           std::vector<std::int64_t> rows(static_cast<std::size_t>(made.data.rows()));
           for (std::size_t i = 0; i < rows.size(); ++i) rows[i] = static_cast<std::int64_t>(i);
           auto result = selector->fit(made.data, rows, k, {});
@@ -144,13 +102,13 @@ int main(int argc, char** argv) {
       if (!failure.empty()) throw topkfs::Error(failure);
       int recovered = 0;
       double mean_overlap = 0.0;
-      for (int s = 0; s < args.seeds; ++s) {
+      for (int s = 0; s < args.run.seeds; ++s) {
         recovered += exact[static_cast<std::size_t>(s)];
-        mean_overlap += overlap[static_cast<std::size_t>(s)] / args.seeds;
+        mean_overlap += overlap[static_cast<std::size_t>(s)] / args.run.seeds;
       }
       fmt::print(
           "{:<16} exact recovery {:>2}/{} = {:5.1f}%   mean fraction of the support {:.3f}\n",
-          method, recovered, args.seeds, 100.0 * recovered / args.seeds, mean_overlap);
+          method, recovered, args.run.seeds, 100.0 * recovered / args.run.seeds, mean_overlap);
     }
     return 0;
   } catch (const topkfs::Error& error) {

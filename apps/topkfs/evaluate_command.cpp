@@ -9,6 +9,7 @@
 
 #include "commands.hpp"
 #include "method_flags.hpp"
+#include "output_flags.hpp"
 #include "progress_bar.hpp"
 #include "reader_flags.hpp"
 #include "topkfs/core/error.hpp"
@@ -28,13 +29,10 @@ struct EvaluateFlags {
   std::string split = "predefined";
   double test_size = 0.2;
   int trees = 50;
-  std::string output;
+  OutputFlags out;
   std::string csv;
   std::string plot;
-  std::string picture;
   std::string frequency_map;
-  bool json = false;
-  bool quiet = false;
 };
 
 std::vector<std::string> split_list(const std::string& text) {
@@ -99,11 +97,7 @@ std::string per_method_path(const std::string& path, const std::string& method, 
 
 // Checks that the pictures asked for can be drawn before hours of fitting.
 void check_pictures(const EvaluateFlags& flags, const EvaluationOptions& options, const Dataset& data) {
-  if (!flags.picture.empty() && !data.image_shape) {
-    throw OptionError(fmt::format(
-        "--picture needs image data: {} carries no image shape; give --image-shape HxW",
-        flags.data.path));
-  }
+  check_picture_data(flags.out, flags.data, data);
   if (!flags.frequency_map.empty() && resolve_protocol(options.protocol, data) != Protocol::Stability) {
     throw OptionError("--frequency-map shows the stability protocol's runs: add --protocol stability");
   }
@@ -111,7 +105,7 @@ void check_pictures(const EvaluateFlags& flags, const EvaluationOptions& options
 
 void write_pictures(const EvaluateFlags& flags, const EvaluationReport& report, const Dataset& data) {
   if (!flags.plot.empty()) write_png(flags.plot, draw_score_curve(report, data_short_name(data.source)));
-  if (!flags.picture.empty()) write_png(flags.picture, draw_method_selections(data, report));
+  if (!flags.out.picture.empty()) write_png(flags.out.picture, draw_method_selections(data, report));
   if (!flags.frequency_map.empty()) {
     for (const auto& method : report.methods) {
       write_png(per_method_path(flags.frequency_map, method.method, report.methods.size() > 1),
@@ -125,15 +119,15 @@ int run(const EvaluateFlags& flags) {
   const Dataset data = load_dataset(flags.data, flags.data.to_options());
   check_pictures(flags, options, data);
 
-  ProgressBar bar(!flags.quiet);
+  ProgressBar bar(!flags.out.quiet);
   const EvaluationReport report =
-      evaluate_methods(data, options, make_grid_callbacks(bar, flags.quiet));
+      evaluate_methods(data, options, make_grid_callbacks(bar, flags.out.quiet));
   bar.finish();
 
-  if (!flags.output.empty()) write_report_json(flags.output, report);
+  if (!flags.out.output.empty()) write_report_json(flags.out.output, report);
   if (!flags.csv.empty()) write_report_csv(flags.csv, report);
   write_pictures(flags, report, data);
-  if (flags.json) {
+  if (flags.out.json) {
     std::cout << report_to_json(report).dump(2) << "\n";
   } else {
     std::cout << report_table(report);
@@ -176,22 +170,22 @@ Command add_evaluate_command(CLI::App& app) {
       ->capture_default_str();
   grid->add_option("--trees", flags->trees, "Trees of the downstream ExtraTrees")
       ->capture_default_str();
-  auto* out = command->add_option_group("Output");
-  out->add_option("--output,-o", flags->output,
-                  "Write the report as JSON: summaries and every run (docs/evaluate.md)");
-  out->add_option("--csv", flags->csv, "Write one CSV row per run (method, k, seed, score, ...)");
-  out->add_option("--plot", flags->plot,
-                  "Write a PNG of the score against k, one line per method, with the standard "
-                  "deviation over runs as error bars (stability: the Kuncheva index)");
-  out->add_option("--picture", flags->picture,
-                  "Image data: write a PNG with each method's selected pixels (first run, largest "
-                  "k) over the mean image");
-  out->add_option("--frequency-map", flags->frequency_map,
-                  "Stability protocol: write a PNG of how often each feature was selected at the "
-                  "largest k (an image for image data); one file per method, named "
-                  "FILE-METHOD.png, when there are several");
-  out->add_flag("--json", flags->json, "Print the report as JSON on stdout instead of the table");
-  out->add_flag("--quiet,-q", flags->quiet, "No progress or notes on stderr");
+  OutputHelp help;
+  help.output = "Write the report as JSON: summaries and every run (docs/evaluate.md)";
+  help.picture =
+      "Image data: write a PNG with each method's selected pixels (first run, largest k) over "
+      "the mean image";
+  help.json = "Print the report as JSON on stdout instead of the table";
+  add_output_flags(*command, flags->out, help, [&flags](CLI::Option_group& out) {
+    out.add_option("--csv", flags->csv, "Write one CSV row per run (method, k, seed, score, ...)");
+    out.add_option("--plot", flags->plot,
+                   "Write a PNG of the score against k, one line per method, with the standard "
+                   "deviation over runs as error bars (stability: the Kuncheva index)");
+    out.add_option("--frequency-map", flags->frequency_map,
+                   "Stability protocol: write a PNG of how often each feature was selected at the "
+                   "largest k (an image for image data); one file per method, named "
+                   "FILE-METHOD.png, when there are several");
+  });
   command->footer(
       "\nExamples:\n"
       "  topkfs evaluate /usr/share/datasets/fashion-mnist --method dnn-top,dfs --k 10,30,50 \\\n"

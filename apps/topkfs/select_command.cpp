@@ -8,9 +8,9 @@
 
 #include "commands.hpp"
 #include "method_flags.hpp"
+#include "output_flags.hpp"
 #include "progress_bar.hpp"
 #include "reader_flags.hpp"
-#include "topkfs/core/error.hpp"
 #include "topkfs/eval/downstream.hpp"
 #include "topkfs/io/picture.hpp"
 #include "topkfs/io/result_json.hpp"
@@ -28,13 +28,10 @@ struct SelectFlags {
   std::string split = "auto";
   double test_size = 0.2;
   std::uint64_t split_seed = 0;
-  std::string output;
+  OutputFlags out;
   std::string output_data;
-  std::string picture;
   std::string save_model;
   bool score = false;
-  bool json = false;
-  bool quiet = false;
 };
 
 void print_result(const SelectionResult& result) {
@@ -61,19 +58,15 @@ int run(const SelectFlags& flags) {
   flags.method.apply(*selector);
   selector->check_options();  // bad options fail before the data is read
   const Dataset data = load_dataset(flags.data, flags.data.to_options());
-  if (!flags.picture.empty() && !data.image_shape) {
-    throw OptionError(fmt::format(
-        "--picture needs image data: {} carries no image shape; give --image-shape HxW",
-        flags.data.path));
-  }
+  check_picture_data(flags.out, flags.data, data);
   SelectionSplitOptions split;
   split.rows = parse_selection_rows(flags.split);
   split.test_size = flags.test_size;
   split.seed = flags.split_seed;
 
-  ProgressBar bar(!flags.quiet);
+  ProgressBar bar(!flags.out.quiet);
   SelectionResult result =
-      run_selection(data, *selector, flags.k, split, make_callbacks(bar, flags.quiet));
+      run_selection(data, *selector, flags.k, split, make_callbacks(bar, flags.out.quiet));
   bar.finish();
   std::string unused;
   const auto learned_rows = selection_rows(data, split, unused);
@@ -84,12 +77,12 @@ int run(const SelectFlags& flags) {
   }
 
   if (!flags.save_model.empty()) selector->save_model(flags.save_model);
-  if (!flags.output.empty()) write_selection(flags.output, result);
+  if (!flags.out.output.empty()) write_selection(flags.out.output, result);
   if (!flags.output_data.empty()) write_selected_columns(flags.output_data, data, result.selected);
-  if (!flags.picture.empty()) {
-    write_png(flags.picture, draw_selection(data, learned_rows, result.selected));
+  if (!flags.out.picture.empty()) {
+    write_png(flags.out.picture, draw_selection(data, learned_rows, result.selected));
   }
-  if (flags.json) {
+  if (flags.out.json) {
     std::cout << to_json_text(result);
   } else {
     print_result(result);
@@ -116,23 +109,23 @@ Command add_select_command(CLI::App& app) {
       ->capture_default_str();
   rows->add_option("--split-seed", flags->split_seed, "Seed of --split random")
       ->capture_default_str();
-  auto* out = command->add_option_group("Output");
-  out->add_option("--output,-o", flags->output,
-                  "Write the result as JSON (docs/result-format.md) to this file");
-  out->add_option("--output-data", flags->output_data,
-                  "Write the data reduced to the selected columns (and the target) as CSV");
-  out->add_option("--picture", flags->picture,
-                  "Image data: write a PNG of the selected pixels (red, best brightest) over the "
-                  "mean training image");
-  out->add_option("--save-model", flags->save_model,
-                  "Save the trained model (neural methods: a libtorch archive of every parameter "
-                  "with the options as metadata)");
-  out->add_flag("--score", flags->score,
-                "Also fit the downstream model of the paper on the selected columns of the rows "
-                "the method learned from and score it on the held-out rows (ExtraTrees with 50 "
-                "trees, accuracy %, for classes; least squares, MAE, for real targets)");
-  out->add_flag("--json", flags->json, "Print the result as JSON on stdout");
-  out->add_flag("--quiet,-q", flags->quiet, "No progress bar or notes on stderr");
+  OutputHelp help;
+  help.output = "Write the result as JSON (docs/result-format.md) to this file";
+  help.picture =
+      "Image data: write a PNG of the selected pixels (red, best brightest) over the mean "
+      "training image";
+  help.json = "Print the result as JSON on stdout";
+  add_output_flags(*command, flags->out, help, [&flags](CLI::Option_group& out) {
+    out.add_option("--output-data", flags->output_data,
+                   "Write the data reduced to the selected columns (and the target) as CSV");
+    out.add_option("--save-model", flags->save_model,
+                   "Save the trained model (neural methods: a libtorch archive of every parameter "
+                   "with the options as metadata)");
+    out.add_flag("--score", flags->score,
+                 "Also fit the downstream model of the paper on the selected columns of the rows "
+                 "the method learned from and score it on the held-out rows (ExtraTrees with 50 "
+                 "trees, accuracy %, for classes; least squares, MAE, for real targets)");
+  });
   command->footer(
       "\nExamples:\n"
       "  topkfs select /usr/share/datasets/fashion-mnist --method dnn-top --k 50 -o result.json\n"

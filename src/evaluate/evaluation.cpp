@@ -14,7 +14,7 @@
 #include "topkfs/core/error.hpp"
 #include "topkfs/eval/downstream.hpp"
 #include "topkfs/eval/metrics.hpp"
-#include "topkfs/evaluate/detection.hpp"
+#include "topkfs/eval/detection.hpp"
 #include "topkfs/select/registry.hpp"
 
 namespace topkfs {

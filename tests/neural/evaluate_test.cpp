@@ -11,7 +11,7 @@
 #include "topkfs/data/synthetic.hpp"
 #include "topkfs/eval/downstream.hpp"
 #include "topkfs/eval/metrics.hpp"
-#include "topkfs/evaluate/detection.hpp"
+#include "topkfs/eval/detection.hpp"
 #include "topkfs/evaluate/evaluation.hpp"
 #include "topkfs/evaluate/report_io.hpp"
 #include "topkfs/io/result_json.hpp"

@@ -8,8 +8,9 @@
 DATA is a folder of MNIST-style gzip IDX files (train/t10k images and labels:
 MNIST, Fashion-MNIST) or the USPS HDF5 file (train/data, train/target,
 test/data, test/target); COLUMNS a comma-separated list of 0-based columns.
-The files are read here with numpy, gzip and h5py, independently of
-topkfs's readers, so that the reference does not depend on the code under test.
+The files are read with numpy (tests/python_support/idx.py) and h5py,
+independently of topkfs's readers, so that the reference does not depend on
+the code under test.
 
 accuracy:   the test accuracy of ExtraTreesClassifier (or RandomForestClassifier)
             fitted on COLUMNS of the training split, for random_state
@@ -23,25 +24,14 @@ bench:      one fit and one predict, timed (wall and CPU), best of --repeat;
             prints "fit <s> cpu <s>", "predict <s> cpu <s>", "accuracy <a>".
 """
 import argparse
-import gzip
 import os
-import struct
+import sys
 import time
 
 import numpy as np
 
-
-def read_idx(path):
-    with gzip.open(path, "rb") as stream:
-        data = stream.read()
-    zero, dtype_code, ndim = struct.unpack(">HBB", data[:4])
-    if zero != 0 or dtype_code != 0x08:
-        raise SystemExit(f"{path}: not an unsigned-byte IDX file")
-    dims = struct.unpack(">" + "I" * ndim, data[4 : 4 + 4 * ndim])
-    values = np.frombuffer(data, dtype=np.uint8, offset=4 + 4 * ndim)
-    if values.size != int(np.prod(dims)):
-        raise SystemExit(f"{path}: header claims {dims}, file holds {values.size} values")
-    return values.reshape(dims[0], -1) if ndim > 1 else values
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), os.pardir, "python_support"))
+from idx import read_idx_split  # noqa: E402
 
 
 def load(path):
@@ -49,8 +39,7 @@ def load(path):
     if os.path.isdir(path):
         parts = []
         for prefix in ("train", "t10k"):
-            images = read_idx(os.path.join(path, f"{prefix}-images-idx3-ubyte.gz"))
-            labels = read_idx(os.path.join(path, f"{prefix}-labels-idx1-ubyte.gz"))
+            images, labels = read_idx_split(path, prefix)
             parts += [images.astype(np.float32), labels.astype(np.int64)]
         return tuple(parts)
     import h5py

@@ -1,4 +1,4 @@
-#include "topkfs/evaluate/detection.hpp"
+#include "topkfs/eval/detection.hpp"
 
 #include "topkfs/core/random.hpp"
 #include "topkfs/data/noise_injection.hpp"
