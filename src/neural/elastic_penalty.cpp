@@ -24,7 +24,9 @@ struct ElasticPenalty : public torch::autograd::Function<ElasticPenalty> {
       l1 += std::abs(values[j]);
       l2 += static_cast<double>(values[j]) * values[j];
     }
-    return torch::full({}, lambda2 * l1 + lambda1 * l2, w.options());
+    // As a float first: a diverging w overflows to inf, which the trainer
+    // reports as divergence (libtorch refuses a finite double beyond float).
+    return torch::full({}, static_cast<float>(lambda2 * l1 + lambda1 * l2), w.options());
   }
 
   static variable_list backward(AutogradContext* ctx, variable_list grads) {

@@ -48,6 +48,27 @@ void accumulate(float* __restrict out, const float* __restrict x, std::int64_t n
 }
 
 TOPKFS_CLONES
+double add_and_square(const float* __restrict a, const float* __restrict b, float* __restrict out,
+                      std::int64_t n) {
+  double sums[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+  std::int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    for (int lane = 0; lane < 8; ++lane) {
+      const float value = a[i + lane] + b[i + lane];
+      out[i + lane] = value;
+      sums[lane] += static_cast<double>(value) * value;
+    }
+  }
+  double total = 0.0;
+  for (; i < n; ++i) {
+    out[i] = a[i] + b[i];
+    total += static_cast<double>(out[i]) * out[i];
+  }
+  for (const double sum : sums) total += sum;
+  return total;
+}
+
+TOPKFS_CLONES
 void relu(float* __restrict x, std::int64_t n) {
   for (std::int64_t i = 0; i < n; ++i) x[i] = x[i] > 0.0f ? x[i] : 0.0f;
 }

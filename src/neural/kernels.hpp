@@ -29,6 +29,10 @@ double squared_sum(const float* x, std::int64_t n);
 // out += x.
 void accumulate(float* out, const float* x, std::int64_t n);
 
+// out = a + b, returning the sum of squares of out (as squared_sum): one
+// pass where a copy, a sum and a norm would take three.
+double add_and_square(const float* a, const float* b, float* out, std::int64_t n);
+
 // x = max(x, 0).
 void relu(float* x, std::int64_t n);
 

@@ -47,21 +47,22 @@ void ParallelStep::compute_part(int member, const std::vector<std::int64_t>& ord
 
 void ParallelStep::sum_parts(int member) {
   double sum_sq = 0.0;
+  std::vector<const float*> sources;
   for (const auto& run : shares_[static_cast<std::size_t>(member)]) {
     if (!parameters_[run.tensor].grad().defined()) continue;
     float* out = summed_[run.tensor].data_ptr<float>() + run.begin;
     const std::int64_t n = run.end - run.begin;
-    bool first = true;
+    sources.clear();
     for (const auto& part : parts_) {
       if (part.gradients.empty() || !part.gradients[run.tensor].defined()) continue;
-      const float* g = part.gradients[run.tensor].data_ptr<float>() + run.begin;
-      if (first) {
-        std::copy(g, g + n, out);
-      } else {
-        kernels::accumulate(out, g, n);
-      }
-      first = false;
+      sources.push_back(part.gradients[run.tensor].data_ptr<float>() + run.begin);
     }
+    if (sources.size() == 2) {  // two workers: the sum and its norm in one pass
+      sum_sq += kernels::add_and_square(sources[0], sources[1], out, n);
+      continue;
+    }
+    std::copy(sources[0], sources[0] + n, out);
+    for (std::size_t p = 1; p < sources.size(); ++p) kernels::accumulate(out, sources[p], n);
     sum_sq += kernels::squared_sum(out, n);
   }
   squared_norms_[static_cast<std::size_t>(member)] = sum_sq;

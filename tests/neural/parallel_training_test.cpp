@@ -6,6 +6,7 @@
 #include <torch/types.h>
 
 #include <atomic>
+#include <cmath>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -73,6 +74,12 @@ TEST(ElasticPenaltyTest, ValueAndGradientMatchPlainAutograd) {
   EXPECT_NEAR(ours.item<double>(), plain.item<double>(), 1e-5 * plain.item<double>());
   EXPECT_TRUE(torch::allclose(ours_w.grad().to(torch::kDouble), plain_w.grad(), 1e-5, 1e-6));
   EXPECT_EQ(ours_w.grad()[3].item<float>(), 0.0f);
+}
+
+TEST(ElasticPenaltyTest, OverflowIsInfiniteNotAnError) {
+  // A diverging w: the trainer must see an infinite loss to report divergence.
+  const Tensor w = torch::full({4}, 3e38f);
+  EXPECT_TRUE(std::isinf(elastic_penalty(w, 1.0, 1.0).item<float>()));
 }
 
 // One step of dnn-top on 2 workers sees, at the gradient hook, the gradient
