@@ -25,7 +25,7 @@
 //                        [--memory-only]
 //   DATA_DIR: the shared data folder holding mnist/, or the mnist folder
 //   itself (default $TOPKFS_DATA_DIR, else ../shared/data beside the source).
-//   --breakdown: time gather / mask / forward / backward / clip / step
+//   --breakdown: time gather / mask / forward / backward / clip + step
 //   separately for (a) to (d), and the GEMMs of one (a) step in isolation.
 //   --no-threads: skip (a) with 1 vs 2 threads; --threads-only: that alone.
 //   --no-memory: skip the
@@ -39,8 +39,6 @@
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <torch/nn/functional/loss.h>
-#include <torch/nn/utils/clip_grad.h>
-#include <torch/optim/adam.h>
 #include <torch/version.h>
 #include <unistd.h>
 
@@ -611,26 +609,25 @@ class Laps {
 };
 
 // The body of topkfs::train_network's inner loop, rebuilt from the same
-// pieces (gather_batch, top_k_by_magnitude, the network, data_loss, Adam with
-// the same two groups, clipping), with a clock between the phases.
+// pieces (gather_batch, top_k_by_magnitude, the network, lead_and_sub_loss,
+// the penalty node, FusedAdam with clipping folded in), with a clock between
+// the phases. One thread: the 2-worker team step is measured by the threads
+// part.
 void breakdown_trainer(topkfs::TopKNetwork& net, const topkfs::TrainingSet& set,
                        const std::vector<std::int64_t>& rows, double lambda3, Laps& laps) {
   const auto options = trainer_options(lambda3);
-  std::vector<torch::optim::OptimizerParamGroup> groups;
-  groups.emplace_back(std::vector<torch::Tensor>{net.w},
-                      std::make_unique<torch::optim::AdamOptions>(options.lr));
-  groups.emplace_back(net.body_parameters(),
-                      std::make_unique<torch::optim::AdamOptions>(options.lr));
-  torch::optim::Adam optimizer(std::move(groups));
   auto parameters = net.parameters();
+  std::vector<double> decay;
+  for (const auto& parameter : parameters) {
+    decay.push_back(parameter.is_same(net.w) ? 0.0 : options.weight_decay);
+  }
+  topkfs::FusedAdam optimizer(parameters, decay,
+                              {options.lr, options.beta1, options.beta2, 1e-8, options.clip});
   laps.start();
   for (std::size_t begin = 0; begin < rows.size(); begin += kBatch) {
     const std::size_t end = std::min(rows.size(), begin + kBatch);
     const torch::Tensor x = topkfs::gather_batch(set, rows, begin, end);
-    const torch::Tensor index =
-        torch::from_blob(const_cast<std::int64_t*>(rows.data() + begin),
-                         {static_cast<std::int64_t>(end - begin)}, torch::kLong);
-    const torch::Tensor y = set.targets.index_select(0, index);
+    const torch::Tensor y = topkfs::gather_targets(set, rows, begin, end);
     laps.lap("gather");
     torch::Tensor subset = torch::empty({0}, torch::kLong);
     if (lambda3 > 0) {
@@ -640,18 +637,17 @@ void breakdown_trainer(topkfs::TopKNetwork& net, const topkfs::TrainingSet& set,
     }
     laps.lap("mask");
     optimizer.zero_grad();
-    const topkfs::ModelOutputs out = net.forward(x, subset);
-    torch::Tensor loss = topkfs::data_loss(out.lead, y, set.task);
-    if (out.sub.defined()) loss = loss + options.lambda3 * topkfs::data_loss(out.sub, y, set.task);
-    loss = loss + options.lambda2 * net.w.abs().sum() + options.lambda1 * net.w.pow(2).sum();
+    torch::Tensor loss =
+        topkfs::lead_and_sub_loss(net.forward(x, subset), y, set.task, options.lambda3);
+    if (const torch::Tensor penalty = topkfs::elastic_penalty_of(net, options); penalty.defined()) {
+      loss = loss + penalty;
+    }
     (void)loss.item<double>();
     laps.lap("forward");
     loss.backward();
     laps.lap("backward");
-    torch::nn::utils::clip_grad_norm_(parameters, options.clip);
-    laps.lap("clip");
-    optimizer.step();
-    laps.lap("step");
+    if (!optimizer.step()) throw std::runtime_error("breakdown: the gradient became infinite");
+    laps.lap("step+clip");
   }
 }
 

@@ -27,11 +27,9 @@ class DnnTopModel final : public LoopModel {
   }
 
   Tensor batch_loss(const Tensor& x, const Tensor& y, const StepInfo&) override {
-    Tensor total = data_part(x, y);
-    if (options_.lambda1 > 0 || options_.lambda2 > 0) {
-      total = total + elastic_penalty(network_.w, options_.lambda1, options_.lambda2);
-    }
-    return total;
+    const Tensor data = data_part(x, y);
+    const Tensor penalty = elastic_penalty_of(network_, options_);
+    return penalty.defined() ? data + penalty : data;
   }
 
   // The forward pass reads w and the body; the top-k set is recomputed from w.
@@ -41,21 +39,9 @@ class DnnTopModel final : public LoopModel {
   Tensor validation_loss(const Tensor& x, const Tensor& y) override { return data_part(x, y); }
 
  private:
-  // lead + lambda3 * sub on the current top-k set of |w|: one loss over the
-  // networks' stacked rows, each row weighted 1/B or lambda3/B (the same sum
-  // as two mean losses, in half the operations).
+  // lead + lambda3 * sub on the current top-k set of |w|.
   Tensor data_part(const Tensor& x, const Tensor& y) {
-    const ModelOutputs out = network_.forward(x, current_subset());
-    if (!out.sub.defined()) return data_loss(out.lead, y, task_);
-    return (data_loss_per_row(out.rows, torch::cat({y, y}), task_) * row_weights(x.size(0))).sum();
-  }
-
-  // 1/B for the lead's rows, lambda3/B for the sub-model's. Made afresh at
-  // every call: batch_loss runs on two threads at once (batch_workers).
-  Tensor row_weights(std::int64_t batch) const {
-    Tensor weights = torch::full({2 * batch}, 1.0 / static_cast<double>(batch));
-    weights.narrow(0, batch, batch).mul_(options_.lambda3);
-    return weights;
+    return lead_and_sub_loss(network_.forward(x, current_subset()), y, task_, options_.lambda3);
   }
 
   // The sub-model's input set for this step, or an empty tensor (lead only).
@@ -72,6 +58,21 @@ class DnnTopModel final : public LoopModel {
 };
 
 }  // namespace
+
+Tensor lead_and_sub_loss(const ModelOutputs& out, const Tensor& y, NeuralTask task, double lambda3) {
+  if (!out.sub.defined()) return data_loss(out.lead, y, task);
+  // 1/B for the lead's rows, lambda3/B for the sub-model's; made afresh at
+  // every call, as batch_loss runs on two threads at once (batch_workers).
+  const std::int64_t batch = y.size(0);
+  Tensor weights = torch::full({2 * batch}, 1.0 / static_cast<double>(batch));
+  weights.narrow(0, batch, batch).mul_(lambda3);
+  return (data_loss_per_row(out.rows, torch::cat({y, y}), task) * weights).sum();
+}
+
+Tensor elastic_penalty_of(const TopKNetwork& network, const DnnTopOptions& options) {
+  if (!(options.lambda1 > 0 || options.lambda2 > 0)) return Tensor();
+  return elastic_penalty(network.w, options.lambda1, options.lambda2);
+}
 
 TrainingOutcome train_network(TopKNetwork& network, const TrainingSet& data,
                               const DnnTopOptions& options, std::int64_t k,

@@ -62,13 +62,11 @@ struct FusedMlp : public torch::autograd::Function<FusedMlp> {
     }
     // g: the first layer's output gradient, lead rows then sub rows.
     out[4] = g.sum(0);
-    Tensor accumulated = torch::mm(g.narrow(0, 0, batch).t(), x);
-    if (subset.numel() > 0) {
-      accumulated.index_add_(1, subset,
-                             torch::mm(g.narrow(0, batch, batch).t(), x.index_select(1, subset)));
-    }
-    out[1] = gate_gradients(accumulated, weight, w);
-    out[3] = accumulated;
+    const Tensor sub = subset.numel() > 0 ? g.narrow(0, batch, batch) : Tensor();
+    const GatedLayerGradients first =
+        gated_layer_gradients(g.narrow(0, 0, batch), sub, x, w, weight, subset);
+    out[1] = first.gate;
+    out[3] = first.weight;
     return out;
   }
 };

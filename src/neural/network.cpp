@@ -36,6 +36,29 @@ void init_layer(Tensor weight, Tensor bias, std::int64_t fan_in, Rng& rng) {
   fill_uniform(bias, bound, rng);
 }
 
+// dgate_j = sum_i W_ij A_ij, and A becomes dW = A diag(gate), in one pass.
+Tensor gate_gradients(Tensor& accumulated, const Tensor& weight, const Tensor& gate) {
+  // The loop reads raw float buffers.
+  TOPKFS_ASSERT(accumulated.scalar_type() == torch::kFloat && weight.scalar_type() == torch::kFloat &&
+                accumulated.is_contiguous());
+  const std::int64_t outputs = weight.size(0);
+  const std::int64_t inputs = weight.size(1);
+  // One pass over A instead of three temporaries: these H x m arrays do not
+  // stay in cache, so each extra elementwise pass costs as much as a small
+  // matrix product.
+  Tensor grad_gate = torch::zeros({inputs}, weight.options());
+  float* a = accumulated.data_ptr<float>();
+  const Tensor weight_c = weight.contiguous();
+  const Tensor gate_c = gate.contiguous();
+  const float* weights = weight_c.data_ptr<float>();
+  const float* g = gate_c.data_ptr<float>();
+  float* gw = grad_gate.data_ptr<float>();
+  for (std::int64_t i = 0; i < outputs; ++i) {
+    kernels::gate_gradient_row(a + i * inputs, weights + i * inputs, g, gw, inputs);
+  }
+  return grad_gate;
+}
+
 // z = (x * w) W^T + b for the lead model and, given a subset S,
 // z_S = (x_S * w_S) W_S^T + b for the sub-model. Backward shares one
 // accumulator A = G^T x (+ G_S^T x_S scattered to S): dW = A diag(w),
@@ -59,23 +82,13 @@ struct GatedLinear : public torch::autograd::Function<GatedLinear> {
     const Tensor& w = saved[1];
     const Tensor& weight = saved[2];
     const Tensor& subset = saved[3];
-    const std::int64_t outputs = weight.size(0);
-    // A (H x m) accumulates the lead's G^T x and the sub-model's G_S^T x_S.
-    Tensor accumulated;
-    Tensor grad_bias;
-    if (grads[0].defined()) {
-      accumulated = torch::mm(grads[0].t(), x);
-      grad_bias = grads[0].sum(0);
-    } else {
-      accumulated = torch::zeros_like(weight);
-      grad_bias = torch::zeros({outputs}, weight.options());
-    }
-    if (subset.numel() > 0 && grads.size() > 1 && grads[1].defined()) {
-      accumulated.index_add_(1, subset, torch::mm(grads[1].t(), x.index_select(1, subset)));
-      grad_bias.add_(grads[1].sum(0));
-    }
-    const Tensor grad_w = gate_gradients(accumulated, weight, w);
-    return {Tensor(), grad_w, accumulated, grad_bias, Tensor()};
+    const Tensor& lead = grads[0];
+    const Tensor sub = grads.size() > 1 ? grads[1] : Tensor();
+    Tensor grad_bias =
+        lead.defined() ? lead.sum(0) : torch::zeros({weight.size(0)}, weight.options());
+    if (subset.numel() > 0 && sub.defined()) grad_bias.add_(sub.sum(0));
+    const GatedLayerGradients gradients = gated_layer_gradients(lead, sub, x, w, weight, subset);
+    return {Tensor(), gradients.gate, gradients.weight, grad_bias, Tensor()};
   }
 };
 
@@ -200,26 +213,16 @@ std::vector<Tensor> MlpLayers::parameters() const {
   return out;
 }
 
-Tensor gate_gradients(Tensor& accumulated, const Tensor& weight, const Tensor& gate) {
-  // The loop reads raw float buffers.
-  TOPKFS_ASSERT(accumulated.scalar_type() == torch::kFloat && weight.scalar_type() == torch::kFloat &&
-                accumulated.is_contiguous());
-  const std::int64_t outputs = weight.size(0);
-  const std::int64_t inputs = weight.size(1);
-  // One pass over A instead of three temporaries: these H x m arrays do not
-  // stay in cache, so each extra elementwise pass costs as much as a small
-  // matrix product.
-  Tensor grad_gate = torch::zeros({inputs}, weight.options());
-  float* a = accumulated.data_ptr<float>();
-  const Tensor weight_c = weight.contiguous();
-  const Tensor gate_c = gate.contiguous();
-  const float* weights = weight_c.data_ptr<float>();
-  const float* g = gate_c.data_ptr<float>();
-  float* gw = grad_gate.data_ptr<float>();
-  for (std::int64_t i = 0; i < outputs; ++i) {
-    kernels::gate_gradient_row(a + i * inputs, weights + i * inputs, g, gw, inputs);
+GatedLayerGradients gated_layer_gradients(const Tensor& grad, const Tensor& grad_sub,
+                                          const Tensor& x, const Tensor& gate, const Tensor& weight,
+                                          const Tensor& subset) {
+  // A (H x m) accumulates the lead's G^T x and the sub-model's G_S^T x_S.
+  Tensor accumulated = grad.defined() ? torch::mm(grad.t(), x) : torch::zeros_like(weight);
+  if (subset.numel() > 0 && grad_sub.defined()) {
+    accumulated.index_add_(1, subset, torch::mm(grad_sub.t(), x.index_select(1, subset)));
   }
-  return grad_gate;
+  Tensor grad_gate = gate_gradients(accumulated, weight, gate);
+  return {accumulated, grad_gate};
 }
 
 std::vector<Tensor> gated_linear(const Tensor& x, const Tensor& gate, const Tensor& weight,

@@ -67,11 +67,18 @@ std::vector<torch::Tensor> gated_linear(const torch::Tensor& x, const torch::Ten
                                         const torch::Tensor& weight, const torch::Tensor& bias,
                                         const torch::Tensor& subset);
 
-// The last step of a gated first layer's backward pass: given the
-// accumulated A = sum of G^T x over the models (H x m, contiguous), returns
-// dgate_j = sum_i W_ij A_ij and turns A into dW = A diag(gate), in one pass.
-torch::Tensor gate_gradients(torch::Tensor& accumulated, const torch::Tensor& weight,
-                             const torch::Tensor& gate);
+// The gated first layer's backward pass, shared by its forms: from the
+// gradient of its output on the lead's rows (`grad`, B x H, may be undefined)
+// and, given a non-empty `subset`, on the sub-model's rows (`grad_sub`), the
+// gradients of the weight (H x m) and of the gate (m). No input gradient is
+// formed (DESIGN.md §5).
+struct GatedLayerGradients {
+  torch::Tensor weight;
+  torch::Tensor gate;
+};
+GatedLayerGradients gated_layer_gradients(const torch::Tensor& grad, const torch::Tensor& grad_sub,
+                                          const torch::Tensor& x, const torch::Tensor& gate,
+                                          const torch::Tensor& weight, const torch::Tensor& subset);
 
 // MLP body: Linear -> ReLU per hidden size, then a linear output layer.
 // The first layer is fused with w and computes its backward pass without the

@@ -2,10 +2,10 @@
 
 #include <torch/autograd.h>
 
-#include "kernels.hpp"
-
 #include <algorithm>
 #include <cmath>
+
+#include "kernels.hpp"
 
 namespace topkfs {
 

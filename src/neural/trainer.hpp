@@ -115,6 +115,16 @@ TrainingOutcome train_network(TopKNetwork& network, const TrainingSet& data,
                               const FitCallbacks& callbacks, const GradientHook& hook = {},
                               int batch_workers = 1);
 
+// dnn-top's data loss: the lead's mean loss plus lambda3 times the
+// sub-model's, computed as one loss over the networks' stacked rows (each
+// row weighted 1/B or lambda3/B: the same sum in half the operations).
+// Defined in dnn_top_objective.cpp, as is the next.
+torch::Tensor lead_and_sub_loss(const ModelOutputs& out, const torch::Tensor& y, NeuralTask task,
+                                double lambda3);
+// lambda2 * |w|_1 + lambda1 * |w|^2 as one autograd node, or an undefined
+// tensor when both are 0.
+torch::Tensor elastic_penalty_of(const TopKNetwork& network, const DnnTopOptions& options);
+
 // Loss of one model output against the targets of the same rows (the mean).
 torch::Tensor data_loss(const torch::Tensor& output, const torch::Tensor& targets, NeuralTask task);
 // The same loss per row (regression: the mean over the outputs of the row).
