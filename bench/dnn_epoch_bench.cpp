@@ -457,11 +457,11 @@ void run_thread_scaling(const Problem& problem, const Config& config) {
   const double flops = flops_per_row().dnn_top;
   const std::vector<Variant> variants = {
       trainer_variant("(a) 1 thread", flops, *net, problem.set, 1.0),
-      trainer_variant("(a) 2 workers on batch halves", flops, *net, problem.set, 1.0, 2),
+      trainer_variant("(a) 2 workers in a team step", flops, *net, problem.set, 1.0, 2),
       trainer_variant("(a) 2 BLAS threads, 1 OpenMP", flops, *net, problem.set, 1.0)};
   const std::vector<std::function<void()>> before = {
       [] { topkfs::configure_threads(1); },
-      [] { topkfs::configure_threads(2, topkfs::ThreadUse::BatchHalves); },
+      [] { topkfs::configure_threads(2, topkfs::ThreadUse::Team); },
       [] { topkfs::configure_threads(2, topkfs::ThreadUse::BlasOnly); }};
   const auto rows = timed_rows(problem.set, config.batches);
   const auto warm_rows = timed_rows(problem.set, 10);

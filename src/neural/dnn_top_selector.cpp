@@ -62,7 +62,7 @@ class DnnTopSelector final : public TableSelector<DnnTopOptions> {
     // CNN's convolutions are parallel inside libtorch.
     const bool cnn = options.body == "cnn";
     const NeuralProblem problem = prepare_problem(train, rows, options, shape.has_value(),
-                                                  cnn ? ThreadUse::All : ThreadUse::BatchHalves);
+                                                  cnn ? ThreadUse::All : ThreadUse::Team);
     Rng init_rng(derive_seed(options.seed, 0));
     std::shared_ptr<TopKNetwork> network =
         options.body == "cnn" ? make_cnn(*shape, problem.outputs, options.hidden, init_rng)

@@ -35,19 +35,17 @@ bool FusedAdam::step() {
   return true;
 }
 
+std::int64_t row_share_begin(int part, int parts, std::int64_t rows) { return rows * part / parts; }
+
 std::vector<ParameterRun> FusedAdam::slice(int part, int parts) const {
-  std::int64_t total = 0;
-  for (const auto& parameter : parameters_) total += parameter.numel();
-  const std::int64_t first = total * part / parts;
-  const std::int64_t last = total * (part + 1) / parts;
   std::vector<ParameterRun> runs;
-  std::int64_t offset = 0;  // of parameter t's first element in the whole
   for (std::size_t t = 0; t < parameters_.size(); ++t) {
-    const std::int64_t n = parameters_[t].numel();
-    const std::int64_t begin = std::max(first, offset);
-    const std::int64_t end = std::min(last, offset + n);
-    if (begin < end) runs.push_back({t, begin - offset, end - offset});
-    offset += n;
+    const auto& parameter = parameters_[t];
+    const std::int64_t rows = parameter.dim() == 0 ? 1 : parameter.size(0);
+    const std::int64_t row_size = rows == 0 ? 0 : parameter.numel() / rows;
+    const std::int64_t begin = row_share_begin(part, parts, rows) * row_size;
+    const std::int64_t end = row_share_begin(part + 1, parts, rows) * row_size;
+    if (begin < end) runs.push_back({t, begin, end});
   }
   return runs;
 }

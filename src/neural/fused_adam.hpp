@@ -31,6 +31,10 @@ struct ParameterRun {
   std::int64_t end = 0;
 };
 
+// The first of the rows (along dimension 0) in part `part` of `parts` shares
+// of `rows`: FusedAdam::slice and TeamFirstLayer cut alike.
+std::int64_t row_share_begin(int part, int parts, std::int64_t rows);
+
 class FusedAdam {
  public:
   // `weight_decay[i]` applies to `parameters[i]` (w has none: its penalties
@@ -45,8 +49,11 @@ class FusedAdam {
   // Returns false, changing nothing, when the gradient norm is not finite.
   [[nodiscard]] bool step();
 
-  // Part `part` of `parts` near-equal shares of all parameters' elements, in
-  // parameter order.
+  // Part `part` of `parts` shares of every parameter, in parameter order:
+  // the rows from row_share_begin(part) on (of a vector, its elements). A
+  // team that splits a layer's units among its members (TeamFirstLayer)
+  // then updates on each core the rows that core wrote and will read, where
+  // any other cut would move those cache lines from core to core every step.
   std::vector<ParameterRun> slice(int part, int parts) const;
   // Sum of squared gradients over `runs`, in double (parameters without a
   // gradient count as zero).

@@ -3,6 +3,7 @@
 #include <torch/autograd.h>
 
 #include "kernels.hpp"
+#include "team_first_layer.hpp"
 #include "topkfs/core/error.hpp"
 
 namespace topkfs {
@@ -21,13 +22,18 @@ struct FusedMlp : public torch::autograd::Function<FusedMlp> {
     TOPKFS_ASSERT(x.scalar_type() == torch::kFloat && x.is_contiguous());
     const std::int64_t batch = x.size(0);
     const bool with_sub = subset.numel() > 0;
-    Tensor z = torch::empty({with_sub ? 2 * batch : batch, weight.size(0)}, x.options());
-    Tensor lead_rows = z.narrow(0, 0, batch);
-    torch::addmm_out(lead_rows, bias, x * w, weight.t());
-    if (with_sub) {
-      Tensor sub_rows = z.narrow(0, batch, batch);
-      torch::addmm_out(sub_rows, bias, x.index_select(1, subset) * w.index_select(0, subset),
-                       weight.index_select(1, subset).t());
+    Tensor z;
+    if (TeamFirstLayer::active()) {
+      z = TeamFirstLayer::forward(x, w, subset, weight, bias);
+    } else {
+      z = torch::empty({with_sub ? 2 * batch : batch, weight.size(0)}, x.options());
+      Tensor lead_rows = z.narrow(0, 0, batch);
+      torch::addmm_out(lead_rows, bias, x * w, weight.t());
+      if (with_sub) {
+        Tensor sub_rows = z.narrow(0, batch, batch);
+        torch::addmm_out(sub_rows, bias, x.index_select(1, subset) * w.index_select(0, subset),
+                         weight.index_select(1, subset).t());
+      }
     }
     variable_list saved = {x, w, subset, weight};
     for (std::size_t l = 0; l < rest.size(); l += 2) {
@@ -63,8 +69,10 @@ struct FusedMlp : public torch::autograd::Function<FusedMlp> {
     // g: the first layer's output gradient, lead rows then sub rows.
     out[4] = g.sum(0);
     const Tensor sub = subset.numel() > 0 ? g.narrow(0, batch, batch) : Tensor();
+    const Tensor lead = g.narrow(0, 0, batch);
     const GatedLayerGradients first =
-        gated_layer_gradients(g.narrow(0, 0, batch), sub, x, w, weight, subset);
+        TeamFirstLayer::active() ? TeamFirstLayer::gradients(lead, sub, w, weight, subset)
+                                 : gated_layer_gradients(lead, sub, x, w, weight, subset);
     out[1] = first.gate;
     out[3] = first.weight;
     return out;

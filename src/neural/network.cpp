@@ -5,6 +5,7 @@
 #include <torch/nn/modules/conv.h>
 #include <torch/nn/modules/linear.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "fused_mlp.hpp"
@@ -36,28 +37,31 @@ void init_layer(Tensor weight, Tensor bias, std::int64_t fan_in, Rng& rng) {
   fill_uniform(bias, bound, rng);
 }
 
-// dgate_j = sum_i W_ij A_ij, and A becomes dW = A diag(gate), in one pass.
-Tensor gate_gradients(Tensor& accumulated, const Tensor& weight, const Tensor& gate) {
+}  // namespace
+
+void gate_pass(Tensor& accumulated, const Tensor& weight, const Tensor& gate, Tensor& grad_gate) {
   // The loop reads raw float buffers.
   TOPKFS_ASSERT(accumulated.scalar_type() == torch::kFloat && weight.scalar_type() == torch::kFloat &&
-                accumulated.is_contiguous());
+                accumulated.is_contiguous() && grad_gate.is_contiguous() &&
+                accumulated.sizes() == weight.sizes());
   const std::int64_t outputs = weight.size(0);
   const std::int64_t inputs = weight.size(1);
   // One pass over A instead of three temporaries: these H x m arrays do not
   // stay in cache, so each extra elementwise pass costs as much as a small
   // matrix product.
-  Tensor grad_gate = torch::zeros({inputs}, weight.options());
   float* a = accumulated.data_ptr<float>();
   const Tensor weight_c = weight.contiguous();
   const Tensor gate_c = gate.contiguous();
   const float* weights = weight_c.data_ptr<float>();
   const float* g = gate_c.data_ptr<float>();
   float* gw = grad_gate.data_ptr<float>();
+  std::fill(gw, gw + inputs, 0.0f);
   for (std::int64_t i = 0; i < outputs; ++i) {
     kernels::gate_gradient_row(a + i * inputs, weights + i * inputs, g, gw, inputs);
   }
-  return grad_gate;
 }
+
+namespace {
 
 // z = (x * w) W^T + b for the lead model and, given a subset S,
 // z_S = (x_S * w_S) W_S^T + b for the sub-model. Backward shares one
@@ -221,7 +225,8 @@ GatedLayerGradients gated_layer_gradients(const Tensor& grad, const Tensor& grad
   if (subset.numel() > 0 && grad_sub.defined()) {
     accumulated.index_add_(1, subset, torch::mm(grad_sub.t(), x.index_select(1, subset)));
   }
-  Tensor grad_gate = gate_gradients(accumulated, weight, gate);
+  Tensor grad_gate = torch::empty({weight.size(1)}, weight.options());
+  gate_pass(accumulated, weight, gate, grad_gate);
   return {accumulated, grad_gate};
 }
 

@@ -79,6 +79,11 @@ struct GatedLayerGradients {
 GatedLayerGradients gated_layer_gradients(const torch::Tensor& grad, const torch::Tensor& grad_sub,
                                           const torch::Tensor& x, const torch::Tensor& gate,
                                           const torch::Tensor& weight, const torch::Tensor& subset);
+// Its gate pass on A = G^T x (H x m, contiguous) or on a block of A's rows
+// with the same rows of W: grad_gate[j] = sum_i W_ij A_ij (overwritten), and
+// A becomes dW = A diag(gate).
+void gate_pass(torch::Tensor& accumulated, const torch::Tensor& weight, const torch::Tensor& gate,
+               torch::Tensor& grad_gate);
 
 // MLP body: Linear -> ReLU per hidden size, then a linear output layer.
 // The first layer is fused with w and computes its backward pass without the

@@ -16,6 +16,7 @@ ParallelStep::ParallelStep(LoopModel& model, const TrainingSet& data,
       parameters_(std::move(parameters)),
       optimizer_(optimizer),
       team_(workers),
+      first_layer_(workers),
       parts_(static_cast<std::size_t>(workers)),
       squared_norms_(static_cast<std::size_t>(workers), 0.0) {
   for (int member = 0; member < workers; ++member) shares_.push_back(optimizer_.slice(member, workers));
@@ -26,18 +27,44 @@ void ParallelStep::compute_part(int member, const std::vector<std::int64_t>& ord
                                 std::size_t begin, std::size_t end, const StepInfo& step) {
   Part& part = parts_[static_cast<std::size_t>(member)];
   part = Part();
-  const std::size_t members = parts_.size();
-  const std::size_t lo = begin + (end - begin) * static_cast<std::size_t>(member) / members;
-  const std::size_t hi = begin + (end - begin) * static_cast<std::size_t>(member + 1) / members;
-  if (lo == hi) return;  // fewer rows than members
-  const torch::Tensor x = gather_batch(data_, order, lo, hi);
+  const int members = static_cast<int>(parts_.size());
+  const auto rows = static_cast<std::int64_t>(end - begin);
+  const std::size_t lo = begin + static_cast<std::size_t>(row_share_begin(member, members, rows));
+  const std::size_t hi =
+      begin + static_cast<std::size_t>(row_share_begin(member + 1, members, rows));
+  if (!lockstep_) {
+    if (lo == hi) return;  // fewer rows than members
+    part_loss_and_gradients(part, gather_batch(data_, order, lo, hi), order, lo, hi, begin, end,
+                            step, /*lockstep=*/false);
+    return;
+  }
+  try {
+    torch::Tensor x = first_layer_.member_rows(member);
+    gather_batch_into(data_, order, lo, hi, x);
+    const TeamFirstLayer::Scope scope(first_layer_, member);
+    part_loss_and_gradients(part, x, order, lo, hi, begin, end, step, /*lockstep=*/true);
+  } catch (...) {
+    // A member that waited for a failed one stops quietly: the failure that
+    // WorkerTeam::run reports is the cause, not the abandoned wait.
+    if (!first_layer_.barrier().abort()) return;
+    throw;
+  }
+}
+
+void ParallelStep::part_loss_and_gradients(Part& part, const torch::Tensor& x,
+                                           const std::vector<std::int64_t>& order, std::size_t lo,
+                                           std::size_t hi, std::size_t begin, std::size_t end,
+                                           const StepInfo& step, bool lockstep) {
   const torch::Tensor y = gather_targets(data_, order, lo, hi);
   // Weighted by the part's share of the rows, so that the parts' losses (and
   // the penalties inside each) add up to the whole minibatch's.
   const double share = static_cast<double>(hi - lo) / static_cast<double>(end - begin);
   const torch::Tensor loss = model_.batch_loss(x, y, step) * share;
   part.loss = loss.item<double>();
-  if (!std::isfinite(part.loss)) return;
+  // In lockstep the backward pass meets the other members inside the first
+  // layer, so every member takes it; a loss that is not finite ends the
+  // training after this step anyway, whatever its gradients.
+  if (!lockstep && !std::isfinite(part.loss)) return;
   part.gradients = torch::autograd::grad({loss}, parameters_, {}, /*retain_graph=*/false,
                                          /*create_graph=*/false, /*allow_unused=*/true);
   for (auto& gradient : part.gradients) {
@@ -49,14 +76,19 @@ void ParallelStep::sum_parts(int member) {
   double sum_sq = 0.0;
   std::vector<const float*> sources;
   for (const auto& run : shares_[static_cast<std::size_t>(member)]) {
-    if (!parameters_[run.tensor].grad().defined()) continue;
-    float* out = summed_[run.tensor].data_ptr<float>() + run.begin;
+    const torch::Tensor& grad = parameters_[run.tensor].grad();
+    if (!grad.defined()) continue;
     const std::int64_t n = run.end - run.begin;
     sources.clear();
     for (const auto& part : parts_) {
       if (part.gradients.empty() || !part.gradients[run.tensor].defined()) continue;
       sources.push_back(part.gradients[run.tensor].data_ptr<float>() + run.begin);
     }
+    if (sources.size() == 1) {  // .grad is that part's gradient itself
+      sum_sq += kernels::squared_sum(sources[0], n);
+      continue;
+    }
+    float* out = grad.data_ptr<float>() + run.begin;
     if (sources.size() == 2) {  // two workers: the sum and its norm in one pass
       sum_sq += kernels::add_and_square(sources[0], sources[1], out, n);
       continue;
@@ -70,6 +102,10 @@ void ParallelStep::sum_parts(int member) {
 
 double ParallelStep::gradients(const std::vector<std::int64_t>& order, std::size_t begin,
                                std::size_t end, const StepInfo& step) {
+  lockstep_ = end - begin >= parts_.size();
+  if (lockstep_) {
+    first_layer_.begin_step(static_cast<std::int64_t>(end - begin), data_.features->cols());
+  }
   team_.run([&](int member) { compute_part(member, order, begin, end, step); });
   double loss = 0.0;
   bool finite = true;
@@ -78,16 +114,19 @@ double ParallelStep::gradients(const std::vector<std::int64_t>& order, std::size
     finite = finite && std::isfinite(part.loss);
   }
   if (!finite) return loss;
-  // A parameter gets a .grad when some part's loss reaches it.
+  // A parameter gets a .grad when some part's loss reaches it: the one
+  // part's gradient itself, or the buffer that sum_parts() adds them into.
   for (std::size_t t = 0; t < parameters_.size(); ++t) {
-    bool reached = false;
+    std::vector<const torch::Tensor*> reached;
     for (const auto& part : parts_) {
-      reached = reached || (!part.gradients.empty() && part.gradients[t].defined());
+      if (!part.gradients.empty() && part.gradients[t].defined()) {
+        reached.push_back(&part.gradients[t]);
+      }
     }
-    if (reached) {
-      parameters_[t].mutable_grad() = summed_[t];
-    } else {
+    if (reached.empty()) {
       parameters_[t].mutable_grad().reset();
+    } else {
+      parameters_[t].mutable_grad() = reached.size() == 1 ? *reached.front() : summed_[t];
     }
   }
   team_.run([&](int member) { sum_parts(member); });

@@ -1,17 +1,20 @@
 #pragma once
 // A training step on a team of threads (LoopSettings::batch_workers): each
-// member computes the loss and gradients of its part of the minibatch with
-// single-threaded kernels; then each member sums the parts' gradients and
-// takes the Adam step on its own share of the parameters' elements. Every
-// phase but the optimizer's few scalars runs on all members, which is what
-// lets two cores go nearly twice as fast as one. The parts' gradients are
-// summed in part order, so a seed gives one result for a given team size.
+// member computes the loss and gradients of its rows of the minibatch with
+// single-threaded kernels, except that a fused MLP's first layer is split by
+// hidden units among the members in lockstep (TeamFirstLayer); then each
+// member sums the members' gradients and takes the Adam step on its own rows
+// of every parameter. Every phase but the optimizer's few scalars runs on
+// all members, which is what lets two cores go nearly twice as fast as one.
+// Gradients are summed in member order, so a seed gives one result for a
+// given team size.
 #include <torch/types.h>
 
 #include <cstdint>
 #include <vector>
 
 #include "fused_adam.hpp"
+#include "team_first_layer.hpp"
 #include "trainer.hpp"
 #include "worker_team.hpp"
 
@@ -44,6 +47,14 @@ class ParallelStep {
 
   void compute_part(int member, const std::vector<std::int64_t>& order, std::size_t begin,
                     std::size_t end, const StepInfo& step);
+  // The part's loss and gradients from its rows order[lo, hi) of the
+  // minibatch order[begin, end), gathered in x. `lockstep`: the members take
+  // the backward pass together (TeamFirstLayer), even after a loss that is
+  // not finite.
+  void part_loss_and_gradients(Part& part, const torch::Tensor& x,
+                               const std::vector<std::int64_t>& order, std::size_t lo,
+                               std::size_t hi, std::size_t begin, std::size_t end,
+                               const StepInfo& step, bool lockstep);
   void sum_parts(int member);
 
   LoopModel& model_;
@@ -51,6 +62,8 @@ class ParallelStep {
   std::vector<torch::Tensor> parameters_;
   FusedAdam& optimizer_;
   WorkerTeam team_;
+  TeamFirstLayer first_layer_;
+  bool lockstep_ = false;  // this step's members meet in the first layer
   std::vector<std::vector<ParameterRun>> shares_;  // per member
   std::vector<torch::Tensor> summed_;              // the .grad buffers, reused
   std::vector<Part> parts_;

@@ -46,7 +46,7 @@ int configure_threads(int threads, ThreadUse use) {
   const int pool = use == ThreadUse::All ? threads : 1;
   at::set_num_threads(pool);
   omp_set_num_threads(pool);
-  set_openblas_threads(use == ThreadUse::BatchHalves ? 1 : threads);
+  set_openblas_threads(use == ThreadUse::Team ? 1 : threads);
   return threads;
 }
 

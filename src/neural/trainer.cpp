@@ -112,16 +112,23 @@ Tensor gather_targets(const TrainingSet& data, const std::vector<std::int64_t>& 
   return data.targets.index_select(0, rows_tensor(rows, begin, end));
 }
 
-Tensor gather_batch(const TrainingSet& data, const std::vector<std::int64_t>& rows,
-                    std::size_t begin, std::size_t end) {
+void gather_batch_into(const TrainingSet& data, const std::vector<std::int64_t>& rows,
+                       std::size_t begin, std::size_t end, Tensor& out) {
   const auto m = data.features->cols();
-  Tensor batch = torch::empty({static_cast<std::int64_t>(end - begin), m});
-  float* out = batch.data_ptr<float>();
+  TOPKFS_ASSERT(out.is_contiguous() && out.size(0) == static_cast<std::int64_t>(end - begin) &&
+                out.size(1) == m);
+  float* to = out.data_ptr<float>();
   for (std::size_t i = begin; i < end; ++i) {
-    std::memcpy(out + (i - begin) * static_cast<std::size_t>(m), data.features->row(rows[i]).data(),
+    std::memcpy(to + (i - begin) * static_cast<std::size_t>(m), data.features->row(rows[i]).data(),
                 sizeof(float) * static_cast<std::size_t>(m));
   }
-  if (data.offset.defined()) batch.sub_(data.offset).mul_(data.inv_scale);
+  if (data.offset.defined()) out.sub_(data.offset).mul_(data.inv_scale);
+}
+
+Tensor gather_batch(const TrainingSet& data, const std::vector<std::int64_t>& rows,
+                    std::size_t begin, std::size_t end) {
+  Tensor batch = torch::empty({static_cast<std::int64_t>(end - begin), data.features->cols()});
+  gather_batch_into(data, rows, begin, end, batch);
   return batch;
 }
 

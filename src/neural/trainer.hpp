@@ -134,6 +134,9 @@ torch::Tensor data_loss_per_row(const torch::Tensor& output, const torch::Tensor
 // Gathers rows `rows[begin, end)` of the set, scaled, into a B x m tensor.
 torch::Tensor gather_batch(const TrainingSet& data, const std::vector<std::int64_t>& rows,
                            std::size_t begin, std::size_t end);
+// The same into `out` (rows x m, contiguous; a view is written in place).
+void gather_batch_into(const TrainingSet& data, const std::vector<std::int64_t>& rows,
+                       std::size_t begin, std::size_t end, torch::Tensor& out);
 // The targets of the same rows.
 torch::Tensor gather_targets(const TrainingSet& data, const std::vector<std::int64_t>& rows,
                              std::size_t begin, std::size_t end);

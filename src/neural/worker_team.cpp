@@ -71,6 +71,27 @@ void WorkerTeam::run(const std::function<void(int)>& task) {
   }
 }
 
+void SpinBarrier::wait() {
+  if (aborted_.load()) throw BarrierAborted();
+  const std::uint64_t phase = phase_.load();
+  if (arrived_.fetch_add(1) + 1 == parties_) {
+    arrived_.store(0);
+    phase_.fetch_add(1);
+    return;
+  }
+  while (!spin_until([&] { return phase_.load() != phase || aborted_.load(); })) {
+    std::this_thread::yield();
+  }
+  if (phase_.load() == phase) throw BarrierAborted();
+}
+
+bool SpinBarrier::abort() { return !aborted_.exchange(true); }
+
+void SpinBarrier::reset() {
+  arrived_.store(0);
+  aborted_.store(false);
+}
+
 void WorkerTeam::member_loop(int member) {
   // OpenMP's thread count is per thread: a new thread would start at every
   // core and oversubscribe them.

@@ -47,4 +47,34 @@ class WorkerTeam {
   std::vector<std::exception_ptr> failures_;
 };
 
+// Thrown by SpinBarrier::wait() once the barrier is aborted.
+struct BarrierAborted : std::exception {
+  const char* what() const noexcept override { return "a team member failed"; }
+};
+
+// A barrier for the members of one WorkerTeam::run, for phases that are far
+// shorter than a kernel wake-up: waiters spin, yielding the core after a
+// while in case the member they wait for was preempted. A member that fails
+// between barriers abort()s, so that the others throw BarrierAborted instead
+// of waiting forever.
+class SpinBarrier {
+ public:
+  explicit SpinBarrier(int parties) : parties_(parties) {}
+
+  // Returns when all parties have called wait() for this phase; what each did
+  // before it is visible to all after it.
+  void wait();
+  // Makes every present and future wait() throw until reset(); true for the
+  // first caller.
+  bool abort();
+  // Ready for use again; only while no one waits.
+  void reset();
+
+ private:
+  const int parties_;
+  std::atomic<int> arrived_{0};
+  std::atomic<std::uint64_t> phase_{0};
+  std::atomic<bool> aborted_{false};
+};
+
 }  // namespace topkfs

@@ -1,6 +1,7 @@
 // The pieces of data-parallel training: the worker team's fork-join, the
 // team step's gradients against one thread's, and the hand-written penalty
 // node against plain autograd.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <torch/autograd.h>
 #include <torch/types.h>
@@ -82,48 +83,146 @@ TEST(ElasticPenaltyTest, OverflowIsInfiniteNotAnError) {
   EXPECT_TRUE(std::isinf(elastic_penalty(w, 1.0, 1.0).item<float>()));
 }
 
-// One step of dnn-top on 2 workers sees, at the gradient hook, the gradient
-// of the whole minibatch: the same as one thread's up to rounding.
-TEST(ParallelStepTest, HookSeesTheWholeMinibatchGradient) {
-  Rng rng(9);
-  const std::int64_t rows = 96, inputs = 20;
-  FeatureMatrix features(rows, inputs);
-  for (std::int64_t i = 0; i < rows; ++i) {
-    for (std::int64_t j = 0; j < inputs; ++j) features(i, j) = static_cast<float>(rng.normal());
+TEST(SpinBarrierTest, NoMemberPassesBeforeAllArrive) {
+  constexpr int kMembers = 3;
+  WorkerTeam team(kMembers);
+  SpinBarrier barrier(kMembers);
+  std::atomic<int> arrived{0};
+  std::vector<int> seen(kMembers * 100, 0);
+  team.run([&](int member) {
+    for (int phase = 1; phase <= 100; ++phase) {
+      ++arrived;
+      barrier.wait();
+      seen[static_cast<std::size_t>((phase - 1) * kMembers + member)] = arrived.load();
+      barrier.wait();  // nobody arrives at the next phase before all have looked
+    }
+  });
+  for (int phase = 1; phase <= 100; ++phase) {
+    for (int member = 0; member < kMembers; ++member) {
+      EXPECT_EQ(seen[static_cast<std::size_t>((phase - 1) * kMembers + member)], kMembers * phase);
+    }
   }
-  TrainingSet set;
-  set.features = &features;
-  set.task = NeuralTask::MultiClass;
-  set.targets = torch::empty({rows}, torch::kLong);
-  for (std::int64_t i = 0; i < rows; ++i) set.targets[i] = static_cast<std::int64_t>(i % 3);
-  for (std::int64_t i = 0; i < rows; ++i) set.train_rows.push_back(i);
+}
 
-  DnnTopOptions options;
-  options.hidden = {16, 8};
-  options.epochs = 1;
-  options.batch = static_cast<int>(rows);  // one step
-  options.lambda1 = 1e-3;
-  options.lambda2 = 1e-3;
-  options.lambda3 = 1.0;
-  options.validation = 0;
-  options.min_steps = 0;
-  auto gradients_at_hook = [&](int workers) {
-    Rng init(4);
-    auto network = make_mlp(inputs, 3, options.hidden, init);
-    std::vector<Tensor> seen;
-    const GradientHook hook = [&](std::vector<Tensor>& parameters) {
-      for (const auto& parameter : parameters) seen.push_back(parameter.grad().clone());
+TEST(SpinBarrierTest, AbortReleasesTheWaitersUntilReset) {
+  WorkerTeam team(2);
+  SpinBarrier barrier(2);
+  std::atomic<int> released{0};
+  team.run([&](int member) {
+    if (member == 1) {
+      EXPECT_TRUE(barrier.abort());
+      EXPECT_FALSE(barrier.abort());  // only the first caller is told it was first
+      return;
+    }
+    EXPECT_THROW(barrier.wait(), BarrierAborted);
+    ++released;
+  });
+  EXPECT_EQ(released.load(), 1);
+  EXPECT_THROW(barrier.wait(), BarrierAborted);  // stays aborted
+  barrier.reset();
+  team.run([&](int) { barrier.wait(); });  // usable again
+}
+
+// A small MLP problem for the team step: `rows` rows of `inputs` normal
+// features, three classes.
+struct TeamProblem {
+  TeamProblem(std::int64_t rows, std::int64_t inputs) : features(rows, inputs) {
+    Rng rng(9);
+    for (std::int64_t i = 0; i < rows; ++i) {
+      for (std::int64_t j = 0; j < inputs; ++j) features(i, j) = static_cast<float>(rng.normal());
+    }
+    set.features = &features;
+    set.task = NeuralTask::MultiClass;
+    set.targets = torch::empty({rows}, torch::kLong);
+    for (std::int64_t i = 0; i < rows; ++i) set.targets[i] = static_cast<std::int64_t>(i % 3);
+    for (std::int64_t i = 0; i < rows; ++i) set.train_rows.push_back(i);
+  }
+  FeatureMatrix features;
+  TrainingSet set;
+};
+
+struct TeamCase {
+  int workers;
+  std::int64_t rows;
+  int first_hidden;
+};
+
+// One step of dnn-top on a team sees, at the gradient hook, the gradient of
+// the whole minibatch: the same as one thread's up to rounding. The cases
+// cover an even split, uneven rows and units, a member without hidden units,
+// and fewer rows than members (then each member takes its rows alone).
+TEST(ParallelStepTest, HookSeesTheWholeMinibatchGradient) {
+  for (const TeamCase& c : {TeamCase{2, 96, 16}, TeamCase{3, 95, 7}, TeamCase{2, 9, 1},
+                            TeamCase{3, 2, 8}}) {
+    SCOPED_TRACE(fmt::format("{} workers, {} rows, {} units", c.workers, c.rows, c.first_hidden));
+    const std::int64_t inputs = 20;
+    const TeamProblem problem(c.rows, inputs);
+    DnnTopOptions options;
+    options.hidden = {c.first_hidden, 8};
+    options.epochs = 1;
+    options.batch = static_cast<int>(c.rows);  // one step
+    options.lambda1 = 1e-3;
+    options.lambda2 = 1e-3;
+    options.lambda3 = 1.0;
+    options.validation = 0;
+    options.min_steps = 0;
+    auto gradients_at_hook = [&](int workers) {
+      Rng init(4);
+      auto network = make_mlp(inputs, 3, options.hidden, init);
+      std::vector<Tensor> seen;
+      const GradientHook hook = [&](std::vector<Tensor>& parameters) {
+        for (const auto& parameter : parameters) seen.push_back(parameter.grad().clone());
+      };
+      train_network(*network, problem.set, options, 5, {}, hook, workers);
+      return seen;
     };
-    train_network(*network, set, options, 5, {}, hook, workers);
-    return seen;
-  };
-  const auto one = gradients_at_hook(1);
-  const auto two = gradients_at_hook(2);
-  ASSERT_EQ(one.size(), two.size());
-  ASSERT_FALSE(one.empty());
-  for (std::size_t t = 0; t < one.size(); ++t) {
-    SCOPED_TRACE(t);
-    EXPECT_TRUE(torch::allclose(one[t], two[t], 1e-4, 1e-6));
+    const auto one = gradients_at_hook(1);
+    const auto team = gradients_at_hook(c.workers);
+    ASSERT_EQ(one.size(), team.size());
+    ASSERT_FALSE(one.empty());
+    for (std::size_t t = 0; t < one.size(); ++t) {
+      SCOPED_TRACE(t);
+      EXPECT_TRUE(torch::allclose(one[t], team[t], 1e-4, 1e-6));
+    }
+  }
+}
+
+// dnn-top's objective, but the loss of every member other than the caller's
+// fails before the network runs: the members in lockstep with it must not
+// wait for it forever.
+class FailingOffTheMainThread final : public LoopModel {
+ public:
+  explicit FailingOffTheMainThread(TopKNetwork& network) : network_(network) {}
+  std::vector<Tensor> parameters() override { return network_.parameters(); }
+  Tensor batch_loss(const Tensor& x, const Tensor& y, const StepInfo&) override {
+    if (std::this_thread::get_id() != main_) throw std::runtime_error("the member's own failure");
+    return validation_loss(x, y);
+  }
+  Tensor validation_loss(const Tensor& x, const Tensor& y) override {
+    const Tensor subset = torch::arange(3, torch::kLong);
+    return lead_and_sub_loss(network_.forward(x, subset), y, NeuralTask::MultiClass, 1.0);
+  }
+  bool batch_loss_is_pure() const override { return true; }
+
+ private:
+  TopKNetwork& network_;
+  std::thread::id main_ = std::this_thread::get_id();
+};
+
+TEST(ParallelStepTest, AMembersFailureEndsTheStepWithItsOwnError) {
+  const TeamProblem problem(64, 12);
+  Rng init(4);
+  auto network = make_mlp(12, 3, {8}, init);
+  FailingOffTheMainThread model(*network);
+  LoopSettings settings;
+  settings.epochs = 1;
+  settings.batch = 64;
+  settings.batch_workers = 2;
+  try {
+    train_loop(model, problem.set, settings, {});
+    FAIL() << "no exception";
+  } catch (const std::runtime_error& error) {
+    EXPECT_STREQ(error.what(), "the member's own failure");
   }
 }
 

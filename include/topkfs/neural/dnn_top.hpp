@@ -38,10 +38,10 @@ std::unique_ptr<Selector> make_dnn_top_selector(bool dfs);
 //    each small elementwise kernel and fight OpenBLAS's for the cores
 //    (measured: 2 threads ran 4-16x slower than 1 when all pools had 2).
 //  All: every pool gets them (the CNN's convolutions are parallel in libtorch).
-//  BatchHalves: every pool gets one thread; the caller runs that many
-//    workers on parts of each minibatch (the trainer's batch_workers), each
-//    with its own single-threaded GEMMs.
-enum class ThreadUse { BlasOnly, All, BatchHalves };
+//  Team: every pool gets one thread; the caller runs a team of that many
+//    workers that take each training step together (the trainer's
+//    batch_workers), each with its own single-threaded GEMMs.
+enum class ThreadUse { BlasOnly, All, Team };
 
 // Sets the thread counts of libtorch (intra-op; inter-op 1), OpenMP and
 // OpenBLAS together. threads <= 0 means every core. Returns the count in force.

@@ -1,0 +1,146 @@
+#include "team_first_layer.hpp"
+
+#include "fused_adam.hpp"
+#include "topkfs/core/error.hpp"
+
+namespace topkfs {
+namespace {
+
+using torch::Tensor;
+
+struct Binding {
+  TeamFirstLayer* team = nullptr;
+  int member = 0;
+};
+thread_local Binding t_binding;
+
+void ensure_shape(Tensor& buffer, std::int64_t rows, std::int64_t cols) {
+  if (!buffer.defined() || buffer.size(0) != rows || buffer.size(1) != cols) {
+    buffer = torch::empty({rows, cols});
+  }
+}
+
+}  // namespace
+
+TeamFirstLayer::TeamFirstLayer(int members) : members_(members), barrier_(members) {}
+
+void TeamFirstLayer::begin_step(std::int64_t rows, std::int64_t inputs) {
+  TOPKFS_ASSERT(rows >= members_);
+  rows_ = rows;
+  ensure_shape(batch_, rows, inputs);
+  barrier_.reset();
+}
+
+std::int64_t TeamFirstLayer::first_row(int member) const {
+  return row_share_begin(member, members_, rows_);
+}
+
+Tensor TeamFirstLayer::member_rows(int member) const {
+  const std::int64_t first = first_row(member);
+  return torch::from_blob(batch_.data_ptr<float>() + first * batch_.size(1),
+                          {first_row(member + 1) - first, batch_.size(1)}, batch_.options());
+}
+
+TeamFirstLayer::Scope::Scope(TeamFirstLayer& team, int member) { t_binding = {&team, member}; }
+
+TeamFirstLayer::Scope::~Scope() { t_binding = {}; }
+
+bool TeamFirstLayer::active() { return t_binding.team != nullptr; }
+
+Tensor TeamFirstLayer::forward(const Tensor& x, const Tensor& w, const Tensor& subset,
+                               const Tensor& weight, const Tensor& bias) {
+  TOPKFS_ASSERT(active());
+  return t_binding.team->member_forward(t_binding.member, x, w, subset, weight, bias);
+}
+
+GatedLayerGradients TeamFirstLayer::gradients(const Tensor& grad, const Tensor& grad_sub,
+                                              const Tensor& gate, const Tensor& weight,
+                                              const Tensor& subset) {
+  TOPKFS_ASSERT(active());
+  return t_binding.team->member_gradients(t_binding.member, grad, grad_sub, gate, weight, subset);
+}
+
+void TeamFirstLayer::ensure_buffers(std::int64_t hidden, bool with_sub) {
+  const std::lock_guard<std::mutex> lock(allocation_);
+  const std::int64_t inputs = batch_.size(1);
+  ensure_shape(gated_, rows_, inputs);
+  ensure_shape(outputs_, rows_, hidden);
+  ensure_shape(grad_, rows_, hidden);
+  if (with_sub) {
+    ensure_shape(outputs_sub_, rows_, hidden);
+    ensure_shape(grad_sub_, rows_, hidden);
+  }
+  ensure_shape(accumulated_, hidden, inputs);
+}
+
+Tensor TeamFirstLayer::member_forward(int member, const Tensor& x, const Tensor& w,
+                                      const Tensor& subset, const Tensor& weight,
+                                      const Tensor& bias) {
+  const std::int64_t row = first_row(member);
+  const std::int64_t rows = first_row(member + 1) - row;
+  // x must be this member's rows of the shared batch (member_rows): the
+  // other members read them too.
+  TOPKFS_ASSERT(x.data_ptr<float>() == batch_.data_ptr<float>() + row * batch_.size(1) &&
+                x.size(0) == rows);
+  const std::int64_t hidden = weight.size(0);
+  const bool with_sub = subset.numel() > 0;
+  ensure_buffers(hidden, with_sub);
+  Tensor gated_rows = gated_.narrow(0, row, rows);
+  torch::mul_out(gated_rows, x, w);
+  barrier_.wait();  // all rows of x and x * w are in
+
+  const std::int64_t unit = row_share_begin(member, members_, hidden);
+  const std::int64_t units = row_share_begin(member + 1, members_, hidden) - unit;
+  if (units > 0) {
+    // This member's units for every row; the outputs are strided column
+    // blocks, written in place.
+    const Tensor unit_weight = weight.narrow(0, unit, units);
+    const Tensor unit_bias = bias.narrow(0, unit, units);
+    Tensor out = outputs_.narrow(1, unit, units);
+    torch::addmm_out(out, unit_bias, gated_, unit_weight.t());
+    if (with_sub) {
+      Tensor out_sub = outputs_sub_.narrow(1, unit, units);
+      torch::addmm_out(out_sub, unit_bias, gated_.index_select(1, subset),
+                       unit_weight.index_select(1, subset).t());
+    }
+  }
+  barrier_.wait();  // all units' outputs are in
+
+  Tensor z = torch::empty({with_sub ? 2 * rows : rows, hidden});
+  z.narrow(0, 0, rows).copy_(outputs_.narrow(0, row, rows));
+  if (with_sub) z.narrow(0, rows, rows).copy_(outputs_sub_.narrow(0, row, rows));
+  return z;
+}
+
+GatedLayerGradients TeamFirstLayer::member_gradients(int member, const Tensor& grad,
+                                                     const Tensor& grad_sub, const Tensor& gate,
+                                                     const Tensor& weight, const Tensor& subset) {
+  const std::int64_t row = first_row(member);
+  const std::int64_t rows = first_row(member + 1) - row;
+  TOPKFS_ASSERT(grad.size(0) == rows);
+  const bool with_sub = subset.numel() > 0;
+  grad_.narrow(0, row, rows).copy_(grad);
+  if (with_sub) grad_sub_.narrow(0, row, rows).copy_(grad_sub);
+  barrier_.wait();  // every row's output gradient is in
+
+  const std::int64_t hidden = weight.size(0);
+  const std::int64_t unit = row_share_begin(member, members_, hidden);
+  const std::int64_t units = row_share_begin(member + 1, members_, hidden) - unit;
+  Tensor grad_gate = torch::zeros({weight.size(1)});
+  if (units > 0) {
+    // This member's rows of A = G^T x (+ G_S^T x_S at S), from every row.
+    Tensor unit_rows = accumulated_.narrow(0, unit, units);
+    torch::mm_out(unit_rows, grad_.narrow(1, unit, units).t(), batch_);
+    if (with_sub) {
+      unit_rows.index_add_(1, subset,
+                           torch::mm(grad_sub_.narrow(1, unit, units).t(),
+                                     batch_.index_select(1, subset)));
+    }
+    gate_pass(unit_rows, weight.narrow(0, unit, units), gate, grad_gate);
+  }
+  // The other members' rows of A are theirs to finish; the team joins before
+  // anyone reads the weight gradient.
+  return {member == 0 ? accumulated_ : Tensor(), grad_gate};
+}
+
+}  // namespace topkfs
