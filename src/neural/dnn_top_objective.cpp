@@ -1,7 +1,10 @@
 // dnn-top's objective (DESIGN.md §1) as a LoopModel: the lead model's loss,
 // lambda3 times the sub-model's on the k inputs of largest |w| (the mask
 // recomputed at every step), and the elastic-net penalties on w.
+#include <optional>
+
 #include "elastic_penalty.hpp"
+#include "input_order.hpp"
 #include "top_k_mask.hpp"
 #include "trainer.hpp"
 
@@ -13,7 +16,46 @@ using torch::Tensor;
 class DnnTopModel final : public LoopModel {
  public:
   DnnTopModel(TopKNetwork& network, const DnnTopOptions& options, std::int64_t k, NeuralTask task)
-      : network_(network), options_(options), k_(k), task_(task) {}
+      : network_(network), options_(options), k_(k), task_(task) {
+    const auto indexed = network_.input_indexed();
+    const std::int64_t inputs = network_.w.numel();
+    if (options_.lambda3 > 0 && !indexed.empty() && k_ < inputs) {
+      // The top k inputs first (input_order.hpp), from the first step on.
+      order_.emplace(inputs, k_);
+      for (const auto& tensor : indexed) order_->track(tensor);
+      order_->bring_top_k_first(network_.w.detach());
+      leading_ = torch::arange(k_, torch::kLong);
+    }
+  }
+
+  // Whatever happened, the network leaves with its inputs in their own order.
+  ~DnnTopModel() override {
+    if (order_) order_->restore_own_order();
+  }
+  DnnTopModel(const DnnTopModel&) = delete;
+  DnnTopModel& operator=(const DnnTopModel&) = delete;
+
+  void optimizer_ready(FusedAdam& optimizer) override {
+    if (!order_) return;
+    for (const auto& tensor : network_.input_indexed()) {
+      for (const auto& moment : optimizer.moments_of(tensor)) order_->track(moment);
+    }
+  }
+
+  // The mask of the next step, made here once rather than by every member of
+  // a team inside batch_loss.
+  void after_step(const StepInfo&) override {
+    if (order_) order_->bring_top_k_first(network_.w.detach());
+  }
+
+  const InputOrder* input_order() const override { return order_ ? &*order_ : nullptr; }
+
+  // The weights, and the order of the inputs they are in.
+  std::vector<Tensor> state() override {
+    auto tensors = parameters();
+    if (order_) tensors.push_back(order_->input_at());
+    return tensors;
+  }
 
   std::vector<Tensor> parameters() override { return network_.parameters(); }
 
@@ -47,6 +89,7 @@ class DnnTopModel final : public LoopModel {
   // The sub-model's input set for this step, or an empty tensor (lead only).
   Tensor current_subset() const {
     if (!(options_.lambda3 > 0)) return torch::empty({0}, torch::kLong);
+    if (order_) return leading_;  // after_step keeps the top k first
     const Tensor w = network_.w.detach();
     return torch::tensor(top_k_by_magnitude(w.data_ptr<float>(), w.numel(), k_), torch::kLong);
   }
@@ -55,6 +98,8 @@ class DnnTopModel final : public LoopModel {
   const DnnTopOptions& options_;
   std::int64_t k_;
   NeuralTask task_;
+  std::optional<InputOrder> order_;  // for a network that allows it
+  Tensor leading_;                   // 0 .. k-1
 };
 
 }  // namespace
@@ -87,7 +132,7 @@ TrainingOutcome train_network(TopKNetwork& network, const TrainingSet& data,
   settings.min_steps = options.min_steps;
   settings.seed = options.seed;
   settings.batch_workers = batch_workers;
-  return train_loop(model, data, settings, callbacks, hook);
+  return train_loop(model, data, settings, callbacks, hook);  // ~DnnTopModel restores the order
 }
 
 }  // namespace topkfs

@@ -35,6 +35,14 @@ bool FusedAdam::step() {
   return true;
 }
 
+std::vector<torch::Tensor> FusedAdam::moments_of(const torch::Tensor& parameter) const {
+  for (std::size_t t = 0; t < parameters_.size(); ++t) {
+    if (parameters_[t].is_same(parameter)) return {first_moment_[t], second_moment_[t]};
+  }
+  TOPKFS_ASSERT(false);  // not one of the optimizer's parameters
+  return {};
+}
+
 std::int64_t row_share_begin(int part, int parts, std::int64_t rows) { return rows * part / parts; }
 
 std::vector<ParameterRun> FusedAdam::slice(int part, int parts) const {

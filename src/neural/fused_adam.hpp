@@ -49,6 +49,10 @@ class FusedAdam {
   // Returns false, changing nothing, when the gradient norm is not finite.
   [[nodiscard]] bool step();
 
+  // Adam's first and second moments of `parameter` (one of the optimizer's):
+  // whoever reorders a parameter's elements reorders these alike.
+  std::vector<torch::Tensor> moments_of(const torch::Tensor& parameter) const;
+
   // Part `part` of `parts` shares of every parameter, in parameter order:
   // the rows from row_share_begin(part) on (of a vector, its elements). A
   // team that splits a layer's units among its members (TeamFirstLayer)

@@ -28,12 +28,8 @@ struct FusedMlp : public torch::autograd::Function<FusedMlp> {
     } else {
       z = torch::empty({with_sub ? 2 * batch : batch, weight.size(0)}, x.options());
       Tensor lead_rows = z.narrow(0, 0, batch);
-      torch::addmm_out(lead_rows, bias, x * w, weight.t());
-      if (with_sub) {
-        Tensor sub_rows = z.narrow(0, batch, batch);
-        torch::addmm_out(sub_rows, bias, x.index_select(1, subset) * w.index_select(0, subset),
-                         weight.index_select(1, subset).t());
-      }
+      Tensor sub_rows = with_sub ? z.narrow(0, batch, batch) : Tensor();
+      gated_products(lead_rows, sub_rows, x * w, weight, bias, subset);
     }
     variable_list saved = {x, w, subset, weight};
     for (std::size_t l = 0; l < rest.size(); l += 2) {

@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "fused_mlp.hpp"
+#include "input_order.hpp"
 #include "kernels.hpp"
 #include "topkfs/core/error.hpp"
 
@@ -71,12 +72,10 @@ struct GatedLinear : public torch::autograd::Function<GatedLinear> {
   static variable_list forward(AutogradContext* ctx, Tensor x, Tensor w, Tensor weight,
                                Tensor bias, Tensor subset) {
     ctx->save_for_backward({x, w, weight, subset});
-    Tensor lead = torch::addmm(bias, x * w, weight.t());
+    Tensor lead = torch::empty({x.size(0), weight.size(0)}, x.options());
+    Tensor sub = subset.numel() > 0 ? torch::empty_like(lead) : Tensor();
+    gated_products(lead, sub, x * w, weight, bias, subset);
     if (subset.numel() == 0) return {lead};
-    Tensor x_sub = x.index_select(1, subset);
-    Tensor w_sub = w.index_select(0, subset);
-    Tensor weight_sub = weight.index_select(1, subset);
-    Tensor sub = torch::addmm(bias, x_sub * w_sub, weight_sub.t());
     return {lead, sub};
   }
 
@@ -113,6 +112,8 @@ class Mlp : public TopKNetwork {
   }
 
   std::vector<Tensor> body_parameters() override { return layers_.parameters(); }
+
+  std::vector<Tensor> input_indexed() override { return {w, layers_.first_weight}; }
 
  private:
   MlpLayers layers_;
@@ -217,14 +218,56 @@ std::vector<Tensor> MlpLayers::parameters() const {
   return out;
 }
 
+void gated_products(Tensor& lead, Tensor& sub, const Tensor& xw, const Tensor& weight,
+                    const Tensor& bias, const Tensor& subset) {
+  if (subset.numel() == 0) {
+    torch::addmm_out(lead, bias, xw, weight.t());
+  } else if (is_leading_prefix(subset)) {
+    // The lead's product continues the sub-model's over the other columns.
+    const std::int64_t k = subset.numel();
+    const std::int64_t m = xw.size(1);
+    torch::addmm_out(sub, bias, xw.narrow(1, 0, k), weight.narrow(1, 0, k).t());
+    if (k < m) {
+      torch::addmm_out(lead, sub, xw.narrow(1, k, m - k), weight.narrow(1, k, m - k).t());
+    } else {
+      lead.copy_(sub);
+    }
+  } else {
+    torch::addmm_out(lead, bias, xw, weight.t());
+    torch::addmm_out(sub, bias, xw.index_select(1, subset), weight.index_select(1, subset).t());
+  }
+}
+
+void accumulate_gate_products(Tensor& accumulated, const Tensor& grad, const Tensor& grad_sub,
+                              const Tensor& x, const Tensor& subset) {
+  const bool with_sub = subset.numel() > 0 && grad_sub.defined();
+  if (with_sub && grad.defined() && is_leading_prefix(subset)) {
+    // Both models' gradients meet in the first k columns: one product.
+    const std::int64_t k = subset.numel();
+    const std::int64_t m = x.size(1);
+    Tensor front = accumulated.narrow(1, 0, k);
+    torch::mm_out(front, (grad + grad_sub).t(), x.narrow(1, 0, k));
+    if (k < m) {
+      Tensor back = accumulated.narrow(1, k, m - k);
+      torch::mm_out(back, grad.t(), x.narrow(1, k, m - k));
+    }
+    return;
+  }
+  if (grad.defined()) {
+    torch::mm_out(accumulated, grad.t(), x);
+  } else {
+    accumulated.zero_();
+  }
+  if (with_sub) {
+    accumulated.index_add_(1, subset, torch::mm(grad_sub.t(), x.index_select(1, subset)));
+  }
+}
+
 GatedLayerGradients gated_layer_gradients(const Tensor& grad, const Tensor& grad_sub,
                                           const Tensor& x, const Tensor& gate, const Tensor& weight,
                                           const Tensor& subset) {
-  // A (H x m) accumulates the lead's G^T x and the sub-model's G_S^T x_S.
-  Tensor accumulated = grad.defined() ? torch::mm(grad.t(), x) : torch::zeros_like(weight);
-  if (subset.numel() > 0 && grad_sub.defined()) {
-    accumulated.index_add_(1, subset, torch::mm(grad_sub.t(), x.index_select(1, subset)));
-  }
+  Tensor accumulated = torch::empty_like(weight);
+  accumulate_gate_products(accumulated, grad, grad_sub, x, subset);
   Tensor grad_gate = torch::empty({weight.size(1)}, weight.options());
   gate_pass(accumulated, weight, gate, grad_gate);
   return {accumulated, grad_gate};

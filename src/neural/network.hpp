@@ -30,6 +30,11 @@ class TopKNetwork : public torch::nn::Module {
   virtual ModelOutputs forward(const torch::Tensor& x, const torch::Tensor& subset) = 0;
   // Parameters of the body (everything but w), for weight decay.
   virtual std::vector<torch::Tensor> body_parameters() = 0;
+  // The tensors indexed by input along their last dimension (w, and a dense
+  // first layer's weights) when the network reads its inputs through them
+  // alone, so that training may keep the inputs in another order
+  // (InputOrder); empty when the inputs' places matter (an image's pixels).
+  virtual std::vector<torch::Tensor> input_indexed() { return {}; }
 };
 
 enum class Activation { Relu, Sigmoid };
@@ -79,6 +84,20 @@ struct GatedLayerGradients {
 GatedLayerGradients gated_layer_gradients(const torch::Tensor& grad, const torch::Tensor& grad_sub,
                                           const torch::Tensor& x, const torch::Tensor& gate,
                                           const torch::Tensor& weight, const torch::Tensor& subset);
+// The layer's forward products into `lead` (B x H) and, given a non-empty
+// `subset`, `sub` (B x H), which may be strided views: lead = xw W^T + b and
+// sub = xw_S W_S^T + b, with xw = x * gate. When the subset is the leading
+// columns (InputOrder), the lead's product continues the sub-model's instead
+// of repeating it.
+void gated_products(torch::Tensor& lead, torch::Tensor& sub, const torch::Tensor& xw,
+                    const torch::Tensor& weight, const torch::Tensor& bias,
+                    const torch::Tensor& subset);
+// The backward pass's A = G^T x, plus G_S^T x_S at S given a non-empty
+// subset and `grad_sub`, into `accumulated` (H x m, or a block of its rows
+// with the same columns of G); `grad` may be undefined (no lead rows).
+void accumulate_gate_products(torch::Tensor& accumulated, const torch::Tensor& grad,
+                              const torch::Tensor& grad_sub, const torch::Tensor& x,
+                              const torch::Tensor& subset);
 // Its gate pass on A = G^T x (H x m, contiguous) or on a block of A's rows
 // with the same rows of W: grad_gate[j] = sum_i W_ij A_ij (overwritten), and
 // A becomes dW = A diag(gate).
@@ -88,7 +107,8 @@ void gate_pass(torch::Tensor& accumulated, const torch::Tensor& weight, const to
 // MLP body: Linear -> ReLU per hidden size, then a linear output layer.
 // The first layer is fused with w and computes its backward pass without the
 // input gradient, and the sub-model's first layer reads only the k kept
-// columns (DESIGN.md §5).
+// columns (DESIGN.md §5), as the first part of the lead's product when they
+// are the leading columns (InputOrder).
 std::shared_ptr<TopKNetwork> make_mlp(std::int64_t inputs, std::int64_t outputs,
                                       const std::vector<int>& hidden, Rng& rng);
 

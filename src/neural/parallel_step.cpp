@@ -34,13 +34,13 @@ void ParallelStep::compute_part(int member, const std::vector<std::int64_t>& ord
       begin + static_cast<std::size_t>(row_share_begin(member + 1, members, rows));
   if (!lockstep_) {
     if (lo == hi) return;  // fewer rows than members
-    part_loss_and_gradients(part, gather_batch(data_, order, lo, hi), order, lo, hi, begin, end,
-                            step, /*lockstep=*/false);
+    const torch::Tensor x = gather_batch(data_, order, lo, hi, model_.input_order());
+    part_loss_and_gradients(part, x, order, lo, hi, begin, end, step, /*lockstep=*/false);
     return;
   }
   try {
     torch::Tensor x = first_layer_.member_rows(member);
-    gather_batch_into(data_, order, lo, hi, x);
+    gather_batch_into(data_, order, lo, hi, x, model_.input_order());
     const TeamFirstLayer::Scope scope(first_layer_, member);
     part_loss_and_gradients(part, x, order, lo, hi, begin, end, step, /*lockstep=*/true);
   } catch (...) {

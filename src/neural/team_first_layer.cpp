@@ -97,12 +97,8 @@ Tensor TeamFirstLayer::member_forward(int member, const Tensor& x, const Tensor&
     const Tensor unit_weight = weight.narrow(0, unit, units);
     const Tensor unit_bias = bias.narrow(0, unit, units);
     Tensor out = outputs_.narrow(1, unit, units);
-    torch::addmm_out(out, unit_bias, gated_, unit_weight.t());
-    if (with_sub) {
-      Tensor out_sub = outputs_sub_.narrow(1, unit, units);
-      torch::addmm_out(out_sub, unit_bias, gated_.index_select(1, subset),
-                       unit_weight.index_select(1, subset).t());
-    }
+    Tensor out_sub = with_sub ? outputs_sub_.narrow(1, unit, units) : Tensor();
+    gated_products(out, out_sub, gated_, unit_weight, unit_bias, subset);
   }
   barrier_.wait();  // all units' outputs are in
 
@@ -130,12 +126,9 @@ GatedLayerGradients TeamFirstLayer::member_gradients(int member, const Tensor& g
   if (units > 0) {
     // This member's rows of A = G^T x (+ G_S^T x_S at S), from every row.
     Tensor unit_rows = accumulated_.narrow(0, unit, units);
-    torch::mm_out(unit_rows, grad_.narrow(1, unit, units).t(), batch_);
-    if (with_sub) {
-      unit_rows.index_add_(1, subset,
-                           torch::mm(grad_sub_.narrow(1, unit, units).t(),
-                                     batch_.index_select(1, subset)));
-    }
+    accumulate_gate_products(unit_rows, grad_.narrow(1, unit, units),
+                             with_sub ? grad_sub_.narrow(1, unit, units) : Tensor(), batch_,
+                             subset);
     gate_pass(unit_rows, weight.narrow(0, unit, units), gate, grad_gate);
   }
   // The other members' rows of A are theirs to finish; the team joins before

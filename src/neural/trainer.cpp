@@ -42,7 +42,7 @@ double validation_loss(LoopModel& model, const TrainingSet& data, WorkerTeam* te
     for (std::size_t begin = kChunk * static_cast<std::size_t>(member); begin < rows.size();
          begin += kChunk * static_cast<std::size_t>(members)) {
       const std::size_t end = std::min(rows.size(), begin + kChunk);
-      const Tensor x = gather_batch(data, rows, begin, end);
+      const Tensor x = gather_batch(data, rows, begin, end, model.input_order());
       const Tensor y = gather_targets(data, rows, begin, end);
       sums[static_cast<std::size_t>(member)] +=
           model.validation_loss(x, y).item<double>() * static_cast<double>(end - begin);
@@ -113,22 +113,32 @@ Tensor gather_targets(const TrainingSet& data, const std::vector<std::int64_t>& 
 }
 
 void gather_batch_into(const TrainingSet& data, const std::vector<std::int64_t>& rows,
-                       std::size_t begin, std::size_t end, Tensor& out) {
-  const auto m = data.features->cols();
+                       std::size_t begin, std::size_t end, Tensor& out, const InputOrder* order) {
+  const std::int64_t m = data.features->cols();
   TOPKFS_ASSERT(out.is_contiguous() && out.size(0) == static_cast<std::int64_t>(end - begin) &&
                 out.size(1) == m);
+  const auto swaps = order ? order->swaps() : std::vector<InputOrder::Swap>();
+  const bool scaled = data.offset.defined();
+  const float* offset = scaled ? data.offset.data_ptr<float>() : nullptr;
+  const float* inv_scale = scaled ? data.inv_scale.data_ptr<float>() : nullptr;
   float* to = out.data_ptr<float>();
-  for (std::size_t i = begin; i < end; ++i) {
-    std::memcpy(to + (i - begin) * static_cast<std::size_t>(m), data.features->row(rows[i]).data(),
-                sizeof(float) * static_cast<std::size_t>(m));
+  // One pass per row while it is in L1: copy and scale, then the few swaps
+  // of the model's input order.
+  for (std::size_t i = begin; i < end; ++i, to += m) {
+    const float* from = data.features->row(rows[i]).data();
+    if (scaled) {
+      for (std::int64_t j = 0; j < m; ++j) to[j] = (from[j] - offset[j]) * inv_scale[j];
+    } else {
+      std::memcpy(to, from, sizeof(float) * static_cast<std::size_t>(m));
+    }
+    for (const auto& swap : swaps) std::swap(to[swap.place], to[swap.input]);
   }
-  if (data.offset.defined()) out.sub_(data.offset).mul_(data.inv_scale);
 }
 
 Tensor gather_batch(const TrainingSet& data, const std::vector<std::int64_t>& rows,
-                    std::size_t begin, std::size_t end) {
+                    std::size_t begin, std::size_t end, const InputOrder* order) {
   Tensor batch = torch::empty({static_cast<std::int64_t>(end - begin), data.features->cols()});
-  gather_batch_into(data, rows, begin, end, batch);
+  gather_batch_into(data, rows, begin, end, batch, order);
   return batch;
 }
 
@@ -137,6 +147,7 @@ TrainingOutcome train_loop(LoopModel& model, const TrainingSet& data, const Loop
   const auto start = Clock::now();
   auto parameters = model.parameters();
   FusedAdam optimizer(parameters, model.weight_decay(), settings.adam);
+  model.optimizer_ready(optimizer);
 
   Rng rng(derive_seed(settings.seed, 1));
   std::vector<std::int64_t> order = data.train_rows;
@@ -178,8 +189,8 @@ TrainingOutcome train_loop(LoopModel& model, const TrainingSet& data, const Loop
       if (team_step) {
         value = team_step->gradients(order, begin, end, step);
       } else {
-        const Tensor loss = model.batch_loss(gather_batch(data, order, begin, end),
-                                             gather_targets(data, order, begin, end), step);
+        const Tensor x = gather_batch(data, order, begin, end, model.input_order());
+        const Tensor loss = model.batch_loss(x, gather_targets(data, order, begin, end), step);
         value = loss.item<double>();
         if (std::isfinite(value)) loss.backward();
       }

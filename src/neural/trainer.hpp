@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "fused_adam.hpp"
+#include "input_order.hpp"
 #include "network.hpp"
 #include "topkfs/core/callbacks.hpp"
 #include "topkfs/data/dataset.hpp"
@@ -73,8 +74,13 @@ class LoopModel {
   // backward() on it.
   virtual torch::Tensor batch_loss(const torch::Tensor& x, const torch::Tensor& y,
                                    const StepInfo& step) = 0;
+  // Once, with the loop's optimizer, before the first step.
+  virtual void optimizer_ready(FusedAdam& optimizer) {}
   // After the optimizer step (e.g. a second network trained on the side).
   virtual void after_step(const StepInfo& step) {}
+  // The order in which the model keeps its inputs, or null for their own:
+  // every gathered batch is put in it.
+  virtual const InputOrder* input_order() const { return nullptr; }
   // The mean loss on some validation rows that early stopping compares,
   // called without gradients.
   virtual torch::Tensor validation_loss(const torch::Tensor& x, const torch::Tensor& y) = 0;
@@ -131,12 +137,15 @@ torch::Tensor data_loss(const torch::Tensor& output, const torch::Tensor& target
 torch::Tensor data_loss_per_row(const torch::Tensor& output, const torch::Tensor& targets,
                                 NeuralTask task);
 
-// Gathers rows `rows[begin, end)` of the set, scaled, into a B x m tensor.
+// Gathers rows `rows[begin, end)` of the set, scaled, into a B x m tensor,
+// with the columns in `order` when one is given.
 torch::Tensor gather_batch(const TrainingSet& data, const std::vector<std::int64_t>& rows,
-                           std::size_t begin, std::size_t end);
+                           std::size_t begin, std::size_t end,
+                           const InputOrder* order = nullptr);
 // The same into `out` (rows x m, contiguous; a view is written in place).
 void gather_batch_into(const TrainingSet& data, const std::vector<std::int64_t>& rows,
-                       std::size_t begin, std::size_t end, torch::Tensor& out);
+                       std::size_t begin, std::size_t end, torch::Tensor& out,
+                       const InputOrder* order = nullptr);
 // The targets of the same rows.
 torch::Tensor gather_targets(const TrainingSet& data, const std::vector<std::int64_t>& rows,
                              std::size_t begin, std::size_t end);

@@ -15,6 +15,7 @@
 
 #include "neural/elastic_penalty.hpp"
 #include "neural/network.hpp"
+#include "neural/top_k_mask.hpp"
 #include "neural/trainer.hpp"
 #include "neural/worker_team.hpp"
 #include "topkfs/core/random.hpp"
@@ -184,6 +185,42 @@ TEST(ParallelStepTest, HookSeesTheWholeMinibatchGradient) {
       SCOPED_TRACE(t);
       EXPECT_TRUE(torch::allclose(one[t], team[t], 1e-4, 1e-6));
     }
+  }
+}
+
+// Training keeps the top k inputs first and moves them as the top k
+// changes; the best epoch's weights come back in the inputs' own order, as
+// the validation loss recorded for that epoch shows when measured again.
+TEST(InputOrderTrainingTest, BestEpochComesBackInTheInputsOwnOrder) {
+  const std::int64_t inputs = 20, k = 5;
+  const TeamProblem problem(160, inputs);
+  TrainingSet set = problem.set;
+  set.validation_rows.assign(set.train_rows.begin() + 120, set.train_rows.end());
+  set.train_rows.resize(120);
+  DnnTopOptions options;
+  options.hidden = {16, 8};
+  options.epochs = 12;
+  options.batch = 16;
+  options.lr = 3e-2;  // w moves fast, so the top k changes along the way
+  options.validation = 0;
+  options.patience = 0;
+  options.min_steps = 0;
+  for (const int workers : {1, 2}) {
+    SCOPED_TRACE(workers);
+    Rng init(4);
+    auto network = make_mlp(inputs, 3, options.hidden, init);
+    const TrainingOutcome outcome = train_network(*network, set, options, k, {}, {}, workers);
+    ASSERT_GE(outcome.best_epoch, 1);
+    const double recorded = *outcome.history[static_cast<std::size_t>(outcome.best_epoch - 1)].val_loss;
+    torch::NoGradGuard no_grad;
+    const Tensor w = network->w.detach();
+    const Tensor subset =
+        torch::tensor(top_k_by_magnitude(w.data_ptr<float>(), w.numel(), k), torch::kLong);
+    const Tensor x = gather_batch(set, set.validation_rows, 0, set.validation_rows.size());
+    const Tensor y = gather_targets(set, set.validation_rows, 0, set.validation_rows.size());
+    const double measured =
+        lead_and_sub_loss(network->forward(x, subset), y, set.task, options.lambda3).item<double>();
+    EXPECT_NEAR(measured, recorded, 1e-5 * recorded);
   }
 }
 
