@@ -2,6 +2,7 @@
 // recovery of a planted support, the CNN body, divergence and option errors.
 // These use the library's headers only (no libtorch), as a user would.
 #include <gtest/gtest.h>
+#include <sched.h>
 
 #include <algorithm>
 #include <cmath>
@@ -65,6 +66,18 @@ TEST(DnnTopDeterminismTest, TwoThreadsTrainAsOneThreadDoes) {
   ASSERT_EQ(one.scores.size(), two.scores.size());
   for (std::size_t j = 0; j < one.scores.size(); ++j) EXPECT_NEAR(one.scores[j], two.scores[j], 1e-4);
   EXPECT_EQ(one.selected, two.selected);
+}
+
+TEST(DnnTopThreadsTest, TheTeamStopsAtTheCores) {
+  // Members of a team spin while they wait for each other: more than the
+  // cores would mostly wait.
+  const auto made = planted_problem(SyntheticOptions::Target::Classes, 3, 4, 200);
+  const auto result =
+      fit_method("dnn-top", made.data, 5, with(kSmall, {{"epochs", "1"}, {"threads", "64"}}));
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  ASSERT_EQ(sched_getaffinity(0, sizeof(set), &set), 0);
+  EXPECT_EQ(result.options.at("threads_used").get<int>(), std::min(64, CPU_COUNT(&set)));
 }
 
 TEST(DnnTopSmallDataTest, EpochsAreRaisedToMakeTheMinimumSteps) {

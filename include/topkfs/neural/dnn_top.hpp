@@ -40,11 +40,13 @@ std::unique_ptr<Selector> make_dnn_top_selector(bool dfs);
 //  All: every pool gets them (the CNN's convolutions are parallel in libtorch).
 //  Team: every pool gets one thread; the caller runs a team of that many
 //    workers that take each training step together (the trainer's
-//    batch_workers), each with its own single-threaded GEMMs.
+//    batch_workers), each with its own single-threaded GEMMs; at most one
+//    per core the process may use.
 enum class ThreadUse { BlasOnly, All, Team };
 
 // Sets the thread counts of libtorch (intra-op; inter-op 1), OpenMP and
-// OpenBLAS together. threads <= 0 means every core. Returns the count in force.
+// OpenBLAS together. threads <= 0 means every core the process may use.
+// Returns the count in force.
 int configure_threads(int threads, ThreadUse use = ThreadUse::All);
 
 }  // namespace topkfs
