@@ -482,7 +482,9 @@ void run_thread_scaling(const Problem& problem, const Config& config) {
     fmt::print(
         "{:<34} {:>8.3f} s/epoch wall (median), best {:.3f}, speed-up {:.3f}{}\n",
         variants[v].label, median(t.wall[v]), best_of(t.wall[v]), speedup,
-        v > 0 ? (speedup >= 1.6 ? "  (target >= 1.6: met)" : "  (target >= 1.6: MISSED)") : "");
+        v == 1 ? (speedup >= 1.6 ? "  (target >= 1.6: met)" : "  (target >= 1.6: MISSED)")
+        : v > 1 ? "  (the alternative, for comparison)"
+                : "");
   }
   fmt::print("  (speed-up: median of the per-round ratios to 1 thread)\n");
   topkfs::configure_threads(1);

@@ -122,8 +122,11 @@ void gather_batch_into(const TrainingSet& data, const std::vector<std::int64_t>&
   const float* offset = scaled ? data.offset.data_ptr<float>() : nullptr;
   const float* inv_scale = scaled ? data.inv_scale.data_ptr<float>() : nullptr;
   float* to = out.data_ptr<float>();
-  // One pass per row while it is in L1: copy and scale, then the few swaps
-  // of the model's input order.
+  // One pass per row: copy and scale, then the few places of the model's
+  // input order rewritten from the source row, which is still in L1.
+  const auto value = [&](const float* from, std::int64_t input) {
+    return scaled ? (from[input] - offset[input]) * inv_scale[input] : from[input];
+  };
   for (std::size_t i = begin; i < end; ++i, to += m) {
     const float* from = data.features->row(rows[i]).data();
     if (scaled) {
@@ -131,7 +134,10 @@ void gather_batch_into(const TrainingSet& data, const std::vector<std::int64_t>&
     } else {
       std::memcpy(to, from, sizeof(float) * static_cast<std::size_t>(m));
     }
-    for (const auto& swap : swaps) std::swap(to[swap.place], to[swap.input]);
+    for (const auto& swap : swaps) {
+      to[swap.place] = value(from, swap.input);
+      to[swap.input] = value(from, swap.place);
+    }
   }
 }
 
