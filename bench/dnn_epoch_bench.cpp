@@ -81,7 +81,7 @@ const std::vector<int> kHidden = {256, 128};
 struct Config {
   std::string data_dir;
   long batches = 150;  // per timed run; 0 = a whole epoch
-  int rounds = 5;
+  int rounds = 9;  // a median of 9 paired ratios: a noisy round or two do not move it
   bool breakdown = false;
   bool comparison = true;
   bool threads = true;
