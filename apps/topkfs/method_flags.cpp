@@ -31,6 +31,9 @@ void add_method_flags(CLI::App& command, MethodFlags& flags) {
     const auto selector = method.make();
     for (const auto& info : selector->describe_options()) {
       if (!seen.insert(info.name).second) continue;
+      // A data flag of the same name (--image-shape) already reaches the
+      // method through the dataset.
+      if (command.get_option_no_throw("--" + info.name) != nullptr) continue;
       auto* option = group->add_option_function<std::string>(
           "--" + info.name,
           [&flags, name = info.name](const std::string& text) { flags.values[name] = text; },
