@@ -29,8 +29,14 @@ class DnnTopModel final : public LoopModel {
   }
 
   // Whatever happened, the network leaves with its inputs in their own order.
+  // On the way out of a failed fit a failure here must not end the process:
+  // the fit's own error is the one to report.
   ~DnnTopModel() override {
-    if (order_) order_->restore_own_order();
+    if (!order_) return;
+    try {
+      order_->restore_own_order();
+    } catch (...) {
+    }
   }
   DnnTopModel(const DnnTopModel&) = delete;
   DnnTopModel& operator=(const DnnTopModel&) = delete;
