@@ -28,13 +28,15 @@ class DnnTopModel final : public LoopModel {
     }
   }
 
-  // Whatever happened, the network leaves with its inputs in their own order.
-  // On the way out of a failed fit a failure here must not end the process:
-  // the fit's own error is the one to report.
+  // After training: the network's inputs back in their own order.
+  void finish() {
+    if (order_) order_->restore_own_order();
+  }
+  // The same when training failed; a second failure here must not end the
+  // process, as the fit's own error is the one to report.
   ~DnnTopModel() override {
-    if (!order_) return;
     try {
-      order_->restore_own_order();
+      finish();
     } catch (...) {
     }
   }
@@ -138,7 +140,9 @@ TrainingOutcome train_network(TopKNetwork& network, const TrainingSet& data,
   settings.min_steps = options.min_steps;
   settings.seed = options.seed;
   settings.batch_workers = batch_workers;
-  return train_loop(model, data, settings, callbacks, hook);  // ~DnnTopModel restores the order
+  TrainingOutcome outcome = train_loop(model, data, settings, callbacks, hook);
+  model.finish();
+  return outcome;
 }
 
 }  // namespace topkfs
