@@ -5,6 +5,7 @@
 
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 #include "commands.hpp"
@@ -28,6 +29,7 @@ struct EvaluateFlags {
   std::string protocol = "auto";
   std::string split = "predefined";
   double test_size = 0.2;
+  std::optional<std::uint64_t> model_seed;
   int trees = 50;
   OutputFlags out;
   std::string csv;
@@ -55,6 +57,7 @@ EvaluationOptions to_options(const EvaluateFlags& flags) {
   if (flags.seeds != 0) options.seeds = flags.seeds;
   options.split = parse_split_mode(flags.split);
   options.test_size = flags.test_size;
+  options.model_seed = flags.model_seed;
   options.downstream_trees = flags.trees;
   options.method_options = flags.method.values;
   if (const auto seed = options.method_options.find("seed"); seed != options.method_options.end()) {
@@ -168,6 +171,9 @@ Command add_evaluate_command(CLI::App& app) {
       ->capture_default_str();
   grid->add_option("--test-size", flags->test_size, "Test fraction of random splits")
       ->capture_default_str();
+  grid->add_option("--model-seed", flags->model_seed,
+                   "Give every run's method this seed, so that only the split (and the trees) "
+                   "change between runs; default: each run's seed");
   grid->add_option("--trees", flags->trees, "Trees of the downstream ExtraTrees")
       ->capture_default_str();
   OutputHelp help;

@@ -33,7 +33,8 @@ std::unique_ptr<Selector> make_configured(const std::string& method, const Evalu
   for (const auto& [name, value] : options.method_options) {
     if (selector->has_option(name)) selector->set_option(name, value);
   }
-  if (selector->has_option("seed")) selector->set_option("seed", std::to_string(seed));
+  const std::uint64_t method_seed = options.model_seed.value_or(seed);
+  if (selector->has_option("seed")) selector->set_option("seed", std::to_string(method_seed));
   selector->check_options();
   return selector;
 }
@@ -306,6 +307,10 @@ EvaluationReport evaluate_methods(const Dataset& data, const EvaluationOptions& 
   if (options.split == SplitMode::Predefined && !data.predefined_split &&
       report.protocol != Protocol::Detection) {
     report.notes.push_back("the data has no predefined split: each run uses a random split");
+  }
+  if (options.model_seed) {
+    report.notes.push_back(fmt::format(
+        "every run's method has seed {} (--model-seed): only the split changes", *options.model_seed));
   }
 
   GridRunner(data, options, report.protocol, callbacks, report).run_all();

@@ -61,6 +61,7 @@ json to_json(const SelectionResult& result) {
       {"notes", result.notes},
       {"warnings", result.warnings},
   };
+  if (!result.frequency.empty()) out["frequency"] = result.frequency;
   if (result.downstream) {
     const DownstreamResult& d = *result.downstream;
     out["downstream"] = {{"model", d.model},           {"metric", d.metric},
@@ -97,6 +98,13 @@ SelectionResult selection_from_json(const json& object, const std::string& where
   result.data.target_kind = field_as<std::string>(data, "target_kind", where);
   if (data.contains("feature_names")) {
     result.data.feature_names = field_as<std::vector<std::string>>(data, "feature_names", where);
+  }
+  if (object.contains("frequency")) {
+    result.frequency = field_as<std::vector<double>>(object, "frequency", where);
+    if (static_cast<std::int64_t>(result.frequency.size()) != result.data.columns) {
+      throw DataError(fmt::format("{}: 'frequency' holds {} values for {} columns", where,
+                                  result.frequency.size(), result.data.columns));
+    }
   }
   if (object.contains("notes")) result.notes = field_as<std::vector<std::string>>(object, "notes", where);
   if (object.contains("warnings")) {
@@ -139,7 +147,7 @@ std::string to_json_text(const SelectionResult& result) {
   const nlohmann::json sorted = to_json(result);
   nlohmann::ordered_json ordered;
   for (const char* key : {"format", "method", "k", "selected", "selected_names", "ranking",
-                          "scores", "history", "fit_seconds", "downstream", "options", "data",
+                          "scores", "frequency", "history", "fit_seconds", "downstream", "options", "data",
                           "notes", "warnings"}) {
     if (sorted.contains(key)) ordered[key] = sorted.at(key);
   }

@@ -1,6 +1,7 @@
 // dnn-top's objective (DESIGN.md §1) as a LoopModel: the lead model's loss,
 // lambda3 times the sub-model's on the k inputs of largest |w| (the mask
 // recomputed at every step), and the elastic-net penalties on w.
+#include <cmath>
 #include <optional>
 
 #include "elastic_penalty.hpp"
@@ -51,10 +52,17 @@ class DnnTopModel final : public LoopModel {
   }
 
   // The mask of the next step, made here once rather than by every member of
-  // a team inside batch_loss.
+  // a team inside batch_loss; with --w-constraint nonneg, w is clipped first.
   void after_step(const StepInfo&) override {
+    if (options_.w_constraint == "nonneg") {
+      torch::NoGradGuard no_grad;
+      network_.w.clamp_min_(0.0);
+    }
     if (order_) order_->bring_top_k_first(network_.w.detach());
   }
+
+  // Patience counts only once the top-k term has its final form.
+  double schedule_end() const override { return options_.warmup + options_.anneal; }
 
   const InputOrder* input_order() const override { return order_ ? &*order_ : nullptr; }
 
@@ -76,8 +84,11 @@ class DnnTopModel final : public LoopModel {
     return decay;
   }
 
-  Tensor batch_loss(const Tensor& x, const Tensor& y, const StepInfo&) override {
-    const Tensor data = data_part(x, y);
+  Tensor batch_loss(const Tensor& x, const Tensor& y, const StepInfo& step) override {
+    const double progress = step.progress();
+    const bool warming_up = progress < options_.warmup;
+    const Tensor data = lead_and_sub_loss(network_.forward(x, warming_up ? no_subset() : subset_at(progress)), y,
+                                          task_, warming_up ? 0.0 : options_.lambda3);
     const Tensor penalty = elastic_penalty_of(network_, options_);
     return penalty.defined() ? data + penalty : data;
   }
@@ -85,21 +96,44 @@ class DnnTopModel final : public LoopModel {
   // The forward pass reads w and the body; the top-k set is recomputed from w.
   bool batch_loss_is_pure() const override { return true; }
 
-  // The data part alone: the penalties say nothing about generalisation.
-  Tensor validation_loss(const Tensor& x, const Tensor& y) override { return data_part(x, y); }
-
- private:
-  // lead + lambda3 * sub on the current top-k set of |w|.
-  Tensor data_part(const Tensor& x, const Tensor& y) {
-    return lead_and_sub_loss(network_.forward(x, current_subset()), y, task_, options_.lambda3);
+  // The data part alone (the penalties say nothing about generalisation), on
+  // the final top-k set whatever the schedule, so that every epoch's figure
+  // compares with every other's: the lead plus lambda3 times the sub-model,
+  // or with --stop-on sub the sub-model alone.
+  Tensor validation_loss(const Tensor& x, const Tensor& y) override {
+    const ModelOutputs out = network_.forward(x, final_subset());
+    if (options_.stop_on == "sub" && out.sub.defined()) return data_loss(out.sub, y, task_);
+    return lead_and_sub_loss(out, y, task_, options_.lambda3);
   }
 
-  // The sub-model's input set for this step, or an empty tensor (lead only).
-  Tensor current_subset() const {
-    if (!(options_.lambda3 > 0)) return torch::empty({0}, torch::kLong);
+ private:
+  static Tensor no_subset() { return torch::empty({0}, torch::kLong); }
+
+  // The sub-model's input set at `progress` (a fraction of the planned
+  // steps): while annealing, the top k_t of |w| with k_t shrinking
+  // geometrically from all inputs to k; afterwards the top k.
+  Tensor subset_at(double progress) const {
+    const double into_anneal = progress - options_.warmup;
+    if (options_.lambda3 > 0 && options_.anneal > 0 && into_anneal < options_.anneal) {
+      const double inputs = static_cast<double>(network_.w.numel());
+      const double fraction = into_anneal / options_.anneal;
+      const auto k_now = static_cast<std::int64_t>(
+          std::llround(inputs * std::pow(static_cast<double>(k_) / inputs, fraction)));
+      if (k_now > k_) return top_k_of_w(k_now);
+    }
+    return final_subset();
+  }
+
+  // The top k of |w|, or an empty tensor (lead only) without the top-k term.
+  Tensor final_subset() const {
+    if (!(options_.lambda3 > 0)) return no_subset();
     if (order_) return leading_;  // after_step keeps the top k first
+    return top_k_of_w(k_);
+  }
+
+  Tensor top_k_of_w(std::int64_t count) const {
     const Tensor w = network_.w.detach();
-    return torch::tensor(top_k_by_magnitude(w.data_ptr<float>(), w.numel(), k_), torch::kLong);
+    return torch::tensor(top_k_by_magnitude(w.data_ptr<float>(), w.numel(), count), torch::kLong);
   }
 
   TopKNetwork& network_;

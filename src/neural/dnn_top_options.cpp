@@ -17,6 +17,21 @@ void DnnTopOptions::validate() const {
     fail(fmt::format("--lambda1/2/3 must not be negative (got {}, {}, {})", lambda1, lambda2,
                      lambda3));
   }
+  if (!(warmup >= 0 && anneal >= 0 && warmup + anneal <= 1)) {
+    fail(fmt::format("--warmup and --anneal are fractions of the training with a sum of at most 1, "
+                     "got {} and {}",
+                     warmup, anneal));
+  }
+  if (w_constraint != "none" && w_constraint != "nonneg") {
+    fail(fmt::format("--w-constraint takes none or nonneg, not '{}'", w_constraint));
+  }
+  if (restarts < 1) fail(fmt::format("--restarts must be at least 1, got {}", restarts));
+  if (!(subsample > 0 && subsample <= 1)) {
+    fail(fmt::format("--subsample must be in (0, 1], got {}", subsample));
+  }
+  if (stop_on != "sum" && stop_on != "sub") {
+    fail(fmt::format("--stop-on takes sum or sub, not '{}'", stop_on));
+  }
 }
 
 const OptionTable<DnnTopOptions>& dnn_top_option_table() {
@@ -34,6 +49,23 @@ const OptionTable<DnnTopOptions>& dnn_top_option_table() {
         .add("lambda2", &DnnTopOptions::lambda2, "Weight of ||w||_1")
         .add("lambda3", &DnnTopOptions::lambda3,
              "Weight of the top-k sub-model's loss (0 gives DFS)")
+        .add("warmup", &DnnTopOptions::warmup,
+             "Fraction of the training that fits the lead model alone (lambda3 = 0) before the "
+             "top-k term starts, so that the ranking starts from the lead model's signal")
+        .add("anneal", &DnnTopOptions::anneal,
+             "Fraction of the training, after the warm-up, over which the sub-model's input set "
+             "shrinks geometrically from all inputs to k (0 = k from the start)")
+        .add("w-constraint", &DnnTopOptions::w_constraint,
+             "none, or nonneg: w clipped at 0 after every step")
+        .add("stop-on", &DnnTopOptions::stop_on,
+             "Validation loss for early stopping and the best epoch: sum (lead + lambda3 * "
+             "sub-model) or sub (the sub-model on the k selected inputs)")
+        .add("restarts", &DnnTopOptions::restarts,
+             "Stability selection: fit this many times (seeds --seed, --seed+1, ...) and select "
+             "the features chosen most often; the result holds each feature's frequency")
+        .add("subsample", &DnnTopOptions::subsample,
+             "With --restarts: the fraction of the training rows each fit draws (stratified; "
+             "0.5 = half, as in stability selection; 1 = all rows)")
         .add("image-shape", &DnnTopOptions::image_shape,
              "HxW[xC] of the images for --body cnn when the data does not carry one");
     return t;

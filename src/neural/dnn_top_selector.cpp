@@ -4,6 +4,7 @@
 
 #include <torch/serialize/archive.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
@@ -12,6 +13,7 @@
 #include "neural_problem.hpp"
 #include "topkfs/core/error.hpp"
 #include "topkfs/core/random.hpp"
+#include "topkfs/data/splits.hpp"
 #include "topkfs/neural/dnn_top.hpp"
 #include "trainer.hpp"
 
@@ -39,59 +41,26 @@ class DnnTopSelector final : public TableSelector<DnnTopOptions> {
                       const FitCallbacks& callbacks) override {
     const auto start = NeuralClock::now();
     options_.validate();
-    const DnnTopOptions& options = options_;
     check_k(train, k);
-
-    std::optional<ImageShape> shape = train.image_shape;
-    if (!options.image_shape.empty()) shape = parse_image_shape(options.image_shape, "--image-shape");
-    if (options.body == "cnn") {
-      if (!shape) {
-        throw OptionError(fmt::format(
-            "--body cnn needs an image shape: {} carries none; give --image-shape HxW",
-            train.source));
-      }
-      if (shape->pixels() != train.cols() || shape->height < 4 || shape->width < 4) {
-        throw OptionError(fmt::format("--image-shape {}x{}x{} does not fit {} columns",
-                                      shape->height, shape->width, shape->channels, train.cols()));
-      }
+    const std::optional<ImageShape> shape = checked_image_shape(train);
+    if (options_.restarts == 1 && options_.subsample == 1.0) {
+      FitOnce once = fit_once(train, rows, k, shape, options_, callbacks);
+      SelectionResult result = neural_result(name(), k, once.magnitude, train, once.problem,
+                                             once.outcome, options_json(), start);
+      keep_model(once, train, k, result);
+      return result;
     }
-
-    // MLP: a team of threads takes each step together, each on its part of
-    // the minibatch with single-threaded GEMMs (ParallelStep); measured
-    // faster than giving the threads to OpenBLAS (docs/algorithms.md). The
-    // CNN's convolutions are parallel inside libtorch.
-    const bool cnn = options.body == "cnn";
-    const NeuralProblem problem = prepare_problem(train, rows, options, shape.has_value(),
-                                                  cnn ? ThreadUse::All : ThreadUse::Team);
-    Rng init_rng(derive_seed(options.seed, 0));
-    std::shared_ptr<TopKNetwork> network =
-        options.body == "cnn" ? make_cnn(*shape, problem.outputs, options.hidden, init_rng)
-                              : make_mlp(train.cols(), problem.outputs, options.hidden, init_rng);
-    const TrainingOutcome outcome = train_network(*network, problem.set, options, k, callbacks, {},
-                                                  cnn ? 1 : problem.threads_used);
-    network_ = network;
-
-    const Tensor magnitude = network->w.detach().abs().to(torch::kDouble).contiguous();
-    SelectionResult result = neural_result(
-        name(), k,
-        std::vector<double>(magnitude.data_ptr<double>(),
-                            magnitude.data_ptr<double>() + magnitude.numel()),
-        train, problem, outcome, options_json(), start);
-    model_metadata_ = nlohmann::json{{"method", name()},
-                                     {"k", k},
-                                     {"inputs", train.cols()},
-                                     {"outputs", problem.outputs},
-                                     {"options", result.options},
-                                     {"selected", result.selected},
-                                     {"feature_names", train.feature_names}};
-    return result;
+    return fit_restarts(train, rows, k, shape, callbacks, start);
   }
 
   // A libtorch archive of every parameter (w and the body) plus the metadata
   // needed to rebuild the network, as the string entry "topkfs_metadata".
-  // Without the top-k term (DFS) training never looks at k: the selection
-  // for any k is the first k of the ranking by |w|.
-  bool ranking_depends_on_k() const override { return options_.lambda3 != 0.0; }
+  // Without the top-k term (DFS) training never looks at k, so the selection
+  // for any k is the first k of the ranking by |w|; but restarts vote with
+  // each run's top k.
+  bool ranking_depends_on_k() const override {
+    return options_.lambda3 != 0.0 || options_.restarts > 1;
+  }
 
   void save_model(const std::string& path) const override {
     if (!network_) {
@@ -114,6 +83,132 @@ class DnnTopSelector final : public TableSelector<DnnTopOptions> {
   }
 
  private:
+  struct FitOnce {
+    std::shared_ptr<TopKNetwork> network;
+    NeuralProblem problem;
+    TrainingOutcome outcome;
+    std::vector<double> magnitude;  // |w| per input
+  };
+
+  // The image shape a CNN body needs, checked against the data; the data's
+  // own when the options give none.
+  std::optional<ImageShape> checked_image_shape(const Dataset& train) const {
+    std::optional<ImageShape> shape = train.image_shape;
+    if (!options_.image_shape.empty()) {
+      shape = parse_image_shape(options_.image_shape, "--image-shape");
+    }
+    if (options_.body != "cnn") return shape;
+    if (!shape) {
+      throw OptionError(fmt::format(
+          "--body cnn needs an image shape: {} carries none; give --image-shape HxW", train.source));
+    }
+    if (shape->pixels() != train.cols() || shape->height < 4 || shape->width < 4) {
+      throw OptionError(fmt::format("--image-shape {}x{}x{} does not fit {} columns",
+                                    shape->height, shape->width, shape->channels, train.cols()));
+    }
+    return shape;
+  }
+
+  // One training run with `options` (its seed) on `rows`.
+  static FitOnce fit_once(const Dataset& train, const std::vector<std::int64_t>& rows, int k,
+                          const std::optional<ImageShape>& shape, const DnnTopOptions& options,
+                          const FitCallbacks& callbacks) {
+    // MLP: a team of threads takes each step together, each on its part of
+    // the minibatch with single-threaded GEMMs (ParallelStep), which measured
+    // faster than giving the threads to OpenBLAS (docs/algorithms.md). The
+    // CNN's convolutions are parallel inside libtorch.
+    const bool cnn = options.body == "cnn";
+    FitOnce once;
+    once.problem = prepare_problem(train, rows, options, shape.has_value(),
+                                   cnn ? ThreadUse::All : ThreadUse::Team);
+    Rng init_rng(derive_seed(options.seed, 0));
+    once.network = cnn ? make_cnn(*shape, once.problem.outputs, options.hidden, init_rng)
+                       : make_mlp(train.cols(), once.problem.outputs, options.hidden, init_rng);
+    once.outcome = train_network(*once.network, once.problem.set, options, k, callbacks, {},
+                                 cnn ? 1 : once.problem.threads_used);
+    const Tensor magnitude = once.network->w.detach().abs().to(torch::kDouble).contiguous();
+    once.magnitude.assign(magnitude.data_ptr<double>(),
+                          magnitude.data_ptr<double>() + magnitude.numel());
+    return once;
+  }
+
+  // Stability selection over restarts (docs/algorithms.md): each run's top k
+  // is a vote; the score of a feature is its vote count plus half its mean
+  // relative |w| (|w| / max |w| of the run, below 1), so that the votes
+  // decide and the magnitudes only break ties.
+  SelectionResult fit_restarts(const Dataset& train, const std::vector<std::int64_t>& rows, int k,
+                               const std::optional<ImageShape>& shape,
+                               const FitCallbacks& callbacks, NeuralClock::time_point start) {
+    const int restarts = options_.restarts;
+    const auto m = static_cast<std::size_t>(train.cols());
+    std::vector<double> votes(m, 0.0);
+    std::vector<double> relative_magnitude(m, 0.0);
+    FitOnce last;
+    for (int r = 0; r < restarts; ++r) {
+      DnnTopOptions run = options_;
+      run.seed = options_.seed + static_cast<std::uint64_t>(r);
+      run.restarts = 1;
+      std::vector<std::int64_t> drawn = rows;
+      if (options_.subsample < 1.0) {
+        drawn = train_validation_split(train, rows, 1.0 - options_.subsample,
+                                       derive_seed(run.seed, 7))
+                    .train;
+      }
+      callbacks.info(fmt::format("restart {}/{}: seed {}, {} training rows", r + 1, restarts,
+                                 run.seed, drawn.size()));
+      last = fit_once(train, drawn, k, shape, run, restart_callbacks(callbacks, r, restarts));
+      const double largest = *std::max_element(last.magnitude.begin(), last.magnitude.end());
+      for (std::size_t j = 0; j < m; ++j) {
+        relative_magnitude[j] += largest > 0 ? last.magnitude[j] / largest : 0.0;
+      }
+      const std::vector<std::int64_t> ranking = rank_by_score(last.magnitude);
+      for (int i = 0; i < k; ++i) votes[static_cast<std::size_t>(ranking[i])] += 1.0;
+    }
+    std::vector<double> scores(m);
+    std::vector<double> frequency(m);
+    for (std::size_t j = 0; j < m; ++j) {
+      frequency[j] = votes[j] / restarts;
+      scores[j] = votes[j] + 0.5 * relative_magnitude[j] / restarts;
+    }
+    SelectionResult result = neural_result(name(), k, std::move(scores), train, last.problem,
+                                           last.outcome, options_json(), start);
+    result.frequency = std::move(frequency);
+    result.notes.push_back(fmt::format(
+        "stability selection: {} fits (seeds {}..{}){}; the history and the saved model are the "
+        "last fit's",
+        restarts, options_.seed, options_.seed + static_cast<std::uint64_t>(restarts) - 1,
+        options_.subsample < 1.0
+            ? fmt::format(", each on {:g}% of the training rows", 100 * options_.subsample)
+            : std::string()));
+    keep_model(last, train, k, result);
+    return result;
+  }
+
+  // Progress across restarts: epochs counted over all of them.
+  static FitCallbacks restart_callbacks(const FitCallbacks& callbacks, int restart, int restarts) {
+    FitCallbacks scoped = callbacks;
+    if (callbacks.progress) {
+      scoped.progress = [outer = callbacks.progress, restart, restarts](const Progress& p) {
+        Progress total = p;
+        total.epoch = restart * p.epochs + p.epoch;
+        total.epochs = restarts * p.epochs;
+        outer(total);
+      };
+    }
+    return scoped;
+  }
+
+  void keep_model(const FitOnce& fit, const Dataset& train, int k, const SelectionResult& result) {
+    network_ = fit.network;
+    model_metadata_ = nlohmann::json{{"method", name()},
+                                     {"k", k},
+                                     {"inputs", train.cols()},
+                                     {"outputs", fit.problem.outputs},
+                                     {"options", result.options},
+                                     {"selected", result.selected},
+                                     {"feature_names", train.feature_names}};
+  }
+
   bool dfs_;
   std::shared_ptr<TopKNetwork> network_;
   nlohmann::json model_metadata_;

@@ -232,7 +232,8 @@ TrainingOutcome train_loop(LoopModel& model, const TrainingSet& data, const Loop
         outcome.best_epoch = epoch;
         best_state = snapshot(model);
         epochs_without_improvement = 0;
-      } else if (patience > 0 && ++epochs_without_improvement >= patience) {
+      } else if (patience > 0 && static_cast<double>(epoch) / epochs >= model.schedule_end() &&
+                 ++epochs_without_improvement >= patience) {
         outcome.stopped_early = true;
         break;
       }

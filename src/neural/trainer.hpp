@@ -84,6 +84,10 @@ class LoopModel {
   // The mean loss on some validation rows that early stopping compares,
   // called without gradients.
   virtual torch::Tensor validation_loss(const torch::Tensor& x, const torch::Tensor& y) = 0;
+  // The fraction of the planned steps after which the objective no longer
+  // changes (a schedule's end): early stopping's patience counts only the
+  // epochs that end after it.
+  virtual double schedule_end() const { return 0.0; }
   // Everything that the best epoch's weights restore (default: parameters()).
   virtual std::vector<torch::Tensor> state() { return parameters(); }
   // True when batch_loss only reads the model, so that the loop may call it

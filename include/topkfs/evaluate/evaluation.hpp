@@ -41,6 +41,10 @@ struct EvaluationOptions {
   double test_size = 0.2;
   // Run s (0-based) uses seed + s for its split, the method and the trees.
   std::uint64_t seed = 0;
+  // When set, every run's method takes this seed instead (the split and the
+  // trees still change per run): how stable a selection is against the data
+  // alone, as a user who keeps the default seed on new data sees it.
+  std::optional<std::uint64_t> model_seed;
   int downstream_trees = 50;
   int threads = 0;  // downstream trees (0 = every core); methods take --threads themselves
   // Method options by name (as `topkfs select` takes them); each applies to

@@ -21,6 +21,28 @@ struct DnnTopOptions : NeuralTrainingOptions {
   double lambda1 = 1e-4;      // lambda1 * ||w||_2^2
   double lambda2 = 1e-4;      // lambda2 * ||w||_1
   double lambda3 = 1.0;       // weight of the sub-model's loss; 0 = DFS
+  // The schedule of the top-k term (docs/algorithms.md, "Training schedule"),
+  // as fractions of the planned steps: the first `warmup` train the lead
+  // model alone (DFS), so that the ranking by |w| starts from the lead
+  // model's signal; over the next `anneal` the sub-model's input set shrinks
+  // geometrically from all inputs to k; then it is the top k. Early stopping
+  // waits for the schedule to end.
+  double warmup = 0.0;
+  double anneal = 0.0;
+  // none: w is free; nonneg: w is clipped at 0 after every step, so that the
+  // L1 penalty drives unused inputs to exactly 0 rather than across it.
+  std::string w_constraint = "none";
+  // What early stopping and the best-epoch choice compare on the validation
+  // rows: sum (lead + lambda3 * sub-model, the training objective's data
+  // part) or sub (the sub-model on the final k inputs alone: the selection
+  // is what the fit is for).
+  std::string stop_on = "sum";
+  // Stability selection (docs/algorithms.md): `restarts` fits with seeds
+  // seed, seed + 1, ..., each on a random `subsample` fraction of the
+  // training rows (stratified for classes; 1 = all of them); the features
+  // chosen most often are selected, ties by their mean relative |w|.
+  int restarts = 1;
+  double subsample = 1.0;
   std::string image_shape;    // e.g. 28x28 for --body cnn when the data has none
 
   // Throws OptionError naming the offending field.

@@ -45,6 +45,9 @@ struct SelectionResult {
   std::vector<std::string> selected_names;
   std::vector<std::int64_t> ranking;       // every column, best first
   std::vector<double> scores;              // per column (index = column), higher is better
+  // Per column: the fraction of a stability fit's runs whose top k held it
+  // (dnn-top --restarts); empty for a single fit.
+  std::vector<double> frequency;
   std::vector<EpochRecord> history;
   double fit_seconds = 0.0;
   nlohmann::json options = nlohmann::json::object();  // every option with its value
