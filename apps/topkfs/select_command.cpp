@@ -11,7 +11,9 @@
 #include "output_flags.hpp"
 #include "progress_bar.hpp"
 #include "reader_flags.hpp"
+#include "topkfs/core/error.hpp"
 #include "topkfs/eval/downstream.hpp"
+#include "topkfs/io/chart.hpp"
 #include "topkfs/io/picture.hpp"
 #include "topkfs/io/result_json.hpp"
 #include "topkfs/io/table_writer.hpp"
@@ -31,6 +33,7 @@ struct SelectFlags {
   OutputFlags out;
   std::string output_data;
   std::string save_model;
+  std::string frequency_map;
   bool score = false;
 };
 
@@ -57,6 +60,11 @@ int run(const SelectFlags& flags) {
   auto selector = make_selector(flags.method.name);
   flags.method.apply(*selector);
   selector->check_options();  // bad options fail before the data is read
+  if (!flags.frequency_map.empty() && selector->options_json().value("restarts", 1) < 2) {
+    throw OptionError(
+        "--frequency-map shows how often restarts chose each feature: add --restarts 2 or more "
+        "(dnn-top and dfs)");
+  }
   const Dataset data = load_dataset(flags.data, flags.data.to_options());
   check_picture_data(flags.out, flags.data, data);
   SelectionSplitOptions split;
@@ -81,6 +89,12 @@ int run(const SelectFlags& flags) {
   if (!flags.output_data.empty()) write_selected_columns(flags.output_data, data, result.selected);
   if (!flags.out.picture.empty()) {
     write_png(flags.out.picture, draw_selection(data, learned_rows, result.selected));
+  }
+  if (!flags.frequency_map.empty()) {
+    const std::string title =
+        fmt::format("{}: how often each feature was chosen ({} fits, k={})", result.method,
+                    selector->options_json().value("restarts", 1), result.k);
+    write_png(flags.frequency_map, draw_frequency_map(frequency_map_of(data, result.frequency, title)));
   }
   if (flags.out.json) {
     std::cout << to_json_text(result);
@@ -121,6 +135,9 @@ Command add_select_command(CLI::App& app) {
     out.add_option("--save-model", flags->save_model,
                    "Save the trained model (neural methods: a libtorch archive of every parameter "
                    "with the options as metadata)");
+    out.add_option("--frequency-map", flags->frequency_map,
+                   "With --restarts: write a PNG of how often each feature was chosen (image "
+                   "data: a heat map of the pixels; other data: bars of the most frequent)");
     out.add_flag("--score", flags->score,
                  "Also fit the downstream model of the paper on the selected columns of the rows "
                  "the method learned from and score it on the held-out rows (ExtraTrees with 50 "
@@ -132,6 +149,7 @@ Command add_select_command(CLI::App& app) {
       "  topkfs select /usr/share/datasets/fashion-mnist --k 50 --score --picture chosen.png\n"
       "  topkfs select data.csv --target label --method dfs --k 10 --hidden 64 --epochs 30\n"
       "  topkfs select mnist/ --method dnn-top --k 50 --body cnn --lambda3 2 --seed 7\n"
+      "  topkfs select usps.h5 --k 10 --restarts 5 --subsample 0.5 --frequency-map f.png\n"
       "\nMethods: run `topkfs methods` for the list and each method's options.\n"
       "Exit status: 0 success, 2 usage error, 1 data or runtime error.");
   return {command, [flags] { return run(*flags); }};

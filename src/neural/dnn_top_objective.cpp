@@ -45,6 +45,7 @@ class DnnTopModel final : public LoopModel {
   DnnTopModel& operator=(const DnnTopModel&) = delete;
 
   void optimizer_ready(FusedAdam& optimizer) override {
+    if (options_.w_step == "shared") optimizer.share_second_moment(network_.w);
     if (!order_) return;
     for (const auto& tensor : network_.input_indexed()) {
       for (const auto& moment : optimizer.moments_of(tensor)) order_->track(moment);

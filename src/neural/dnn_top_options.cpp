@@ -29,6 +29,9 @@ void DnnTopOptions::validate() const {
   if (!(subsample > 0 && subsample <= 1)) {
     fail(fmt::format("--subsample must be in (0, 1], got {}", subsample));
   }
+  if (w_step != "adam" && w_step != "shared") {
+    fail(fmt::format("--w-step takes adam or shared, not '{}'", w_step));
+  }
   if (stop_on != "sum" && stop_on != "sub") {
     fail(fmt::format("--stop-on takes sum or sub, not '{}'", stop_on));
   }
@@ -57,6 +60,9 @@ const OptionTable<DnnTopOptions>& dnn_top_option_table() {
              "shrinks geometrically from all inputs to k (0 = k from the start)")
         .add("w-constraint", &DnnTopOptions::w_constraint,
              "none, or nonneg: w clipped at 0 after every step")
+        .add("w-step", &DnnTopOptions::w_step,
+             "Adam's scaling of w's steps: adam (per input) or shared (one second moment for "
+             "all inputs: steps in proportion to the gradients)")
         .add("stop-on", &DnnTopOptions::stop_on,
              "Validation loss for early stopping and the best epoch: sum (lead + lambda3 * "
              "sub-model) or sub (the sub-model on the k selected inputs)")

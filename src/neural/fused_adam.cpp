@@ -1,5 +1,6 @@
 #include "fused_adam.hpp"
 
+#include <algorithm>
 #include <cmath>
 
 #include "kernels.hpp"
@@ -15,6 +16,14 @@ FusedAdam::FusedAdam(std::vector<torch::Tensor> parameters, std::vector<double> 
     TOPKFS_ASSERT(parameter.is_contiguous() && parameter.scalar_type() == torch::kFloat);
     first_moment_.push_back(torch::zeros_like(parameter));
     second_moment_.push_back(torch::zeros_like(parameter));
+  }
+  shared_.assign(parameters_.size(), 0);
+  shared_square_.assign(parameters_.size(), 0.0f);
+}
+
+void FusedAdam::share_second_moment(const torch::Tensor& parameter) {
+  for (std::size_t t = 0; t < parameters_.size(); ++t) {
+    if (parameters_[t].is_same(parameter)) shared_[t] = 1;
   }
 }
 
@@ -83,6 +92,21 @@ bool FusedAdam::begin_step(double squared_norm) {
   current_.clip_factor = static_cast<float>(factor);
   current_.step_size = static_cast<float>(settings_.lr / bias1);
   current_.inv_sqrt_bias2 = static_cast<float>(1.0 / std::sqrt(bias2));
+  // Shared second moments need the whole gradient, which is complete here
+  // (a team has summed its parts); every member's runs then read the same value.
+  for (std::size_t t = 0; t < parameters_.size(); ++t) {
+    const auto& grad = parameters_[t].grad();
+    if (!shared_[t] || !grad.defined()) continue;
+    const float* g = grad.data_ptr<float>();
+    const float* p = parameters_[t].data_ptr<float>();
+    const auto decay = static_cast<float>(weight_decay_[t]);
+    double sum = 0.0;
+    for (std::int64_t i = 0; i < grad.numel(); ++i) {
+      const double gi = g[i] * current_.clip_factor + decay * p[i];
+      sum += gi * gi;
+    }
+    shared_square_[t] = static_cast<float>(sum / static_cast<double>(std::max<std::int64_t>(1, grad.numel())));
+  }
   return true;
 }
 
@@ -100,10 +124,16 @@ void FusedAdam::update(const std::vector<ParameterRun>& runs) const {
     TOPKFS_ASSERT(grad.is_contiguous());
     constants.decay = static_cast<float>(weight_decay_[run.tensor]);
     const std::int64_t at = run.begin;
-    kernels::adam_update(parameters_[run.tensor].data_ptr<float>() + at, grad.data_ptr<float>() + at,
-                         first_moment_[run.tensor].data_ptr<float>() + at,
-                         second_moment_[run.tensor].data_ptr<float>() + at, run.end - run.begin,
-                         constants);
+    float* p = parameters_[run.tensor].data_ptr<float>() + at;
+    const float* g = grad.data_ptr<float>() + at;
+    float* m = first_moment_[run.tensor].data_ptr<float>() + at;
+    float* v = second_moment_[run.tensor].data_ptr<float>() + at;
+    if (shared_[run.tensor]) {
+      kernels::adam_update_shared(p, g, m, v, run.end - run.begin, constants,
+                                  shared_square_[run.tensor]);
+    } else {
+      kernels::adam_update(p, g, m, v, run.end - run.begin, constants);
+    }
   }
 }
 

@@ -49,6 +49,12 @@ class FusedAdam {
   // Returns false, changing nothing, when the gradient norm is not finite.
   [[nodiscard]] bool step();
 
+  // From now on `parameter` (one of the optimizer's) keeps one second moment
+  // for all its elements, from the mean of their squared gradients: its
+  // elements then step in proportion to their gradients instead of each by
+  // about lr (dnn-top's --w-step shared).
+  void share_second_moment(const torch::Tensor& parameter);
+
   // Adam's first and second moments of `parameter` (one of the optimizer's):
   // whoever reorders a parameter's elements reorders these alike.
   std::vector<torch::Tensor> moments_of(const torch::Tensor& parameter) const;
@@ -80,6 +86,8 @@ class FusedAdam {
   std::vector<double> weight_decay_;
   std::vector<torch::Tensor> first_moment_;
   std::vector<torch::Tensor> second_moment_;
+  std::vector<char> shared_;           // per parameter: one second moment for all elements
+  std::vector<float> shared_square_;  // this step's mean squared gradient of those
   AdamSettings settings_;
   std::int64_t steps_ = 0;
   StepConstants current_;

@@ -24,6 +24,20 @@ void adam_update(float* __restrict p, const float* __restrict g, float* __restri
   }
 }
 
+void adam_update_shared(float* __restrict p, const float* __restrict g, float* __restrict m,
+                        float* __restrict v, std::int64_t n, const AdamConstants& c,
+                        float shared_square) {
+  const AdamConstants k = c;
+  for (std::int64_t i = 0; i < n; ++i) {
+    const float gi = g[i] * k.clip_factor + k.decay * p[i];
+    const float mi = k.beta1 * m[i] + (1.0f - k.beta1) * gi;
+    const float vi = k.beta2 * v[i] + (1.0f - k.beta2) * shared_square;
+    m[i] = mi;
+    v[i] = vi;
+    p[i] -= k.step_size * mi / (std::sqrt(vi) * k.inv_sqrt_bias2 + k.eps);
+  }
+}
+
 TOPKFS_CLONES
 double squared_sum(const float* __restrict x, std::int64_t n) {
   // Eight running sums, so that the loop vectorises without reassociating

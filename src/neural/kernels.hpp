@@ -23,6 +23,13 @@ struct AdamConstants {
 void adam_update(float* p, const float* g, float* m, float* v, std::int64_t n,
                  const AdamConstants& c);
 
+// The same update with one second-moment term shared by the n parameters:
+// `shared_square` (the mean squared gradient of the whole tensor, clipped and
+// with decay) stands in for each element's own squared gradient, so every
+// element's step is proportional to its gradient.
+void adam_update_shared(float* p, const float* g, float* m, float* v, std::int64_t n,
+                        const AdamConstants& c, float shared_square);
+
 // Sum of squares in double (huge finite gradients overflow a float sum).
 double squared_sum(const float* x, std::int64_t n);
 

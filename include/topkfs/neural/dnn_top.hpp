@@ -32,6 +32,12 @@ struct DnnTopOptions : NeuralTrainingOptions {
   // none: w is free; nonneg: w is clipped at 0 after every step, so that the
   // L1 penalty drives unused inputs to exactly 0 rather than across it.
   std::string w_constraint = "none";
+  // How Adam scales w's steps. adam: per input, so that every input with a
+  // steady gradient moves by about lr per step whatever the gradient's size;
+  // shared: one second moment for all of w, so that an input's step is
+  // proportional to its gradient and |w| accumulates how much the loss
+  // depends on it.
+  std::string w_step = "adam";
   // What early stopping and the best-epoch choice compare on the validation
   // rows: sum (lead + lambda3 * sub-model, the training objective's data
   // part) or sub (the sub-model on the final k inputs alone: the selection
