@@ -79,4 +79,22 @@ const OptionTable<DnnTopOptions>& dnn_top_option_table() {
   return table;
 }
 
+DnnTopOptions dfs_default_options() {
+  DnnTopOptions options;
+  options.lambda3 = 0.0;
+  // Without the top-k term the penalties alone shape |w|: the study
+  // (docs/quality-study.md) found DFS best with the small L1 penalty and
+  // Adam's own step for w; the schedule does not apply.
+  options.lambda2 = 1e-4;
+  options.w_step = "adam";
+  options.anneal = 0.0;
+  return options;
+}
+
+const OptionTable<DnnTopOptions>& dfs_option_table() {
+  static const OptionTable<DnnTopOptions> table =
+      OptionTable<DnnTopOptions>(dnn_top_option_table()).with_defaults(dfs_default_options());
+  return table;
+}
+
 }  // namespace topkfs

@@ -24,8 +24,9 @@ using torch::Tensor;
 
 class DnnTopSelector final : public TableSelector<DnnTopOptions> {
  public:
-  explicit DnnTopSelector(bool dfs) : TableSelector(dnn_top_option_table()), dfs_(dfs) {
-    if (dfs_) options_.lambda3 = 0.0;
+  explicit DnnTopSelector(bool dfs)
+      : TableSelector(dfs ? dfs_option_table() : dnn_top_option_table()), dfs_(dfs) {
+    if (dfs_) options_ = dfs_default_options();
   }
 
   std::string name() const override { return dfs_ ? "dfs" : "dnn-top"; }

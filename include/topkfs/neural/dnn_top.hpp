@@ -57,6 +57,11 @@ struct DnnTopOptions : NeuralTrainingOptions {
 
 const OptionTable<DnnTopOptions>& dnn_top_option_table();
 
+// dfs: the same options with lambda3 = 0 and DFS's own defaults for the rest
+// (docs/algorithms.md, "dfs"), and its table showing them.
+DnnTopOptions dfs_default_options();
+const OptionTable<DnnTopOptions>& dfs_option_table();
+
 // `dnn-top` (lambda3 from the options) or `dfs` (lambda3 forced to 0).
 std::unique_ptr<Selector> make_dnn_top_selector(bool dfs);
 

@@ -47,8 +47,8 @@ class OptionTable {
       option_parsing::parse(name, text, options.*member);
     };
     entry.get = [member](const Options& options) { return nlohmann::json(options.*member); };
-    Options defaults;
-    entry.info.default_text = to_text(defaults.*member);
+    entry.text = [member](const Options& options) { return to_text(options.*member); };
+    entry.info.default_text = entry.text(Options{});
     entries_.push_back(std::move(entry));
     return *this;
   }
@@ -74,6 +74,13 @@ class OptionTable {
     return false;
   }
 
+  // The defaults shown in the help become `defaults`' values: for a method
+  // that shares another's options with other defaults (dfs and dnn-top).
+  OptionTable& with_defaults(const Options& defaults) {
+    for (auto& entry : entries_) entry.info.default_text = entry.text(defaults);
+    return *this;
+  }
+
   nlohmann::json to_json(const Options& options) const {
     nlohmann::json out = nlohmann::json::object();
     for (const auto& entry : entries_) out[entry.info.name] = entry.get(options);
@@ -91,6 +98,7 @@ class OptionTable {
     OptionInfo info;
     std::function<void(Options&, const std::string&)> set;
     std::function<nlohmann::json(const Options&)> get;
+    std::function<std::string(const Options&)> text;
   };
 
   template <typename T>
