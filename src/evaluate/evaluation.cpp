@@ -6,11 +6,11 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <memory>
 #include <set>
 
+#include "topkfs/core/clock.hpp"
 #include "topkfs/core/error.hpp"
 #include "topkfs/eval/downstream.hpp"
 #include "topkfs/eval/metrics.hpp"
@@ -19,12 +19,6 @@
 
 namespace topkfs {
 namespace {
-
-using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
 
 // A fresh selector for one run: the user's options, then the run's seed.
 std::unique_ptr<Selector> make_configured(const std::string& method, const EvaluationOptions& options,

@@ -11,19 +11,19 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <limits>
 #include <numeric>
 
 #include "dense_kernels.hpp"
+#include "topkfs/core/clock.hpp"
 #include "topkfs/core/error.hpp"
 #include "topkfs/linear/linear_model.hpp"
+#include "topkfs/select/selector.hpp"
 
 namespace topkfs {
 namespace {
 
-using Clock = std::chrono::steady_clock;
 using Columns = std::vector<std::int64_t>;
 
 // Auto picks covariance updates up to this Gram size (512 MB); forced, they
@@ -47,10 +47,6 @@ double soft_threshold(double z, double threshold) {
   if (z > threshold) return z - threshold;
   if (z < -threshold) return z + threshold;
   return 0.0;
-}
-
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
 // Residual updates: O(n) per gradient and per changed weight.
@@ -462,10 +458,7 @@ void validate(const LinearProblem& problem, const LinearPenalty& penalty,
         fmt::format("lambda1, lambda2 and lambda3 must not be negative (got {}, {}, {})",
                     penalty.lambda1, penalty.lambda2, penalty.lambda3));
   }
-  if (penalty.lambda3 > 0 && (penalty.k < 1 || penalty.k > problem.cols())) {
-    throw OptionError(fmt::format("k = {} is out of range: the data has {} feature columns",
-                                  penalty.k, problem.cols()));
-  }
+  if (penalty.lambda3 > 0) check_k(penalty.k, problem.cols(), "the data");
   if (!(control.tol > 0))
     throw OptionError(fmt::format("--tol must be positive, got {}", control.tol));
   if (control.max_sweeps < 1) {

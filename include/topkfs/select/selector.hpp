@@ -14,6 +14,11 @@
 
 namespace topkfs {
 
+// The k check of every fit: throws OptionError unless 1 <= k <= columns,
+// naming --k and `source` (the data's file, or "the data").
+void check_k(int k, std::int64_t columns, const std::string& source);
+inline void check_k(const Dataset& data, int k) { check_k(k, data.cols(), data.source); }
+
 class Selector {
  public:
   virtual ~Selector() = default;
