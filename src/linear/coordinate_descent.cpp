@@ -20,6 +20,7 @@
 #include "topkfs/core/error.hpp"
 #include "topkfs/linear/linear_model.hpp"
 #include "topkfs/select/selector.hpp"
+#include "topkfs/select/top_k.hpp"
 
 namespace topkfs {
 namespace {
@@ -134,14 +135,9 @@ class CovarianceUpdates {
           others.push_back(j);
         }
       }
-      const auto extra = std::min(others.size(), wanted - batch.size());
-      std::partial_sort(others.begin(), others.begin() + static_cast<std::ptrdiff_t>(extra),
-                        others.end(), [&](std::int64_t a, std::int64_t b) {
-                          const double ga = std::abs(gradient(a)), gb = std::abs(gradient(b));
-                          return ga != gb ? ga > gb : a < b;
-                        });
-      batch.insert(batch.end(), others.begin(),
-                   others.begin() + static_cast<std::ptrdiff_t>(extra));
+      keep_top_k(others, wanted - batch.size(),
+                 [&](std::int64_t j) { return std::abs(gradient(j)); });
+      batch.insert(batch.end(), others.begin(), others.end());
     }
     problem_.ensure_gram_columns(batch);
   }
@@ -188,15 +184,7 @@ Columns top_nonzero(const Eigen::VectorXd& w, const Columns& candidates, int k) 
   for (auto j : candidates) {
     if (w[j] != 0.0) nonzero.push_back(j);
   }
-  if (static_cast<int>(nonzero.size()) > k) {
-    auto before = [&](std::int64_t a, std::int64_t b) {
-      const double wa = std::abs(w[a]), wb = std::abs(w[b]);
-      return wa != wb ? wa > wb : a < b;
-    };
-    std::nth_element(nonzero.begin(), nonzero.begin() + k, nonzero.end(), before);
-    nonzero.resize(static_cast<std::size_t>(k));
-    std::sort(nonzero.begin(), nonzero.end());
-  }
+  keep_top_k(nonzero, static_cast<std::size_t>(k), [&](std::int64_t j) { return std::abs(w[j]); });
   return nonzero;
 }
 
@@ -593,14 +581,8 @@ std::vector<LinearFit> fit_linear_path(LinearProblem& problem, const LinearPenal
 std::vector<std::int64_t> top_k_columns(const Eigen::VectorXd& w, int k) {
   Columns all(static_cast<std::size_t>(w.size()));
   std::iota(all.begin(), all.end(), 0);
-  k = std::clamp(k, 0, static_cast<int>(w.size()));
-  auto before = [&](std::int64_t a, std::int64_t b) {
-    const double wa = std::abs(w[a]), wb = std::abs(w[b]);
-    return wa != wb ? wa > wb : a < b;
-  };
-  std::nth_element(all.begin(), all.begin() + k, all.end(), before);
-  all.resize(static_cast<std::size_t>(k));
-  std::sort(all.begin(), all.end());
+  keep_top_k(all, static_cast<std::size_t>(std::max(k, 0)),
+             [&](std::int64_t j) { return std::abs(w[j]); });
   return all;
 }
 

@@ -35,7 +35,8 @@ class InputOrder {
   void track(const torch::Tensor& tensor);
 
   // Rearranges so that the k inputs of largest |w| come first, given w in
-  // the current order (ties go to the lower input, as top_k_by_magnitude's).
+  // the current order (the top-k rule of topkfs/select/top_k.hpp: ties go to
+  // the lower input).
   // Moves only the inputs that enter or leave the top k; true when any did.
   bool bring_top_k_first(const torch::Tensor& w);
 
