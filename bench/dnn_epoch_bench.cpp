@@ -57,6 +57,7 @@
 
 #include "neural/input_order.hpp"
 #include "neural/network.hpp"
+#include "neural/threads.hpp"
 #include "neural/trainer.hpp"
 #include "reference_dnn_top.hpp"
 #include "topkfs/core/clock.hpp"

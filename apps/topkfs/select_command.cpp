@@ -11,11 +11,11 @@
 #include "output_flags.hpp"
 #include "progress_bar.hpp"
 #include "reader_flags.hpp"
-#include "topkfs/eval/downstream.hpp"
+#include "topkfs/scoring/downstream.hpp"
 #include "topkfs/io/picture.hpp"
 #include "topkfs/io/result_json.hpp"
 #include "topkfs/io/table_writer.hpp"
-#include "topkfs/select/registry.hpp"
+#include "topkfs/methods/registry.hpp"
 #include "topkfs/select/run_selection.hpp"
 
 namespace topkfs::cli {

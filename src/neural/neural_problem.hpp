@@ -13,6 +13,7 @@
 #include "topkfs/neural/training_options.hpp"
 #include "topkfs/select/selection_result.hpp"
 #include "topkfs/select/selector.hpp"
+#include "threads.hpp"
 #include "trainer.hpp"
 
 namespace topkfs {

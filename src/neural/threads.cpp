@@ -9,7 +9,7 @@
 
 #include <algorithm>
 
-#include "topkfs/neural/dnn_top.hpp"
+#include "threads.hpp"
 
 namespace topkfs {
 namespace {

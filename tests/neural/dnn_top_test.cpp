@@ -17,7 +17,7 @@
 #include "topkfs/core/random.hpp"
 #include "topkfs/data/synthetic.hpp"
 #include "topkfs/neural/dnn_top.hpp"
-#include "topkfs/select/registry.hpp"
+#include "topkfs/methods/registry.hpp"
 
 namespace topkfs {
 namespace {

@@ -9,11 +9,11 @@
 
 #include "test_support.hpp"
 #include "topkfs/data/synthetic.hpp"
-#include "topkfs/eval/downstream.hpp"
-#include "topkfs/eval/metrics.hpp"
-#include "topkfs/eval/detection.hpp"
-#include "topkfs/evaluate/evaluation.hpp"
-#include "topkfs/evaluate/report_io.hpp"
+#include "topkfs/scoring/downstream.hpp"
+#include "topkfs/scoring/metrics.hpp"
+#include "topkfs/scoring/detection.hpp"
+#include "topkfs/evaluation/evaluation.hpp"
+#include "topkfs/evaluation/report_io.hpp"
 #include "topkfs/io/result_json.hpp"
 #include "topkfs/io/table_writer.hpp"
 

@@ -7,7 +7,7 @@
 #include "test_support.hpp"
 #include "topkfs/data/image_padding.hpp"
 #include "topkfs/io/read_dataset.hpp"
-#include "topkfs/select/registry.hpp"
+#include "topkfs/methods/registry.hpp"
 #include "topkfs/select/run_selection.hpp"
 
 namespace topkfs {

@@ -32,21 +32,4 @@ const OptionTable<DnnTopOptions>& dnn_top_option_table();
 // `dnn-top` (lambda3 from the options) or `dfs` (lambda3 forced to 0).
 std::unique_ptr<Selector> make_dnn_top_selector(bool dfs);
 
-// Which thread pools get the threads.
-//  BlasOnly: OpenBLAS gets them, libtorch's intra-op pool and OpenMP one:
-//    for the MLP, whose time is in GEMMs; libtorch's OpenMP workers spin after
-//    each small elementwise kernel and fight OpenBLAS's for the cores
-//    (measured: 2 threads ran 4-16x slower than 1 when all pools had 2).
-//  All: every pool gets them (the CNN's convolutions are parallel in libtorch).
-//  Team: every pool gets one thread; the caller runs a team of that many
-//    workers that take each training step together (the trainer's
-//    batch_workers), each with its own single-threaded GEMMs; at most one
-//    per core the process may use.
-enum class ThreadUse { BlasOnly, All, Team };
-
-// Sets the thread counts of libtorch (intra-op; inter-op 1), OpenMP and
-// OpenBLAS together. threads <= 0 means every core the process may use.
-// Returns the count in force.
-int configure_threads(int threads, ThreadUse use = ThreadUse::All);
-
 }  // namespace topkfs

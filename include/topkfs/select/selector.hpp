@@ -1,7 +1,7 @@
 #pragma once
 // Every feature-selection method is a Selector: options in, fit(Dataset) out to
 // a SelectionResult. The CLI and the Python package reach each one by name
-// through the registry (select/registry.hpp).
+// through the registry (methods/registry.hpp).
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>

@@ -1,11 +1,11 @@
-#include "topkfs/eval/downstream.hpp"
+#include "topkfs/scoring/downstream.hpp"
 
 #include <fmt/format.h>
 
 #include <Eigen/QR>
 
 #include "topkfs/core/error.hpp"
-#include "topkfs/eval/metrics.hpp"
+#include "topkfs/scoring/metrics.hpp"
 #include "topkfs/trees/forest.hpp"
 
 namespace topkfs {

@@ -7,7 +7,7 @@
 #include <nlohmann/json.hpp>
 
 #include "topkfs/core/error.hpp"
-#include "topkfs/evaluate/report_io.hpp"
+#include "topkfs/evaluation/report_io.hpp"
 #include "topkfs/io/file_util.hpp"
 
 namespace topkfs {

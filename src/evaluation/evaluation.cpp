@@ -1,7 +1,7 @@
 // The evaluation grid: for each run (seed) the rows to learn from and to test
 // on, for each method one fit per k (or one fit whose ranking serves every k),
 // and the protocol's score of each selection.
-#include "topkfs/evaluate/evaluation.hpp"
+#include "topkfs/evaluation/evaluation.hpp"
 
 #include <fmt/format.h>
 
@@ -12,10 +12,10 @@
 
 #include "topkfs/core/clock.hpp"
 #include "topkfs/core/error.hpp"
-#include "topkfs/eval/downstream.hpp"
-#include "topkfs/eval/metrics.hpp"
-#include "topkfs/eval/detection.hpp"
-#include "topkfs/select/registry.hpp"
+#include "topkfs/scoring/downstream.hpp"
+#include "topkfs/scoring/metrics.hpp"
+#include "topkfs/scoring/detection.hpp"
+#include "topkfs/methods/registry.hpp"
 
 namespace topkfs {
 namespace {

@@ -5,7 +5,7 @@
 
 #include "topkfs/core/enum_names.hpp"
 #include "topkfs/core/error.hpp"
-#include "topkfs/evaluate/evaluation.hpp"
+#include "topkfs/evaluation/evaluation.hpp"
 
 namespace topkfs {
 namespace {

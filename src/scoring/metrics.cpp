@@ -1,4 +1,4 @@
-#include "topkfs/eval/metrics.hpp"
+#include "topkfs/scoring/metrics.hpp"
 
 #include <fmt/format.h>
 

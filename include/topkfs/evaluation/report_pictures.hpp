@@ -5,7 +5,7 @@
 #include <string>
 
 #include "topkfs/data/dataset.hpp"
-#include "topkfs/evaluate/evaluation.hpp"
+#include "topkfs/evaluation/evaluation.hpp"
 #include "topkfs/io/picture.hpp"
 
 namespace topkfs {

@@ -1,8 +1,8 @@
-#include "topkfs/eval/detection.hpp"
+#include "topkfs/scoring/detection.hpp"
 
 #include "topkfs/core/random.hpp"
 #include "topkfs/data/noise_injection.hpp"
-#include "topkfs/eval/metrics.hpp"
+#include "topkfs/scoring/metrics.hpp"
 
 namespace topkfs {
 

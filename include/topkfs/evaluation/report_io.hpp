@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "topkfs/evaluate/evaluation.hpp"
+#include "topkfs/evaluation/evaluation.hpp"
 
 namespace topkfs {
 

@@ -1,4 +1,4 @@
-#include "topkfs/evaluate/report_io.hpp"
+#include "topkfs/evaluation/report_io.hpp"
 
 #include <fmt/format.h>
 

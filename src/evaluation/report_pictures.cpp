@@ -1,4 +1,4 @@
-#include "topkfs/evaluate/report_pictures.hpp"
+#include "topkfs/evaluation/report_pictures.hpp"
 
 #include <fmt/format.h>
 
