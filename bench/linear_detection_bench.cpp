@@ -1,4 +1,4 @@
-// The detection protocol of the paper (Table 2; DESIGN.md section 2, item 1)
+// The detection protocol of the paper (Table 2; docs/method.md §3, protocol 1)
 // for the linear models: append as many noise features as there are original
 // ones (inject_noise_features), select k = number of original features from
 // all rows, and score the selection by F1 against the original features.

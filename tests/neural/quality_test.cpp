@@ -1,4 +1,4 @@
-// The acceptance test of the neural methods (DESIGN.md section 2, protocol 3):
+// The acceptance test of the neural methods (docs/method.md §3, protocol 3):
 // with their DEFAULT options and k = 50, dnn-top and dfs select on the
 // predefined training split of MNIST and Fashion-MNIST through the CLI;
 // ExtraTrees (50 trees, scikit-learn) fitted on the selected columns of the

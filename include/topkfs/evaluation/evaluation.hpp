@@ -1,7 +1,7 @@
 #pragma once
 // `topkfs evaluate`: every method x k x seed of a grid, each selection made on
 // the training rows only and judged by one of the paper's protocols
-// (DESIGN.md section 2):
+// (docs/method.md §3):
 //  - accuracy:  ExtraTrees (50 trees) on the selected columns, test accuracy %;
 //  - mae:       least squares on the selected columns, test MAE (and RMSE);
 //  - detection: as many noise columns appended as there are columns, k = the

@@ -1,5 +1,5 @@
 #pragma once
-// The downstream models of the paper's protocols (DESIGN.md section 2): a
+// The downstream models of the paper's protocols (docs/method.md §3): a
 // selection is judged by what a model trained on the selected columns of the
 // training rows does on the test rows.
 //  - classes: ExtraTrees with 50 trees, accuracy in percent (Table 4);

@@ -1,5 +1,5 @@
 #pragma once
-// Scores of the evaluation protocols (DESIGN.md section 2): downstream
+// Scores of the evaluation protocols (docs/method.md §3): downstream
 // accuracy and errors, agreement of a selection with a known true set, and
 // stability of selections across splits.
 //
