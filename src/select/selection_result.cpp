@@ -8,17 +8,20 @@
 
 #include "topkfs/core/error.hpp"
 #include "topkfs/select/selector.hpp"
+#include "topkfs/select/top_k.hpp"
 
 namespace topkfs {
 
 std::vector<std::int64_t> rank_by_score(const std::vector<double>& scores) {
   std::vector<std::int64_t> order(scores.size());
   std::iota(order.begin(), order.end(), 0);
+  // The top-k rule's order on the scores, so that ranking[0..k) is the
+  // selection the rule makes; NaN scores last, in index order (stable).
   std::stable_sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) {
     const double sa = scores[static_cast<std::size_t>(a)];
     const double sb = scores[static_cast<std::size_t>(b)];
     if (std::isnan(sa) || std::isnan(sb)) return !std::isnan(sa) && std::isnan(sb);
-    return sa > sb;
+    return ranks_before(sa, a, sb, b);
   });
   return order;
 }
