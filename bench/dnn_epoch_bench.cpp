@@ -57,8 +57,10 @@
 
 #include "neural/input_order.hpp"
 #include "neural/network.hpp"
+#include "neural/threads.hpp"
 #include "neural/trainer.hpp"
 #include "reference_dnn_top.hpp"
+#include "topkfs/core/clock.hpp"
 #include "topkfs/core/random.hpp"
 #include "topkfs/io/read_dataset.hpp"
 #include "topkfs/neural/dnn_top.hpp"
@@ -67,7 +69,8 @@ extern char** environ;
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using topkfs::Clock;
+using topkfs::seconds_since;
 using topkfs::bench::ReferenceNet;
 using topkfs::bench::ReferenceOptions;
 
@@ -88,10 +91,6 @@ struct Config {
   bool memory = true;
   bool memory_only = false;
 };
-
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
 
 template <class F>
 double time_seconds(F&& run) {

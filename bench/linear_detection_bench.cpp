@@ -1,4 +1,4 @@
-// The detection protocol of the paper (Table 2; DESIGN.md section 2, item 1)
+// The detection protocol of the paper (Table 2; docs/method.md §3, protocol 1)
 // for the linear models: append as many noise features as there are original
 // ones (inject_noise_features), select k = number of original features from
 // all rows, and score the selection by F1 against the original features.
@@ -11,7 +11,7 @@
 // the checkout.
 //
 // The data and the score are those of `topkfs evaluate --protocol detection`
-// (eval/detection.hpp): the columns are shuffled (seeded) before selection so
+// (scoring/detection.hpp): the columns are shuffled (seeded) before selection so
 // that no tie rule can favour the original columns, and with |selected| =
 // |original| = k, precision = recall = F1. Prints a Markdown table: mean
 // (standard deviation, min..max) of F1 over the noise seeds, beside the
@@ -26,7 +26,7 @@
 
 #include "bench_args.hpp"
 #include "topkfs/core/error.hpp"
-#include "topkfs/eval/detection.hpp"
+#include "topkfs/scoring/detection.hpp"
 #include "topkfs/io/read_dataset.hpp"
 
 namespace {

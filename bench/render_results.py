@@ -14,7 +14,7 @@ import os
 import platform
 import sys
 
-# The paper's figures (Wu & Cheng; DESIGN.md section 2).
+# The paper's figures (Wu & Cheng; docs/method.md §3).
 PAPER_ACCURACY = {  # Table 4, mean over k = 10..50, %
     "mnist": {"dfs": 85.0, "random-forest": 84.4, "stg": 82.4, "fir": 73.9, "inffs": 16.9, "dnn-top": 89.4},
     "fashion-mnist": {"dfs": 77.0, "random-forest": 76.6, "stg": 76.9, "fir": 67.9, "inffs": 29.0, "dnn-top": 80.9},
@@ -190,8 +190,8 @@ def main():
                   "ExtraTrees (50 trees) fitted on the selected columns of the training rows, "
                   "accuracy % on the test rows, mean ± standard deviation over k = 10, 20, 30, "
                   "40, 50 and the runs. MNIST and Fashion-MNIST use their own 60000/10000 "
-                  "split; USPS, COIL20 and ALLAML random stratified 80/20 splits (DESIGN.md "
-                  "section 2, \"Splits\"). Every method with its default options.", "",
+                  "split; USPS, COIL20 and ALLAML random stratified 80/20 splits (docs/method.md "
+                  "§3, \"Splits\"). Every method with its default options.", "",
                   overview(reports, accuracy, PAPER_ACCURACY, "Mean accuracy %"), ""]
     if detection:
         parts += ["## Detection F1 (Table 2)", "",

@@ -24,7 +24,7 @@
 #include <vector>
 
 #include "topkfs/core/error.hpp"
-#include "topkfs/eval/metrics.hpp"
+#include "topkfs/scoring/metrics.hpp"
 #include "topkfs/io/read_dataset.hpp"
 #include "topkfs/trees/forest.hpp"
 

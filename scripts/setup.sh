@@ -20,6 +20,8 @@ packages=(
   # Python face and scikit-learn cross-checks (Debian's /usr/bin/python3)
   pybind11-dev python3-dev python3-numpy python3-sklearn python3-scipy python3-pytest
   python3-matplotlib python3-h5py
+  # pip install / python3 -m build of the Python package, offline (docs/python.md)
+  python3-venv python3-pip python3-setuptools python3-wheel python3-build
   # demo data: Fashion-MNIST under /usr/share/datasets/fashion-mnist/
   dataset-fashion-mnist
 )

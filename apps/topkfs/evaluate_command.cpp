@@ -14,9 +14,9 @@
 #include "progress_bar.hpp"
 #include "reader_flags.hpp"
 #include "topkfs/core/error.hpp"
-#include "topkfs/evaluate/evaluation.hpp"
-#include "topkfs/evaluate/report_io.hpp"
-#include "topkfs/evaluate/report_pictures.hpp"
+#include "topkfs/evaluation/evaluation.hpp"
+#include "topkfs/evaluation/report_io.hpp"
+#include "topkfs/evaluation/report_pictures.hpp"
 
 namespace topkfs::cli {
 namespace {

@@ -5,10 +5,12 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <string>
 #include <vector>
 
 #include "commands.hpp"
 #include "topkfs/core/error.hpp"
+#include "topkfs/version.hpp"
 
 namespace {
 
@@ -31,7 +33,7 @@ int main(int argc, char** argv) {
       "  topkfs info /usr/share/datasets/fashion-mnist\n"};
   app.name("topkfs");
   app.require_subcommand(1);
-  app.set_version_flag("--version", "topkfs 0.1.0");
+  app.set_version_flag("--version", std::string("topkfs ") + topkfs::kVersion);
 
   const std::vector<topkfs::cli::Command> commands = {
       topkfs::cli::add_info_command(app),

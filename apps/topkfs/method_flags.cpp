@@ -5,7 +5,7 @@
 #include <set>
 
 #include "topkfs/core/error.hpp"
-#include "topkfs/select/registry.hpp"
+#include "topkfs/methods/registry.hpp"
 
 namespace topkfs::cli {
 

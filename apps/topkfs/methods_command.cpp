@@ -4,7 +4,7 @@
 #include <memory>
 
 #include "commands.hpp"
-#include "topkfs/select/registry.hpp"
+#include "topkfs/methods/registry.hpp"
 
 namespace topkfs::cli {
 

@@ -7,8 +7,8 @@
 #include <memory>
 
 #include "commands.hpp"
-#include "topkfs/evaluate/report_io.hpp"
-#include "topkfs/evaluate/report_pictures.hpp"
+#include "topkfs/evaluation/report_io.hpp"
+#include "topkfs/evaluation/report_pictures.hpp"
 
 namespace topkfs::cli {
 namespace {

@@ -12,12 +12,12 @@
 #include "progress_bar.hpp"
 #include "reader_flags.hpp"
 #include "topkfs/core/error.hpp"
-#include "topkfs/eval/downstream.hpp"
 #include "topkfs/io/chart.hpp"
+#include "topkfs/scoring/downstream.hpp"
 #include "topkfs/io/picture.hpp"
 #include "topkfs/io/result_json.hpp"
 #include "topkfs/io/table_writer.hpp"
-#include "topkfs/select/registry.hpp"
+#include "topkfs/methods/registry.hpp"
 #include "topkfs/select/run_selection.hpp"
 
 namespace topkfs::cli {

@@ -5,10 +5,7 @@
 //                                            of topkfs.Error, a ValueError)
 #include "bindings.hpp"
 #include "topkfs/core/error.hpp"
-
-#ifndef TOPKFS_VERSION
-#define TOPKFS_VERSION "unknown"
-#endif
+#include "topkfs/version.hpp"
 
 namespace topkfs::python {
 namespace {
@@ -29,7 +26,7 @@ void register_exceptions(py::module_& module) {
 PYBIND11_MODULE(_topkfs, module) {
   namespace tp = topkfs::python;
   module.doc() = "The compiled part of topkfs; use the topkfs package instead.";
-  module.attr("__version__") = TOPKFS_VERSION;
+  module.attr("__version__") = topkfs::kVersion;
   tp::register_exceptions(module);
   tp::bind_io(module);
   tp::bind_selection(module);

@@ -14,7 +14,7 @@
 #include "topkfs/core/error.hpp"
 #include "topkfs/io/result_json.hpp"
 #include "topkfs/io/target_encoding.hpp"
-#include "topkfs/select/registry.hpp"
+#include "topkfs/methods/registry.hpp"
 #include "topkfs/select/run_selection.hpp"
 
 namespace topkfs::python {

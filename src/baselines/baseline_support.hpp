@@ -1,15 +1,10 @@
 #pragma once
-// What the baseline selectors share: the checks before a fit and its clock.
-#include <chrono>
+// What the baseline selectors share: the checks before a fit.
 #include <string>
 
 #include "topkfs/data/dataset.hpp"
 
 namespace topkfs::baselines_detail {
-
-using Clock = std::chrono::steady_clock;
-
-double seconds_since(Clock::time_point start);
 
 // Throws OptionError for k outside 1..columns and, when `needs_target`,
 // DataError for data without a target, both naming `method`.

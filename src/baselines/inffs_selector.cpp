@@ -4,12 +4,10 @@
 
 #include "baseline_support.hpp"
 #include "topkfs/baselines/inffs.hpp"
+#include "topkfs/core/clock.hpp"
 
 namespace topkfs {
 namespace {
-
-using baselines_detail::Clock;
-using baselines_detail::seconds_since;
 
 // Which formulation the data gets (docs/algorithms.md).
 std::string describe_graph(const Dataset& data, const InfFsOptions& options) {

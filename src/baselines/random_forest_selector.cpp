@@ -7,11 +7,10 @@
 #include <algorithm>
 
 #include "baseline_support.hpp"
+#include "topkfs/core/clock.hpp"
 
 namespace topkfs {
 namespace {
-
-using baselines_detail::Clock;
 
 class RandomForestSelector final : public TableSelector<RandomForestSelectorOptions> {
  public:
@@ -35,7 +34,7 @@ class RandomForestSelector final : public TableSelector<RandomForestSelectorOpti
     result.k = k;
     result.scores = forest.feature_importances();
     finish_selection(result, data.feature_names);
-    result.fit_seconds = baselines_detail::seconds_since(start);
+    result.fit_seconds = seconds_since(start);
     describe(forest, data, result);
     return result;
   }

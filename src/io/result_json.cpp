@@ -7,6 +7,7 @@
 #include "topkfs/core/error.hpp"
 #include "topkfs/io/atomic_file.hpp"
 #include "topkfs/io/file_util.hpp"
+#include "topkfs/version.hpp"
 
 namespace topkfs {
 namespace {
@@ -42,6 +43,7 @@ json to_json(const SelectionResult& result) {
   }
   json out{
       {"format", kResultFormatVersion},
+      {"version", kVersion},
       {"method", result.method},
       {"k", result.k},
       {"selected", result.selected},

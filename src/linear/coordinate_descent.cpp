@@ -11,19 +11,20 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <limits>
 #include <numeric>
 
 #include "dense_kernels.hpp"
+#include "topkfs/core/clock.hpp"
 #include "topkfs/core/error.hpp"
 #include "topkfs/linear/linear_model.hpp"
+#include "topkfs/select/selector.hpp"
+#include "topkfs/select/top_k.hpp"
 
 namespace topkfs {
 namespace {
 
-using Clock = std::chrono::steady_clock;
 using Columns = std::vector<std::int64_t>;
 
 // Auto picks covariance updates up to this Gram size (512 MB); forced, they
@@ -39,18 +40,14 @@ constexpr double warm_up_tol = 1e-6;
 
 // Smallest batch of Gram columns computed at once (see CovarianceUpdates::prepare):
 // the product reads all of X once per batch, which costs about as much as
-// computing 20 columns (10000 x 1000, measured), so batches of 32 keep those
-// passes a minor share.
+// computing a few tens of columns (bench/README.md, "Measurements behind the
+// code"), so batches of 32 keep those passes a minor share.
 constexpr std::size_t gram_batch = 32;
 
 double soft_threshold(double z, double threshold) {
   if (z > threshold) return z - threshold;
   if (z < -threshold) return z + threshold;
   return 0.0;
-}
-
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
 }
 
 // Residual updates: O(n) per gradient and per changed weight.
@@ -138,14 +135,9 @@ class CovarianceUpdates {
           others.push_back(j);
         }
       }
-      const auto extra = std::min(others.size(), wanted - batch.size());
-      std::partial_sort(others.begin(), others.begin() + static_cast<std::ptrdiff_t>(extra),
-                        others.end(), [&](std::int64_t a, std::int64_t b) {
-                          const double ga = std::abs(gradient(a)), gb = std::abs(gradient(b));
-                          return ga != gb ? ga > gb : a < b;
-                        });
-      batch.insert(batch.end(), others.begin(),
-                   others.begin() + static_cast<std::ptrdiff_t>(extra));
+      keep_top_k(others, wanted - batch.size(),
+                 [&](std::int64_t j) { return std::abs(gradient(j)); });
+      batch.insert(batch.end(), others.begin(), others.end());
     }
     problem_.ensure_gram_columns(batch);
   }
@@ -192,15 +184,7 @@ Columns top_nonzero(const Eigen::VectorXd& w, const Columns& candidates, int k) 
   for (auto j : candidates) {
     if (w[j] != 0.0) nonzero.push_back(j);
   }
-  if (static_cast<int>(nonzero.size()) > k) {
-    auto before = [&](std::int64_t a, std::int64_t b) {
-      const double wa = std::abs(w[a]), wb = std::abs(w[b]);
-      return wa != wb ? wa > wb : a < b;
-    };
-    std::nth_element(nonzero.begin(), nonzero.begin() + k, nonzero.end(), before);
-    nonzero.resize(static_cast<std::size_t>(k));
-    std::sort(nonzero.begin(), nonzero.end());
-  }
+  keep_top_k(nonzero, static_cast<std::size_t>(k), [&](std::int64_t j) { return std::abs(w[j]); });
   return nonzero;
 }
 
@@ -462,10 +446,7 @@ void validate(const LinearProblem& problem, const LinearPenalty& penalty,
         fmt::format("lambda1, lambda2 and lambda3 must not be negative (got {}, {}, {})",
                     penalty.lambda1, penalty.lambda2, penalty.lambda3));
   }
-  if (penalty.lambda3 > 0 && (penalty.k < 1 || penalty.k > problem.cols())) {
-    throw OptionError(fmt::format("k = {} is out of range: the data has {} feature columns",
-                                  penalty.k, problem.cols()));
-  }
+  if (penalty.lambda3 > 0) check_k(penalty.k, problem.cols(), "the data");
   if (!(control.tol > 0))
     throw OptionError(fmt::format("--tol must be positive, got {}", control.tol));
   if (control.max_sweeps < 1) {
@@ -600,14 +581,8 @@ std::vector<LinearFit> fit_linear_path(LinearProblem& problem, const LinearPenal
 std::vector<std::int64_t> top_k_columns(const Eigen::VectorXd& w, int k) {
   Columns all(static_cast<std::size_t>(w.size()));
   std::iota(all.begin(), all.end(), 0);
-  k = std::clamp(k, 0, static_cast<int>(w.size()));
-  auto before = [&](std::int64_t a, std::int64_t b) {
-    const double wa = std::abs(w[a]), wb = std::abs(w[b]);
-    return wa != wb ? wa > wb : a < b;
-  };
-  std::nth_element(all.begin(), all.begin() + k, all.end(), before);
-  all.resize(static_cast<std::size_t>(k));
-  std::sort(all.begin(), all.end());
+  keep_top_k(all, static_cast<std::size_t>(std::max(k, 0)),
+             [&](std::int64_t j) { return std::abs(w[j]); });
   return all;
 }
 

@@ -5,9 +5,9 @@
 
 #include <fmt/format.h>
 
-#include <chrono>
 #include <cmath>
 
+#include "topkfs/core/clock.hpp"
 #include "topkfs/core/error.hpp"
 #include "topkfs/linear/linear_model.hpp"
 
@@ -124,10 +124,7 @@ class LinearSelector final : public TableSelector<LinearOptions> {
                       const FitCallbacks& callbacks) override {
     const auto start = Clock::now();
     options_.validate();
-    if (k < 1 || k > data.cols()) {
-      throw OptionError(fmt::format("--k {} is out of range: {} has {} feature columns", k,
-                                    data.source, data.cols()));
-    }
+    check_k(data, k);
     SelectionResult result;
     result.method = name();
     result.k = k;
@@ -152,8 +149,6 @@ class LinearSelector final : public TableSelector<LinearOptions> {
   }
 
  private:
-  using Clock = std::chrono::steady_clock;
-
   // The fit the selection comes from, and what the way there adds up to.
   struct Outcome {
     LinearFit fit;
@@ -162,10 +157,6 @@ class LinearSelector final : public TableSelector<LinearOptions> {
     bool converged = true;
     int unsettled_points = 0;  // path points before the last whose top-k set cycled
   };
-
-  static double seconds_since(Clock::time_point start) {
-    return std::chrono::duration<double>(Clock::now() - start).count();
-  }
 
   LinearPenalty make_penalty(int k) const {
     LinearPenalty penalty;

@@ -1,4 +1,4 @@
-#include "topkfs/select/registry.hpp"
+#include "topkfs/methods/registry.hpp"
 
 #include <fmt/format.h>
 

@@ -1,4 +1,4 @@
-// dnn-top's objective (DESIGN.md §1) as a LoopModel: the lead model's loss,
+// dnn-top's objective (docs/method.md §1) as a LoopModel: the lead model's loss,
 // lambda3 times the sub-model's on the k inputs of largest |w| (the mask
 // recomputed at every step), and the elastic-net penalties on w.
 #include <cmath>

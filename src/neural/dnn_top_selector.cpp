@@ -5,7 +5,6 @@
 #include <torch/serialize/archive.h>
 
 #include <algorithm>
-#include <cstdio>
 #include <cstdlib>
 #include <optional>
 
@@ -14,6 +13,7 @@
 #include "topkfs/core/error.hpp"
 #include "topkfs/core/random.hpp"
 #include "topkfs/data/splits.hpp"
+#include "topkfs/io/atomic_file.hpp"
 #include "topkfs/neural/dnn_top.hpp"
 #include "trainer.hpp"
 
@@ -70,17 +70,14 @@ class DnnTopSelector final : public TableSelector<DnnTopOptions> {
     torch::serialize::OutputArchive archive;
     network_->save(archive);
     archive.write("topkfs_metadata", c10::IValue(model_metadata_.dump()));
-    const std::string temporary = path + ".tmp";
-    try {
-      archive.save_to(temporary);
-    } catch (const c10::Error& error) {
-      std::remove(temporary.c_str());
-      throw FileError(fmt::format("{}: cannot write the model: {}", path, error.what_without_backtrace()));
-    }
-    if (std::rename(temporary.c_str(), path.c_str()) != 0) {
-      std::remove(temporary.c_str());
-      throw FileError(fmt::format("{}: cannot write the model", path));
-    }
+    write_file_atomically(path, [&](std::ostream& out) {
+      try {
+        archive.save_to(out);
+      } catch (const c10::Error& error) {
+        throw FileError(
+            fmt::format("{}: cannot write the model: {}", path, error.what_without_backtrace()));
+      }
+    });
   }
 
  private:

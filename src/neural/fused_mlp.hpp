@@ -4,7 +4,7 @@
 // forty small operations per step whose dispatch and bookkeeping cost as much
 // as a third of the matrix products (bench/dnn_epoch_bench --breakdown); here
 // it is the matrix products, one fused pass per activation, and the gated
-// first layer's fused gradient (DESIGN.md §5).
+// first layer's fused gradient without the input gradient (docs/method.md §4).
 #include <torch/types.h>
 
 #include "network.hpp"

@@ -5,8 +5,8 @@
 #include <algorithm>
 #include <cmath>
 
-#include "top_k_mask.hpp"
 #include "topkfs/core/error.hpp"
+#include "topkfs/select/top_k.hpp"
 
 namespace topkfs {
 
@@ -64,11 +64,10 @@ bool InputOrder::bring_top_k_first(const torch::Tensor& w) {
 bool InputOrder::top_k_first(const float* w) const {
   if (k_ == 0 || k_ == inputs_) return true;
   const auto* at = input_at_.data_ptr<std::int64_t>();
-  // a ranks before b: larger |w|, or as large and the lower input.
+  // The top-k rule on the places' |w| and their inputs' own indices (ties
+  // go to the lower input, not the lower place).
   const auto before = [&](std::int64_t a, std::int64_t b) {
-    const float wa = std::fabs(w[a]);
-    const float wb = std::fabs(w[b]);
-    return wa > wb || (wa == wb && at[a] < at[b]);
+    return ranks_before(std::fabs(w[a]), at[a], std::fabs(w[b]), at[b]);
   };
   std::int64_t weakest_first = 0;
   for (std::int64_t p = 1; p < k_; ++p) {

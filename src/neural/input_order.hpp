@@ -5,12 +5,12 @@
 // The sub-model reads the k inputs of largest |w|. Gathered from their
 // places, its first layer is extra work beside the lead's: a product with
 // k columns of x in the forward pass and another in the backward pass, plus
-// the gathers and a scatter (about 4% of an MNIST step). With those inputs
+// the gathers and a scatter (a few percent of an MNIST step). With those inputs
 // stored first, the lead's first-layer product is the sub-model's plus the
 // rest: z = x_S W_S^T + x_R W_R^T, and the weight gradient of the first k
 // columns takes the lead's and the sub-model's output gradients summed. So
-// the sub-model's first layer costs nothing extra (DESIGN.md §5 asks for k/m
-// of the lead's cost; this is less).
+// the sub-model's first layer costs nothing extra (docs/method.md §4 notes
+// that a k/m fraction of the lead's cost is possible; this is less).
 //
 // The order is the identity except for at most k disjoint swaps of a place
 // p < k with an input s >= k that is among the top k (s sits at p, p's own
@@ -35,7 +35,8 @@ class InputOrder {
   void track(const torch::Tensor& tensor);
 
   // Rearranges so that the k inputs of largest |w| come first, given w in
-  // the current order (ties go to the lower input, as top_k_by_magnitude's).
+  // the current order (the top-k rule of topkfs/select/top_k.hpp: ties go to
+  // the lower input).
   // Moves only the inputs that enter or leave the top k; true when any did.
   bool bring_top_k_first(const torch::Tensor& w);
 

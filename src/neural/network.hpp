@@ -66,7 +66,7 @@ struct MlpLayers {
 // The first layer fused with an elementwise gate on its inputs:
 // z = (x * gate) W^T + b and, given a non-empty int64 `subset` S, the
 // sub-model's z_S = (x_S * gate_S) W_S^T + b. Its backward pass forms no input
-// gradient (DESIGN.md §5); `gate` may be a parameter or any tensor computed
+// gradient (docs/method.md §4); `gate` may be a parameter or any tensor computed
 // from parameters. Returns {z} or {z, z_S}.
 std::vector<torch::Tensor> gated_linear(const torch::Tensor& x, const torch::Tensor& gate,
                                         const torch::Tensor& weight, const torch::Tensor& bias,
@@ -76,7 +76,7 @@ std::vector<torch::Tensor> gated_linear(const torch::Tensor& x, const torch::Ten
 // gradient of its output on the lead's rows (`grad`, B x H, may be undefined)
 // and, given a non-empty `subset`, on the sub-model's rows (`grad_sub`), the
 // gradients of the weight (H x m) and of the gate (m). No input gradient is
-// formed (DESIGN.md §5).
+// formed (docs/method.md §4).
 struct GatedLayerGradients {
   torch::Tensor weight;
   torch::Tensor gate;
@@ -107,7 +107,7 @@ void gate_pass(torch::Tensor& accumulated, const torch::Tensor& weight, const to
 // MLP body: Linear -> ReLU per hidden size, then a linear output layer.
 // The first layer is fused with w and computes its backward pass without the
 // input gradient, and the sub-model's first layer reads only the k kept
-// columns (DESIGN.md §5), as the first part of the lead's product when they
+// columns (docs/method.md §4), as the first part of the lead's product when they
 // are the leading columns (InputOrder).
 std::shared_ptr<TopKNetwork> make_mlp(std::int64_t inputs, std::int64_t outputs,
                                       const std::vector<int>& hidden, Rng& rng);

@@ -89,13 +89,6 @@ void scale_inputs(const Dataset& data, TrainingSet& set, const std::string& scal
 
 }  // namespace
 
-void check_k(const Dataset& data, int k) {
-  if (k < 1 || k > data.cols()) {
-    throw OptionError(fmt::format("--k {} is out of range: {} has {} feature columns", k,
-                                  data.source, data.cols()));
-  }
-}
-
 NeuralTask task_of(const Dataset& data) {
   switch (data.target_kind) {
     case TargetKind::Classes:

@@ -12,6 +12,8 @@
 #include "topkfs/neural/dnn_top.hpp"
 #include "topkfs/neural/training_options.hpp"
 #include "topkfs/select/selection_result.hpp"
+#include "topkfs/select/selector.hpp"
+#include "threads.hpp"
 #include "trainer.hpp"
 
 namespace topkfs {
@@ -27,9 +29,6 @@ struct NeuralProblem {
   std::string scaling_used;
   int threads_used = 0;
 };
-
-// Throws OptionError for k outside 1..columns (naming --k and the data).
-void check_k(const Dataset& data, int k);
 
 // Throws DataError for data without a target.
 NeuralTask task_of(const Dataset& data);

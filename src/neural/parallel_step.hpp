@@ -8,6 +8,34 @@
 // all members, which is what lets two cores go nearly twice as fast as one.
 // Gradients are summed in member order, so a seed gives one result for a
 // given team size.
+//
+// Invariants of a team step (what the code relies on, in one place):
+//  1. Lockstep. When the minibatch has at least one row per member, every
+//     member takes the whole step, forward and backward, through the first
+//     layer, where the members meet at the layer's SpinBarrier (three times a
+//     step). A member whose loss is not finite still runs its backward pass,
+//     since the others wait for it inside the layer; the step's gradients are
+//     then discarded (gradients() returns the loss untouched, apply() is not
+//     called) and training stops with an error. With fewer rows than
+//     members there is no lockstep: members without rows do nothing.
+//  2. Failure aborts the barrier. A member that throws inside its part
+//     aborts the barrier, so that the members waiting for it throw
+//     BarrierAborted instead of spinning forever; those members then return
+//     quietly, and WorkerTeam::run rethrows the failing member's own
+//     exception, the cause. begin_step() resets the barrier for the next step.
+//  3. The first layer's binding. The fused MLP finds the team's layer, and
+//     which member it runs for, through TeamFirstLayer::Scope, set on the
+//     member's thread for exactly the duration of its part (in lockstep
+//     only); outside a team step the fused MLP computes the whole layer.
+//  4. Input order. Every member gathers its rows in the model's input order
+//     (LoopModel::input_order()), which changes only between steps
+//     (after_step, on one thread); the model puts the inputs back in their
+//     own order when training ends, also when a step failed (the dnn-top
+//     model's finish() and destructor), so the caller always sees the
+//     network's inputs in their own order.
+//  5. Determinism. The parts are summed in member order and every member's
+//     share of the optimizer update is fixed (FusedAdam::slice, the same cut
+//     as the layer's hidden units): a seed and a team size give one result.
 #include <torch/types.h>
 
 #include <cstdint>

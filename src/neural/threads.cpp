@@ -1,6 +1,6 @@
 // Thread counts for libtorch, OpenMP and OpenBLAS, set together: left alone,
 // the three pools oversubscribe a small machine and two threads ran slower than
-// one (DESIGN.md §5).
+// one (docs/method.md §4, "Threads").
 #include <ATen/Parallel.h>
 #include <dlfcn.h>
 #include <omp.h>
@@ -9,7 +9,7 @@
 
 #include <algorithm>
 
-#include "topkfs/neural/dnn_top.hpp"
+#include "threads.hpp"
 
 namespace topkfs {
 namespace {
@@ -39,8 +39,8 @@ int usable_cores() {
 int configure_threads(int threads, ThreadUse use) {
   if (threads <= 0) threads = usable_cores();
   // A team's members wait for each other by spinning several times a step:
-  // with more members than cores they mostly wait (4 on 2 cores measured 3x
-  // slower than 2), so the team stops at the cores.
+  // with more members than cores they mostly wait, so the team stops at the
+  // cores (bench/README.md, "Measurements behind the code").
   if (use == ThreadUse::Team) threads = std::min(threads, usable_cores());
   static bool interop_set = false;
   if (!interop_set) {

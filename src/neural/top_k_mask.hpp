@@ -1,13 +1,5 @@
 #pragma once
-// The w^{max_k} operator: the k entries of largest |w|, ties to the lower index.
-#include <cstdint>
-#include <vector>
-
-namespace topkfs {
-
-// Indices of the k largest |w[j]|, in increasing index order (the order does
-// not matter to the model; sorted indices make gathers cache-friendly).
-// O(m) on average (nth_element).
-std::vector<std::int64_t> top_k_by_magnitude(const float* w, std::int64_t m, std::int64_t k);
-
-}  // namespace topkfs
+// The w^{max_k} operator of the sub-model is the library's one top-k rule,
+// top_k_by_magnitude (topkfs/select/top_k.hpp): the k entries of largest
+// |w|, ties to the lower index. The neural code includes it under this name.
+#include "topkfs/select/top_k.hpp"

@@ -10,6 +10,7 @@
 #include <limits>
 #include <optional>
 
+#include "topkfs/core/clock.hpp"
 #include "topkfs/core/error.hpp"
 #include "topkfs/core/random.hpp"
 #include "parallel_step.hpp"
@@ -18,12 +19,7 @@
 namespace topkfs {
 namespace {
 
-using Clock = std::chrono::steady_clock;
 using torch::Tensor;
-
-double seconds_since(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
 
 Tensor rows_tensor(const std::vector<std::int64_t>& rows, std::size_t begin, std::size_t end) {
   return torch::from_blob(const_cast<std::int64_t*>(rows.data() + begin),

@@ -3,9 +3,9 @@
 // run(task) calls task(member) on every member at once, member 0 on the
 // calling thread, and returns when all are done. A training step forks and
 // joins three times in under two milliseconds, so members spin briefly
-// before they sleep rather than start a thread per step (as the first
-// version did: 1.25x on 2 cores, against 1.5-1.6x with this team in
-// bench/dnn_epoch_bench) or be woken through the kernel at every fork.
+// before they sleep rather than start a thread per step or be woken through
+// the kernel at every fork: both cost a large part of the 2-core speed-up
+// (bench/README.md, "Measurements behind the code").
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>

@@ -56,10 +56,7 @@ std::vector<std::int64_t> selection_rows(const Dataset& data, const SelectionSpl
 
 SelectionResult run_selection(const Dataset& data, Selector& selector, int k,
                               const SelectionSplitOptions& split, const FitCallbacks& callbacks) {
-  if (k < 1 || k > data.cols()) {
-    throw OptionError(fmt::format("--k {} is out of range: {} has {} feature columns", k,
-                                  data.source, data.cols()));
-  }
+  check_k(data, k);
   std::string note;
   const auto rows = selection_rows(data, split, note);
   SelectionResult result = selector.fit(data, rows, k, callbacks);

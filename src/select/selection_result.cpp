@@ -8,17 +8,20 @@
 
 #include "topkfs/core/error.hpp"
 #include "topkfs/select/selector.hpp"
+#include "topkfs/select/top_k.hpp"
 
 namespace topkfs {
 
 std::vector<std::int64_t> rank_by_score(const std::vector<double>& scores) {
   std::vector<std::int64_t> order(scores.size());
   std::iota(order.begin(), order.end(), 0);
+  // The top-k rule's order on the scores, so that ranking[0..k) is the
+  // selection the rule makes; NaN scores last, in index order (stable).
   std::stable_sort(order.begin(), order.end(), [&](std::int64_t a, std::int64_t b) {
     const double sa = scores[static_cast<std::size_t>(a)];
     const double sb = scores[static_cast<std::size_t>(b)];
     if (std::isnan(sa) || std::isnan(sb)) return !std::isnan(sa) && std::isnan(sb);
-    return sa > sb;
+    return ranks_before(sa, a, sb, b);
   });
   return order;
 }
@@ -26,15 +29,19 @@ std::vector<std::int64_t> rank_by_score(const std::vector<double>& scores) {
 void finish_selection(SelectionResult& result, const std::vector<std::string>& feature_names) {
   const auto m = static_cast<int>(result.scores.size());
   TOPKFS_ASSERT(static_cast<int>(feature_names.size()) == m);
-  if (result.k < 1 || result.k > m) {
-    throw OptionError(fmt::format("k = {} is out of range: the data has {} feature columns",
-                                  result.k, m));
-  }
+  check_k(result.k, m, "the data");
   result.ranking = rank_by_score(result.scores);
   result.selected.assign(result.ranking.begin(), result.ranking.begin() + result.k);
   result.selected_names.clear();
   for (auto column : result.selected) {
     result.selected_names.push_back(feature_names[static_cast<std::size_t>(column)]);
+  }
+}
+
+void check_k(int k, std::int64_t columns, const std::string& source) {
+  if (k < 1 || k > columns) {
+    throw OptionError(
+        fmt::format("--k {} is out of range: {} has {} feature columns", k, source, columns));
   }
 }
 

@@ -16,8 +16,9 @@ struct TrainingBlock {
   std::int32_t features = 0;
   // Row-major: feature j of sample i at values[i * features + j]. A node reads
   // several candidate features of the same samples; row-major, they share
-  // cache lines (measured 15% faster on MNIST than one contiguous column per
-  // feature, whose reads in a node's sample order jump anyway).
+  // cache lines, where one contiguous column per feature would be read in
+  // the node's sample order, jumping anyway (faster on MNIST: bench/README.md,
+  // "Measurements behind the code").
   std::vector<float> values;
 
   TargetKind kind = TargetKind::None;

@@ -1,4 +1,4 @@
-// The detection protocol (DESIGN.md section 2, item 1) on real data: noise
+// The detection protocol (docs/method.md §3, protocol 1) on real data: noise
 // columns appended as the paper does, k = the number of original columns.
 // Kinematics (8192 x 8) has enough rows for every linear method to tell its
 // eight columns from the noise; the full table is docs/results.md.

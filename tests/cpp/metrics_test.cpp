@@ -1,5 +1,5 @@
-// The evaluation metrics (eval/metrics.hpp) against values computed by hand.
-#include "topkfs/eval/metrics.hpp"
+// The evaluation metrics (scoring/metrics.hpp) against values computed by hand.
+#include "topkfs/scoring/metrics.hpp"
 
 #include <gtest/gtest.h>
 

@@ -9,6 +9,7 @@
 
 #include "test_support.hpp"
 #include "topkfs/core/error.hpp"
+#include "topkfs/version.hpp"
 
 namespace topkfs {
 namespace {
@@ -63,6 +64,15 @@ TEST(ResultJson, RoundTripKeepsEveryField) {
   EXPECT_EQ(back.data.feature_names, original.data.feature_names);
   EXPECT_EQ(back.notes, original.notes);
   EXPECT_FALSE(test::path_exists(path + ".tmp" + std::to_string(::getpid())));
+}
+
+TEST(ResultJson, NamesTheVersionThatWroteIt) {
+  EXPECT_EQ(to_json(sample_result()).at("version"), std::string(kVersion));
+  // A file without it (written before the field existed) still reads.
+  nlohmann::json old = to_json(sample_result());
+  old.erase("version");
+  const std::string path = test::write_temp_file("no_version.json", old.dump());
+  EXPECT_EQ(read_selection(path).method, "dnn-top");
 }
 
 TEST(ResultJson, MissingOrInconsistentFieldsAreNamed) {

@@ -21,7 +21,7 @@
 #include "topkfs/core/error.hpp"
 #include "topkfs/core/random.hpp"
 #include "topkfs/data/synthetic.hpp"
-#include "topkfs/eval/metrics.hpp"
+#include "topkfs/scoring/metrics.hpp"
 #include "topkfs/io/read_dataset.hpp"
 #include "topkfs/trees/forest.hpp"
 

@@ -20,7 +20,7 @@
 #include "topkfs/core/error.hpp"
 #include "topkfs/data/synthetic.hpp"
 #include "topkfs/neural/baselines.hpp"
-#include "topkfs/select/registry.hpp"
+#include "topkfs/methods/registry.hpp"
 
 namespace topkfs {
 namespace {

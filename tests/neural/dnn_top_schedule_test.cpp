@@ -12,8 +12,8 @@
 
 #include "selection_test_support.hpp"
 #include "topkfs/core/error.hpp"
-#include "topkfs/evaluate/evaluation.hpp"
-#include "topkfs/select/registry.hpp"
+#include "topkfs/evaluation/evaluation.hpp"
+#include "topkfs/methods/registry.hpp"
 
 namespace topkfs {
 namespace {
@@ -47,8 +47,9 @@ TEST(DnnTopScheduleTest, WarmUpOverEverythingIsDfs) {
   const auto made = planted_problem(SyntheticOptions::Target::Classes, 2, 62, 600);
   const OptionValues options = with(kSmall, {{"epochs", "4"}, {"validation", "0"}});
   const auto dfs = fit_method("dfs", made.data, 5, options);
-  const auto warm = fit_method("dnn-top", made.data, 5, with(options, {{"warmup", "1"}}));
-  const auto once = fit_method("dnn-top", made.data, 5, options);
+  const OptionValues dfs_penalties = with(options, {{"lambda2", "1e-4"}, {"anneal", "0"}});
+  const auto warm = fit_method("dnn-top", made.data, 5, with(dfs_penalties, {{"warmup", "1"}}));
+  const auto once = fit_method("dnn-top", made.data, 5, dfs_penalties);
   ASSERT_EQ(dfs.scores.size(), warm.scores.size());
   double largest_gap = 0.0;
   double gap_to_dnn_top = 0.0;

@@ -17,7 +17,7 @@
 #include "topkfs/core/random.hpp"
 #include "topkfs/data/synthetic.hpp"
 #include "topkfs/neural/dnn_top.hpp"
-#include "topkfs/select/registry.hpp"
+#include "topkfs/methods/registry.hpp"
 
 namespace topkfs {
 namespace {
@@ -104,7 +104,10 @@ TEST(DnnTopDeterminismTest, DfsIsDnnTopWithoutTheSubModel) {
   const auto made = planted_problem(SyntheticOptions::Target::Classes, 2, 4, 600);
   const OptionValues options = with(kSmall, {{"epochs", "4"}});
   const auto dfs = fit_method("dfs", made.data, 5, options);
-  const auto lambda0 = fit_method("dnn-top", made.data, 5, with(options, {{"lambda3", "0"}}));
+  // dfs is dnn-top without the top-k term, with DFS's own penalties and step
+  const auto lambda0 =
+      fit_method("dnn-top", made.data, 5,
+                 with(options, {{"lambda3", "0"}, {"lambda2", "1e-4"}, {"w-step", "adam"}}));
   EXPECT_EQ(dfs.method, "dfs");
   EXPECT_EQ(lambda0.method, "dnn-top");
   EXPECT_EQ(dfs.scores, lambda0.scores);

@@ -9,11 +9,11 @@
 
 #include "test_support.hpp"
 #include "topkfs/data/synthetic.hpp"
-#include "topkfs/eval/downstream.hpp"
-#include "topkfs/eval/metrics.hpp"
-#include "topkfs/eval/detection.hpp"
-#include "topkfs/evaluate/evaluation.hpp"
-#include "topkfs/evaluate/report_io.hpp"
+#include "topkfs/scoring/downstream.hpp"
+#include "topkfs/scoring/metrics.hpp"
+#include "topkfs/scoring/detection.hpp"
+#include "topkfs/evaluation/evaluation.hpp"
+#include "topkfs/evaluation/report_io.hpp"
 #include "topkfs/io/result_json.hpp"
 #include "topkfs/io/table_writer.hpp"
 
@@ -341,6 +341,37 @@ TEST(EvaluateReport, RefusesFilesThatAreNotReports) {
   EXPECT_TRUE(contains(error_of<DataError>([&] { read_report_json(path); }), "not an evaluation report"));
   const std::string broken = test::write_temp_file("broken.json", "{\"format\": ");
   EXPECT_TRUE(contains(error_of<DataError>([&] { read_report_json(broken); }), "broken.json: not JSON"));
+}
+
+TEST(EvaluateReport, TableUsesOneNumberFormatPerColumn) {
+  EvaluationReport report;
+  report.protocol = Protocol::Mae;
+  report.metric = "MAE";
+  report.higher_is_better = false;
+  report.ks = {10, 20};
+  report.seeds = 3;
+  MethodSummary large;  // MAE in tens: two decimals in every cell, std included
+  large.method = "dnn-top";
+  large.per_k = {{47.81, 0.9233, 3}, {45.8, 0.704, 3}};
+  large.over_k = {46.805, 1.2, 6};
+  MethodSummary small;  // MAE below one: its own decimals, four significant digits
+  small.method = "ridge";
+  small.per_k = {{0.01234, 0.0005, 3}, {0.0098765, 0.0001, 3}};
+  small.over_k = {0.0111, 0.0013, 6};
+  report.methods = {large, small};
+  const std::string table = report_table(report);
+  EXPECT_TRUE(contains(table, "47.81 ± 0.92")) << table;
+  EXPECT_TRUE(contains(table, "45.80 ± 0.70")) << table;
+  EXPECT_TRUE(contains(table, "46.80 ± 1.20")) << table;
+  EXPECT_TRUE(contains(table, "0.01234 ± 0.00050")) << table;
+  EXPECT_TRUE(contains(table, "0.00988 ± 0.00010")) << table;
+  EXPECT_FALSE(contains(table, "0.704")) << table;
+
+  report.protocol = Protocol::Accuracy;  // percent: two decimals everywhere
+  report.methods[0].per_k = {{90.0, 1.5, 3}, {88.25, 0.125, 3}};
+  const std::string accuracy = report_table(report);
+  EXPECT_TRUE(contains(accuracy, "90.00 ± 1.50")) << accuracy;
+  EXPECT_TRUE(contains(accuracy, "88.25 ± 0.12")) << accuracy;
 }
 
 }  // namespace

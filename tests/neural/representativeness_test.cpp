@@ -1,4 +1,4 @@
-// The paper's representativeness study (DESIGN.md section 2, item 5): USPS
+// The paper's representativeness study (docs/method.md §3, protocol 5): USPS
 // padded from 16x16 to 28x28 with a noise border. Two thirds of the padded
 // image is noise, so a selector that picks pixels at random puts two thirds of
 // its selection there; dnn-top must leave the border almost alone.
@@ -7,7 +7,7 @@
 #include "test_support.hpp"
 #include "topkfs/data/image_padding.hpp"
 #include "topkfs/io/read_dataset.hpp"
-#include "topkfs/select/registry.hpp"
+#include "topkfs/methods/registry.hpp"
 #include "topkfs/select/run_selection.hpp"
 
 namespace topkfs {

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Downstream accuracy of a feature selection (DESIGN.md section 2, protocol 3).
+"""Downstream accuracy of a feature selection (docs/method.md §3, protocol 3).
 
 Usage: score_extra_trees.py DATA_DIR COLUMNS
 

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "topkfs/data/synthetic.hpp"
-#include "topkfs/select/registry.hpp"
+#include "topkfs/methods/registry.hpp"
 
 namespace topkfs::test {
 

@@ -1,5 +1,5 @@
 #pragma once
-// The representativeness study of the paper (DESIGN.md section 2, item 5):
+// The representativeness study of the paper (docs/method.md §3, protocol 5):
 // USPS's 16x16 digits padded to 28x28 with a 6-pixel border of noise. A
 // selector that finds the informative pixels leaves the border alone; one
 // that chases variance picks noise.

@@ -19,7 +19,7 @@ struct DnnTopOptions : NeuralTrainingOptions {
   double beta2 = 0.999;
   double weight_decay = 0.0;  // Adam weight decay on the body (w has lambda1/lambda2)
   double lambda1 = 1e-4;      // lambda1 * ||w||_2^2
-  double lambda2 = 1e-4;      // lambda2 * ||w||_1
+  double lambda2 = 0.1;       // lambda2 * ||w||_1 (docs/algorithms.md: why so strong)
   double lambda3 = 1.0;       // weight of the sub-model's loss; 0 = DFS
   // The schedule of the top-k term (docs/algorithms.md, "Training schedule"),
   // as fractions of the planned steps: the first `warmup` train the lead
@@ -28,7 +28,7 @@ struct DnnTopOptions : NeuralTrainingOptions {
   // geometrically from all inputs to k; then it is the top k. Early stopping
   // waits for the schedule to end.
   double warmup = 0.0;
-  double anneal = 0.0;
+  double anneal = 0.5;
   // none: w is free; nonneg: w is clipped at 0 after every step, so that the
   // L1 penalty drives unused inputs to exactly 0 rather than across it.
   std::string w_constraint = "none";
@@ -64,22 +64,5 @@ const OptionTable<DnnTopOptions>& dfs_option_table();
 
 // `dnn-top` (lambda3 from the options) or `dfs` (lambda3 forced to 0).
 std::unique_ptr<Selector> make_dnn_top_selector(bool dfs);
-
-// Which thread pools get the threads.
-//  BlasOnly: OpenBLAS gets them, libtorch's intra-op pool and OpenMP one:
-//    for the MLP, whose time is in GEMMs; libtorch's OpenMP workers spin after
-//    each small elementwise kernel and fight OpenBLAS's for the cores
-//    (measured: 2 threads ran 4-16x slower than 1 when all pools had 2).
-//  All: every pool gets them (the CNN's convolutions are parallel in libtorch).
-//  Team: every pool gets one thread; the caller runs a team of that many
-//    workers that take each training step together (the trainer's
-//    batch_workers), each with its own single-threaded GEMMs; at most one
-//    per core the process may use.
-enum class ThreadUse { BlasOnly, All, Team };
-
-// Sets the thread counts of libtorch (intra-op; inter-op 1), OpenMP and
-// OpenBLAS together. threads <= 0 means every core the process may use.
-// Returns the count in force.
-int configure_threads(int threads, ThreadUse use = ThreadUse::All);
 
 }  // namespace topkfs

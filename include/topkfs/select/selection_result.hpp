@@ -57,8 +57,8 @@ struct SelectionResult {
   std::optional<DownstreamResult> downstream;
 };
 
-// Columns ordered by decreasing score; ties go to the lower index (the same
-// rule as the top-k mask), NaN scores last.
+// Columns ordered by decreasing score; ties go to the lower index (the order
+// of the top-k rule, select/top_k.hpp), NaN scores last.
 std::vector<std::int64_t> rank_by_score(const std::vector<double>& scores);
 
 // Fills ranking, selected and selected_names of `result` from its scores.

@@ -1,7 +1,7 @@
 #pragma once
 // Every feature-selection method is a Selector: options in, fit(Dataset) out to
 // a SelectionResult. The CLI and the Python package reach each one by name
-// through the registry (select/registry.hpp).
+// through the registry (methods/registry.hpp).
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -13,6 +13,11 @@
 #include "topkfs/select/selection_result.hpp"
 
 namespace topkfs {
+
+// The k check of every fit: throws OptionError unless 1 <= k <= columns,
+// naming --k and `source` (the data's file, or "the data").
+void check_k(int k, std::int64_t columns, const std::string& source);
+inline void check_k(const Dataset& data, int k) { check_k(k, data.cols(), data.source); }
 
 class Selector {
  public:

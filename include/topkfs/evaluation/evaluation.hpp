@@ -1,0 +1,141 @@
+#pragma once
+// `topkfs evaluate`: every method x k x seed of a grid, each selection made on
+// the training rows only and judged by one of the paper's protocols
+// (docs/method.md §3):
+//  - accuracy:  ExtraTrees (50 trees) on the selected columns, test accuracy %;
+//  - mae:       least squares on the selected columns, test MAE (and RMSE);
+//  - detection: as many noise columns appended as there are columns, k = the
+//               number of original columns, F1 % of the selection against them;
+//  - stability: selections on 10 random splits, pairwise Jaccard and Kuncheva
+//               index, and how often each feature was chosen.
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "topkfs/core/callbacks.hpp"
+#include "topkfs/data/dataset.hpp"
+#include "topkfs/data/splits.hpp"
+
+namespace topkfs {
+
+enum class Protocol { Auto, Accuracy, Mae, Detection, Stability };
+
+const char* to_string(Protocol protocol);
+// auto|accuracy|mae|detection|stability; throws OptionError listing them.
+Protocol parse_protocol(const std::string& name);
+// Auto resolved for `data`: accuracy for classes, mae for real targets.
+Protocol resolve_protocol(Protocol protocol, const Dataset& data);
+
+struct EvaluationOptions {
+  std::vector<std::string> methods;
+  std::vector<int> ks = {10, 20, 30, 40, 50};
+  Protocol protocol = Protocol::Auto;
+  // Runs per method and k. Unset: 1, or 10 for the stability protocol.
+  std::optional<int> seeds;
+  // Predefined: the data's own split where it has one (MNIST), else a random
+  // stratified split per seed. Random: always a random split per seed.
+  SplitMode split = SplitMode::Predefined;
+  double test_size = 0.2;
+  // Run s (0-based) uses seed + s for its split, the method and the trees.
+  std::uint64_t seed = 0;
+  // When set, every run's method takes this seed instead (the split and the
+  // trees still change per run): how stable a selection is against the data
+  // alone, as a user who keeps the default seed on new data sees it.
+  std::optional<std::uint64_t> model_seed;
+  int downstream_trees = 50;
+  int threads = 0;  // downstream trees (0 = every core); methods take --threads themselves
+  // Method options by name (as `topkfs select` takes them); each applies to
+  // the listed methods that have it, and an option no listed method has is an
+  // error.
+  std::map<std::string, std::string> method_options;
+
+  int seed_count() const;
+  // Throws OptionError naming the offending field.
+  void validate() const;
+};
+
+// One selection and its score.
+struct EvaluationRun {
+  std::string method;
+  int k = 0;
+  int run = 0;              // 0-based seed index
+  std::uint64_t seed = 0;   // the seed used for the split, the method and the trees
+  std::vector<std::int64_t> selected;
+  double score = 0.0;       // accuracy %, MAE or F1 % (NaN for stability)
+  std::optional<double> rmse;  // mae protocol
+  double fit_seconds = 0.0;    // selection; shared by every k when the ranking ignores k
+  double score_seconds = 0.0;  // downstream model
+  bool shared_fit = false;     // read from one ranking fitted for the largest k
+};
+
+struct ScoreSummary {
+  double mean = 0.0;
+  double std = 0.0;  // population standard deviation (numpy's default)
+  int count = 0;
+};
+
+ScoreSummary summarise(const std::vector<double>& values);
+
+struct StabilitySummary {
+  double jaccard = 0.0;   // mean over pairs of runs
+  double kuncheva = 0.0;  // mean over pairs of runs
+};
+
+struct MethodSummary {
+  std::string method;
+  std::vector<ScoreSummary> per_k;      // in the order of EvaluationReport::ks
+  ScoreSummary over_k;                  // of the per-run scores over every k and seed
+  std::vector<StabilitySummary> stability_per_k;  // stability protocol
+  StabilitySummary stability_over_k;
+  // Stability: share of runs that selected each feature, at the largest k.
+  std::vector<double> selection_frequency;
+  double fit_seconds = 0.0;  // total selection time of the method
+};
+
+// The data a report describes, so that a report read back stands alone.
+struct ReportData {
+  std::string path;
+  std::int64_t rows = 0;
+  std::int64_t columns = 0;
+  std::string target_kind;
+};
+
+struct EvaluationReport {
+  ReportData data;
+  Protocol protocol = Protocol::Accuracy;
+  std::string metric;          // "accuracy %", "MAE", "F1 %", "Kuncheva index"
+  bool higher_is_better = true;
+  std::vector<int> ks;         // detection: the one k = number of original columns
+  int seeds = 0;
+  std::string split_note;      // which rows were learned from and tested on
+  std::vector<EvaluationRun> runs;
+  std::vector<MethodSummary> methods;
+  std::vector<std::string> notes;
+  double wall_seconds = 0.0;
+};
+
+// Where the grid is, for a progress display.
+struct GridStep {
+  int done = 0;   // fits finished
+  int total = 0;  // fits in the grid
+  std::string method;
+  int k = 0;      // 0 for a fit that serves every k
+  int run = 0;
+  double elapsed_seconds = 0.0;
+};
+
+struct EvaluationCallbacks {
+  FitCallbacks fit;                            // passed to every selector
+  std::function<void(const GridStep&)> step;   // before each fit
+};
+
+// Runs the grid. Bad options (unknown method or option, k outside
+// 1..columns, a protocol that does not fit the target) throw OptionError
+// before any fit starts.
+EvaluationReport evaluate_methods(const Dataset& data, const EvaluationOptions& options,
+                                  const EvaluationCallbacks& callbacks = {});
+
+}  // namespace topkfs

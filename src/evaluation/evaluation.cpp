@@ -1,0 +1,320 @@
+// The evaluation grid: for each run (seed) the rows to learn from and to test
+// on, for each method one fit per k (or one fit whose ranking serves every k),
+// and the protocol's score of each selection.
+#include "topkfs/evaluation/evaluation.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <memory>
+#include <set>
+
+#include "topkfs/core/clock.hpp"
+#include "topkfs/core/error.hpp"
+#include "topkfs/scoring/downstream.hpp"
+#include "topkfs/scoring/metrics.hpp"
+#include "topkfs/scoring/detection.hpp"
+#include "topkfs/methods/registry.hpp"
+
+namespace topkfs {
+namespace {
+
+// A fresh selector for one run: the user's options, then the run's seed.
+std::unique_ptr<Selector> make_configured(const std::string& method, const EvaluationOptions& options,
+                                          std::uint64_t seed) {
+  auto selector = make_selector(method);
+  for (const auto& [name, value] : options.method_options) {
+    if (selector->has_option(name)) selector->set_option(name, value);
+  }
+  const std::uint64_t method_seed = options.model_seed.value_or(seed);
+  if (selector->has_option("seed")) selector->set_option("seed", std::to_string(method_seed));
+  selector->check_options();
+  return selector;
+}
+
+// Every given method option must belong to at least one listed method.
+void check_method_options(const EvaluationOptions& options) {
+  for (const auto& [name, value] : options.method_options) {
+    bool used = false;
+    for (const auto& method : options.methods) used = used || make_selector(method)->has_option(name);
+    if (!used) {
+      throw OptionError(fmt::format("--{} does not apply to any of the methods {}", name,
+                                    fmt::join(options.methods, ", ")));
+    }
+  }
+}
+
+// The rows one run learns from and tests on, and the data it selects from.
+struct RunData {
+  const Dataset* data = nullptr;
+  std::vector<std::int64_t> train;
+  std::vector<std::int64_t> test;
+  std::unique_ptr<DetectionData> detection;  // detection protocol only
+};
+
+std::vector<std::int64_t> all_rows(std::int64_t n) {
+  std::vector<std::int64_t> rows(static_cast<std::size_t>(n));
+  for (std::size_t i = 0; i < rows.size(); ++i) rows[i] = static_cast<std::int64_t>(i);
+  return rows;
+}
+
+RunData prepare_run(const Dataset& data, Protocol protocol, const EvaluationOptions& options,
+                    std::uint64_t seed) {
+  RunData run;
+  if (protocol == Protocol::Detection) {
+    run.detection = std::make_unique<DetectionData>(make_detection_data(data, seed));
+    run.data = &run.detection->data;
+    run.train = all_rows(data.rows());
+    return run;
+  }
+  // Stability compares selections across different training sets: always random splits.
+  const SplitMode mode = protocol == Protocol::Stability ? SplitMode::Random : options.split;
+  Split split = resolve_split(data, mode, options.test_size, seed);
+  run.data = &data;
+  run.train = std::move(split.train);
+  run.test = std::move(split.test);
+  return run;
+}
+
+std::string split_note(const Dataset& data, Protocol protocol, const EvaluationOptions& options,
+                       const RunData& first) {
+  if (protocol == Protocol::Detection) {
+    return fmt::format("selection from all {} rows with {} noise columns appended (seeded per run)",
+                       data.rows(), data.cols());
+  }
+  if (protocol == Protocol::Stability) {
+    return fmt::format("a random{} split per run (test size {}): selections from {} training rows",
+                       data.target_kind == TargetKind::Classes ? " stratified" : "",
+                       options.test_size, first.train.size());
+  }
+  const bool predefined = protocol != Protocol::Stability &&
+                          options.split == SplitMode::Predefined && data.predefined_split;
+  return fmt::format("{}: learned from {} training rows, scored on {} test rows",
+                     predefined ? "the data's predefined split"
+                                : fmt::format("a random{} split per run (test size {})",
+                                              data.target_kind == TargetKind::Classes ? " stratified" : "",
+                                              options.test_size),
+                     first.train.size(), first.test.size());
+}
+
+struct Scored {
+  double score = std::nan("");
+  std::optional<double> rmse;
+};
+
+Scored score_selection(Protocol protocol, const RunData& run, const std::vector<std::int64_t>& selected,
+                       const EvaluationOptions& options, std::uint64_t seed) {
+  Scored scored;
+  if (protocol == Protocol::Detection) {
+    scored.score = detection_f1(*run.detection, selected);
+  } else if (protocol == Protocol::Accuracy || protocol == Protocol::Mae) {
+    DownstreamOptions downstream;
+    downstream.trees = options.downstream_trees;
+    downstream.seed = seed;
+    downstream.threads = options.threads;
+    const DownstreamScore s = score_downstream(*run.data, run.train, run.test, selected, downstream);
+    if (protocol == Protocol::Accuracy) {
+      scored.score = s.accuracy;
+    } else {
+      scored.score = s.mae;
+      scored.rmse = s.rmse;
+    }
+  }
+  return scored;
+}
+
+class GridRunner {
+ public:
+  GridRunner(const Dataset& data, const EvaluationOptions& options, Protocol protocol,
+             const EvaluationCallbacks& callbacks, EvaluationReport& report)
+      : data_(data), options_(options), protocol_(protocol), callbacks_(callbacks), report_(report) {}
+
+  void run_all() {
+    const int seeds = options_.seed_count();
+    total_fits_ = 0;
+    for (const auto& method : options_.methods) {
+      const bool per_k = make_configured(method, options_, options_.seed)->ranking_depends_on_k();
+      total_fits_ += seeds * (per_k ? static_cast<int>(report_.ks.size()) : 1);
+    }
+    for (int s = 0; s < seeds; ++s) {
+      const std::uint64_t seed = options_.seed + static_cast<std::uint64_t>(s);
+      const RunData run = prepare_run(data_, protocol_, options_, seed);
+      if (s == 0) report_.split_note = split_note(data_, protocol_, options_, run);
+      for (const auto& method : options_.methods) run_method(method, s, seed, run);
+    }
+  }
+
+ private:
+  void announce(const std::string& method, int k, int run) {
+    if (!callbacks_.step) return;
+    callbacks_.step({fits_done_, total_fits_, method, k, run, seconds_since(start_)});
+  }
+
+  SelectionResult fit(Selector& selector, const RunData& run, int k) {
+    SelectionResult result = selector.fit(*run.data, run.train, k, callbacks_.fit);
+    for (const auto& warning : result.warnings) {
+      callbacks_.fit.warn(fmt::format("{} k={}: {}", selector.name(), k, warning));
+    }
+    ++fits_done_;
+    return result;
+  }
+
+  void record(const std::string& method, int k, int s, std::uint64_t seed, const RunData& run,
+              std::vector<std::int64_t> selected, double fit_seconds, bool shared) {
+    EvaluationRun entry;
+    entry.method = method;
+    entry.k = k;
+    entry.run = s;
+    entry.seed = seed;
+    entry.fit_seconds = fit_seconds;
+    entry.shared_fit = shared;
+    const auto start = Clock::now();
+    const Scored scored = score_selection(protocol_, run, selected, options_, seed);
+    entry.score_seconds = seconds_since(start);
+    entry.score = scored.score;
+    entry.rmse = scored.rmse;
+    entry.selected = run.detection ? unshuffled_columns(*run.detection, selected) : std::move(selected);
+    report_.runs.push_back(std::move(entry));
+  }
+
+  void run_method(const std::string& method, int s, std::uint64_t seed, const RunData& run) {
+    auto selector = make_configured(method, options_, seed);
+    if (!selector->ranking_depends_on_k()) {
+      const int largest = *std::max_element(report_.ks.begin(), report_.ks.end());
+      announce(method, 0, s);
+      const auto start = Clock::now();
+      const SelectionResult result = fit(*selector, run, largest);
+      const double seconds = seconds_since(start);
+      for (const int k : report_.ks) {
+        std::vector<std::int64_t> prefix(result.ranking.begin(), result.ranking.begin() + k);
+        record(method, k, s, seed, run, std::move(prefix), seconds, true);
+      }
+      return;
+    }
+    for (const int k : report_.ks) {
+      announce(method, k, s);
+      const auto start = Clock::now();
+      SelectionResult result = fit(*selector, run, k);
+      record(method, k, s, seed, run, std::move(result.selected), seconds_since(start), false);
+    }
+  }
+
+  const Dataset& data_;
+  const EvaluationOptions& options_;
+  Protocol protocol_;
+  const EvaluationCallbacks& callbacks_;
+  EvaluationReport& report_;
+  int fits_done_ = 0;
+  int total_fits_ = 0;
+  Clock::time_point start_ = Clock::now();
+};
+
+std::vector<std::vector<std::int64_t>> selections_of(const EvaluationReport& report,
+                                                     const std::string& method, int k) {
+  std::vector<std::vector<std::int64_t>> sets;
+  for (const auto& run : report.runs) {
+    if (run.method == method && run.k == k) sets.push_back(run.selected);
+  }
+  return sets;
+}
+
+std::vector<double> frequencies(const std::vector<std::vector<std::int64_t>>& sets, std::int64_t m) {
+  std::vector<double> share(static_cast<std::size_t>(m), 0.0);
+  for (const auto& set : sets) {
+    for (const auto column : set) share[static_cast<std::size_t>(column)] += 1.0 / sets.size();
+  }
+  return share;
+}
+
+MethodSummary summarise_method(const EvaluationReport& report, const std::string& method,
+                               std::int64_t columns) {
+  MethodSummary summary;
+  summary.method = method;
+  std::vector<double> all_scores;
+  std::set<std::pair<int, int>> counted_fits;  // (run, k or 0 for a shared fit)
+  std::vector<double> jaccards, kunchevas;
+  for (const int k : report.ks) {
+    std::vector<double> scores;
+    for (const auto& run : report.runs) {
+      if (run.method != method || run.k != k) continue;
+      scores.push_back(run.score);
+      all_scores.push_back(run.score);
+      if (counted_fits.insert({run.run, run.shared_fit ? 0 : k}).second) {
+        summary.fit_seconds += run.fit_seconds;
+      }
+    }
+    summary.per_k.push_back(summarise(scores));
+    if (report.protocol == Protocol::Stability) {
+      const auto sets = selections_of(report, method, k);
+      summary.stability_per_k.push_back(
+          {mean_pairwise_jaccard(sets), mean_pairwise_kuncheva(sets, columns)});
+      jaccards.push_back(summary.stability_per_k.back().jaccard);
+      kunchevas.push_back(summary.stability_per_k.back().kuncheva);
+    }
+  }
+  summary.over_k = summarise(all_scores);
+  if (report.protocol == Protocol::Stability) {
+    summary.stability_over_k = {summarise(jaccards).mean, summarise(kunchevas).mean};
+    const int largest = *std::max_element(report.ks.begin(), report.ks.end());
+    summary.selection_frequency = frequencies(selections_of(report, method, largest), columns);
+  }
+  return summary;
+}
+
+void describe_metric(EvaluationReport& report) {
+  switch (report.protocol) {
+    case Protocol::Accuracy: report.metric = "accuracy %"; break;
+    case Protocol::Mae: report.metric = "MAE"; report.higher_is_better = false; break;
+    case Protocol::Detection: report.metric = "F1 %"; break;
+    default: report.metric = "Kuncheva index"; break;
+  }
+}
+
+}  // namespace
+
+EvaluationReport evaluate_methods(const Dataset& data, const EvaluationOptions& options,
+                                  const EvaluationCallbacks& callbacks) {
+  const auto start = Clock::now();
+  options.validate();
+  EvaluationReport report;
+  report.data = {data.source, data.rows(), data.cols(), to_string(data.target_kind)};
+  report.protocol = resolve_protocol(options.protocol, data);
+  describe_metric(report);
+  report.seeds = options.seed_count();
+  check_method_options(options);
+  for (const auto& method : options.methods) make_configured(method, options, options.seed);
+
+  if (report.protocol == Protocol::Detection) {
+    report.ks = {static_cast<int>(data.cols())};
+    report.notes.push_back(fmt::format(
+        "detection: k = {} (the number of original columns) whatever --k says", data.cols()));
+  } else {
+    report.ks = options.ks;
+    std::sort(report.ks.begin(), report.ks.end());
+    report.ks.erase(std::unique(report.ks.begin(), report.ks.end()), report.ks.end());
+    if (report.ks.back() > data.cols()) {
+      throw OptionError(fmt::format("--k {} is more than the {} columns of {}", report.ks.back(),
+                                    data.cols(), data.source));
+    }
+  }
+  if (options.split == SplitMode::Predefined && !data.predefined_split &&
+      report.protocol != Protocol::Detection) {
+    report.notes.push_back("the data has no predefined split: each run uses a random split");
+  }
+  if (options.model_seed) {
+    report.notes.push_back(fmt::format(
+        "every run's method has seed {} (--model-seed): only the split changes", *options.model_seed));
+  }
+
+  GridRunner(data, options, report.protocol, callbacks, report).run_all();
+  const std::int64_t columns =
+      report.protocol == Protocol::Detection ? 2 * data.cols() : data.cols();
+  for (const auto& method : options.methods) {
+    report.methods.push_back(summarise_method(report, method, columns));
+  }
+  report.wall_seconds = seconds_since(start);
+  return report;
+}
+
+}  // namespace topkfs

@@ -1,0 +1,71 @@
+#include "topkfs/evaluation/report_pictures.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "topkfs/core/error.hpp"
+#include "topkfs/io/chart.hpp"
+
+namespace topkfs {
+
+RgbImage draw_score_curve(const EvaluationReport& report, const std::string& data_name) {
+  const bool stability = report.protocol == Protocol::Stability;
+  LineChart chart;
+  chart.title = fmt::format("{} of {} run{}, {}", stability ? "Stability" : report.metric,
+                            report.seeds, report.seeds == 1 ? "" : "s", data_name);
+  chart.x_label = "k (number of selected features)";
+  chart.y_label = stability ? "Kuncheva index (1 = same features every run)" : report.metric;
+  for (const auto& method : report.methods) {
+    ChartSeries series;
+    series.name = method.method;
+    for (std::size_t i = 0; i < report.ks.size(); ++i) {
+      series.x.push_back(report.ks[i]);
+      if (stability) {
+        series.y.push_back(method.stability_per_k[i].kuncheva);
+      } else {
+        series.y.push_back(method.per_k[i].mean);
+        series.error.push_back(method.per_k[i].count > 1 ? method.per_k[i].std : 0.0);
+      }
+    }
+    chart.series.push_back(std::move(series));
+  }
+  if (stability) chart.y_max = 1.0;
+  return draw_line_chart(chart);
+}
+
+namespace {
+
+int largest_k(const EvaluationReport& report) {
+  return *std::max_element(report.ks.begin(), report.ks.end());
+}
+
+}  // namespace
+
+RgbImage draw_method_selections(const Dataset& data, const EvaluationReport& report) {
+  if (!data.image_shape) {
+    throw OptionError(fmt::format("--picture needs image data: {} carries no image shape; give "
+                                  "--image-shape HxW",
+                                  data.source));
+  }
+  const int k = largest_k(report);
+  std::vector<CaptionedSelection> panels;
+  for (const auto& method : report.methods) {
+    for (const auto& run : report.runs) {
+      if (run.method == method.method && run.k == k && run.run == 0) {
+        panels.push_back({fmt::format("{}, k={}", method.method, k), run.selected});
+        break;
+      }
+    }
+  }
+  return draw_selection_grid(data, {}, panels);
+}
+
+RgbImage draw_method_frequency(const Dataset& data, const EvaluationReport& report,
+                               const MethodSummary& method) {
+  const std::string title = fmt::format("{}: how often each feature was chosen ({} runs, k={})",
+                                        method.method, report.seeds, largest_k(report));
+  return draw_frequency_map(frequency_map_of(data, method.selection_frequency, title));
+}
+
+}  // namespace topkfs

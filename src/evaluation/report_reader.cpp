@@ -1,0 +1,149 @@
+// Evaluation reports read back from JSON and merged (`topkfs report`), so
+// that methods run at different times share one table and one plot.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "topkfs/core/error.hpp"
+#include "topkfs/evaluation/report_io.hpp"
+#include "topkfs/io/file_util.hpp"
+
+namespace topkfs {
+namespace {
+
+using nlohmann::json;
+
+// The field `key` of `object` as T, or DataError naming the file and field.
+template <typename T>
+T field(const json& object, const char* key, const std::string& where) {
+  if (!object.is_object() || !object.contains(key)) {
+    throw DataError(fmt::format("{}: not an evaluation report: field '{}' is missing", where, key));
+  }
+  const json& value = object.at(key);
+  if constexpr (std::is_same_v<T, double>) {
+    if (value.is_null()) return std::nan("");  // a score that does not exist
+  }
+  try {
+    return value.get<T>();
+  } catch (const json::exception&) {
+    throw DataError(fmt::format("{}: field '{}' has the wrong type", where, key));
+  }
+}
+
+ScoreSummary summary_from(const json& object, const std::string& where) {
+  return {field<double>(object, "mean", where), field<double>(object, "std", where),
+          field<int>(object, "count", where)};
+}
+
+MethodSummary method_from(const json& object, Protocol protocol, const std::string& where) {
+  MethodSummary method;
+  method.method = field<std::string>(object, "method", where);
+  method.fit_seconds = field<double>(object, "fit_seconds", where);
+  const bool stability = protocol == Protocol::Stability;
+  for (const auto& entry : field<json>(object, "per_k", where)) {
+    method.per_k.push_back(summary_from(entry, where));
+    if (stability) {
+      method.stability_per_k.push_back(
+          {field<double>(entry, "jaccard", where), field<double>(entry, "kuncheva", where)});
+    }
+  }
+  const json over = field<json>(object, "over_k", where);
+  method.over_k = summary_from(over, where);
+  if (stability) {
+    method.stability_over_k = {field<double>(over, "jaccard", where),
+                               field<double>(over, "kuncheva", where)};
+    method.selection_frequency = field<std::vector<double>>(object, "selection_frequency", where);
+  }
+  return method;
+}
+
+EvaluationRun run_from(const json& object, const std::string& where) {
+  EvaluationRun run;
+  run.method = field<std::string>(object, "method", where);
+  run.k = field<int>(object, "k", where);
+  run.run = field<int>(object, "run", where);
+  run.seed = field<std::uint64_t>(object, "seed", where);
+  run.score = field<double>(object, "score", where);
+  if (object.contains("rmse")) run.rmse = field<double>(object, "rmse", where);
+  run.fit_seconds = field<double>(object, "fit_seconds", where);
+  run.score_seconds = field<double>(object, "score_seconds", where);
+  run.shared_fit = field<bool>(object, "shared_fit", where);
+  run.selected = field<std::vector<std::int64_t>>(object, "selected", where);
+  return run;
+}
+
+}  // namespace
+
+EvaluationReport read_report_json(const std::string& path) {
+  json object;
+  try {
+    object = json::parse(read_file_bytes(path));
+  } catch (const json::parse_error& error) {
+    throw DataError(fmt::format("{}: not JSON: {}", path, error.what()));
+  }
+  if (!object.is_object() || object.value("format", "") != "topkfs-evaluation") {
+    throw DataError(fmt::format(
+        "{}: not an evaluation report (written by `topkfs evaluate --output`)", path));
+  }
+  EvaluationReport report;
+  const json data = field<json>(object, "data", path);
+  report.data = {field<std::string>(data, "path", path), field<std::int64_t>(data, "rows", path),
+                 field<std::int64_t>(data, "columns", path),
+                 field<std::string>(data, "target_kind", path)};
+  report.protocol = parse_protocol(field<std::string>(object, "protocol", path));
+  report.metric = field<std::string>(object, "metric", path);
+  report.higher_is_better = field<bool>(object, "higher_is_better", path);
+  report.ks = field<std::vector<int>>(object, "ks", path);
+  report.seeds = field<int>(object, "seeds", path);
+  report.split_note = field<std::string>(object, "split", path);
+  report.notes = field<std::vector<std::string>>(object, "notes", path);
+  report.wall_seconds = field<double>(object, "wall_seconds", path);
+  for (const auto& method : field<json>(object, "methods", path)) {
+    report.methods.push_back(method_from(method, report.protocol, path));
+    if (report.methods.back().per_k.size() != report.ks.size()) {
+      throw DataError(fmt::format("{}: method {} has {} per-k entries for {} values of k", path,
+                                  report.methods.back().method, report.methods.back().per_k.size(),
+                                  report.ks.size()));
+    }
+  }
+  for (const auto& run : field<json>(object, "runs", path)) report.runs.push_back(run_from(run, path));
+  return report;
+}
+
+EvaluationReport merge_reports(const std::vector<EvaluationReport>& reports,
+                               const std::vector<std::string>& names) {
+  if (reports.empty()) throw OptionError("give at least one report");
+  EvaluationReport merged = reports.front();
+  for (std::size_t i = 1; i < reports.size(); ++i) {
+    const EvaluationReport& next = reports[i];
+    if (next.data.path != merged.data.path || next.protocol != merged.protocol ||
+        next.ks != merged.ks) {
+      throw DataError(fmt::format(
+          "{}: cannot be merged with {}: reports must share the data, the protocol and the k "
+          "values ({} {} k={} here, {} {} k={} there)",
+          names[i], names[0], next.data.path, to_string(next.protocol), fmt::join(next.ks, ","),
+          merged.data.path, to_string(merged.protocol), fmt::join(merged.ks, ",")));
+    }
+    for (const auto& method : next.methods) {
+      const auto same = [&](const auto& entry) { return entry.method == method.method; };
+      merged.methods.erase(std::remove_if(merged.methods.begin(), merged.methods.end(), same),
+                           merged.methods.end());
+      merged.runs.erase(std::remove_if(merged.runs.begin(), merged.runs.end(), same),
+                        merged.runs.end());
+      merged.methods.push_back(method);
+    }
+    for (const auto& run : next.runs) merged.runs.push_back(run);
+    merged.seeds = std::max(merged.seeds, next.seeds);
+    merged.wall_seconds += next.wall_seconds;
+    for (const auto& note : next.notes) {
+      if (std::find(merged.notes.begin(), merged.notes.end(), note) == merged.notes.end()) {
+        merged.notes.push_back(note);
+      }
+    }
+  }
+  return merged;
+}
+
+}  // namespace topkfs

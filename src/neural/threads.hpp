@@ -1,0 +1,25 @@
+#pragma once
+// Thread counts of libtorch, OpenMP and OpenBLAS, set together by the neural
+// selectors before training. Private to topkfs_neural: a user chooses threads
+// through the methods' `threads` option, not by calling this.
+namespace topkfs {
+
+// Which thread pools get the threads.
+//  BlasOnly: OpenBLAS gets them, libtorch's intra-op pool and OpenMP one:
+//    for the MLP, whose time is in GEMMs; libtorch's OpenMP workers spin after
+//    each small elementwise kernel and fight OpenBLAS's for the cores, so
+//    with two threads in every pool training ran several times slower than
+//    with one (bench/README.md, "Measurements behind the code").
+//  All: every pool gets them (the CNN's convolutions are parallel in libtorch).
+//  Team: every pool gets one thread; the caller runs a team of that many
+//    workers that take each training step together (the trainer's
+//    batch_workers), each with its own single-threaded GEMMs; at most one
+//    per core the process may use.
+enum class ThreadUse { BlasOnly, All, Team };
+
+// Sets the thread counts of libtorch (intra-op; inter-op 1), OpenMP and
+// OpenBLAS together. threads <= 0 means every core the process may use.
+// Returns the count in force.
+int configure_threads(int threads, ThreadUse use = ThreadUse::All);
+
+}  // namespace topkfs
