@@ -81,7 +81,9 @@ void expect_quality(const std::string& folder, double dnn_top_target, int k = 50
 }
 
 // Floors from docs/quality-study.md (the defaults' MNIST k = 50: 95.7 ± 0.1
-// over 3 seeds; k = 10: 74.4 ± 1.4), less a margin for the scorer's trees.
+// over 3 seeds; k = 10: 74.4 ± 1.4) and from this test's own runs (seed 0,
+// scikit-learn's trees: MNIST 95.5% and 74.6%, Fashion-MNIST 85.3%), less a
+// margin for the machine's rounding and the scorer's trees.
 TEST(QualityTest, MnistDnnTopReaches95PercentAndBeatsDfs) {
   TOPKFS_REQUIRE_SHARED_DATA("mnist");
   expect_quality("mnist", 0.95);
@@ -92,9 +94,9 @@ TEST(QualityTest, MnistTenPixelsReach72PercentAndBeatDfs) {
   expect_quality("mnist", 0.72, 10);
 }
 
-TEST(QualityTest, FashionMnistDnnTopReaches83PercentAndBeatsDfs) {
+TEST(QualityTest, FashionMnistDnnTopReaches84PercentAndBeatsDfs) {
   TOPKFS_REQUIRE_SHARED_DATA("fashion-mnist");
-  expect_quality("fashion-mnist", 0.83);
+  expect_quality("fashion-mnist", 0.84);
 }
 
 }  // namespace
