@@ -73,6 +73,9 @@ class TopKSelector(SelectorMixin, BaseEstimator):
         Rank of each column, as scikit-learn's RFE: 1 is the best; the
         selected columns have ranks 1..k. ``np.argsort(ranking_)`` is the
         order best first (``result_["ranking"]``).
+    frequency_ : ndarray of shape (n_features,) or None
+        With ``restarts`` > 1 (dnn-top, dfs: stability selection), the
+        fraction of the fits whose top k held each column; None otherwise.
     history_ : list of dict
         Per epoch (or sweep): ``epoch``, ``loss``, ``val_loss`` (when there is
         a validation split), ``seconds``.
@@ -245,6 +248,9 @@ class TopKSelector(SelectorMixin, BaseEstimator):
         ranking = np.empty(n_features, dtype=np.intp)
         ranking[order] = np.arange(1, n_features + 1)
         self.ranking_ = ranking
+        self.frequency_ = (
+            np.asarray(result["frequency"], dtype=np.float64) if "frequency" in result else None
+        )
         self.history_ = list(result["history"])
         self.n_iter_ = len(self.history_)
         self.fit_seconds_ = float(result["fit_seconds"])

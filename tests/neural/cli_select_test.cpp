@@ -235,6 +235,37 @@ TEST(CliSelectTest, MalformedOptionValueIsAUsageError) {
       fmt::format("select {} --method dnn-top --k 2 --epochs many", shell_quoted(data_csv())), "epochs");
 }
 
+// Stability selection: the frequencies in the result (read back by
+// `transform`'s reader) and as a picture.
+TEST(CliSelectTest, RestartsWriteTheFrequencyAndItsPicture) {
+  const std::string output = fresh_path("restarts.json");
+  const std::string picture = fresh_path("restarts.png");
+  const auto command = run_cli(fmt::format(
+      "select {} --method dnn-top --k 2 {} --restarts 3 --subsample 0.5 --output {} "
+      "--frequency-map {} --quiet",
+      shell_quoted(data_csv()), kFast, shell_quoted(output), shell_quoted(picture)));
+  ASSERT_EQ(command.exit_code, 0) << command.err;
+  const json result = json::parse(read_text(output));
+  const auto frequency = result.at("frequency").get<std::vector<double>>();
+  ASSERT_EQ(frequency.size(), static_cast<std::size_t>(kFeatures));
+  EXPECT_DOUBLE_EQ(std::accumulate(frequency.begin(), frequency.end(), 0.0), 2.0);
+  for (const double f : frequency) {
+    EXPECT_TRUE(f == 0.0 || std::abs(f * 3 - std::round(f * 3)) < 1e-12) << f;
+  }
+  EXPECT_EQ(read_text(picture).substr(1, 3), "PNG");
+  const auto reduced = run_cli(fmt::format("transform {} --selection {} --output-data {}",
+                                           shell_quoted(data_csv()), shell_quoted(output),
+                                           shell_quoted(fresh_path("restarts.csv"))));
+  EXPECT_EQ(reduced.exit_code, 0) << reduced.err;
+}
+
+TEST(CliSelectTest, FrequencyMapWithoutRestartsIsAUsageError) {
+  expect_usage_error_without_output(
+      fmt::format("select {} --method dnn-top --k 2 {} --frequency-map {}", shell_quoted(data_csv()),
+                  kFast, shell_quoted(fresh_path("no_map.png"))),
+      "--restarts");
+}
+
 TEST(CliSelectTest, MissingDataFileFailsWithoutOutput) {
   const std::string missing = temp_dir() + "/no_such_data.csv";
   const std::string output = fresh_path("should_not_exist.json");

@@ -79,6 +79,18 @@ def test_dnn_top_finds_the_planted_columns():
     assert set(selector.selected_) == {2, 7}
 
 
+@requires_neural
+def test_restarts_vote_and_report_each_columns_frequency():
+    X, y = planted_classes(n=600, m=15, informative=(2, 7), classes=2, seed=3)
+    options = dict(k=2, epochs=20, hidden=[16], lr=0.01, threads=1, seed=0)
+    stable = topkfs.TopKSelector("dnn-top", restarts=3, subsample=0.5, **options).fit(X, y)
+    assert set(stable.selected_) == {2, 7}
+    assert stable.frequency_.shape == (15,)
+    assert stable.frequency_[[2, 7]].tolist() == [1.0, 1.0]
+    assert stable.frequency_.sum() == pytest.approx(2.0)  # each fit votes for k columns
+    assert topkfs.TopKSelector("dnn-top", **options).fit(X, y).frequency_ is None
+
+
 @pytest.mark.parametrize("method", LINEAR)
 def test_linear_methods_find_the_planted_columns(method, regression_data):
     X, y = regression_data
