@@ -192,7 +192,8 @@ TrainingOutcome train_loop(LoopModel& model, const TrainingSet& data, const Loop
         value = team_step->gradients(order, begin, end, step);
       } else {
         const Tensor x = gather_batch(data, order, begin, end, model.input_order());
-        const Tensor loss = model.batch_loss(x, gather_targets(data, order, begin, end), step);
+        const Tensor loss =
+            model.batch_loss(x, gather_targets(data, order, begin, end), step, /*seat=*/nullptr);
         value = loss.item<double>();
         if (std::isfinite(value)) loss.backward();
       }
