@@ -85,11 +85,13 @@ class DnnTopModel final : public LoopModel {
     return decay;
   }
 
-  Tensor batch_loss(const Tensor& x, const Tensor& y, const StepInfo& step) override {
+  Tensor batch_loss(const Tensor& x, const Tensor& y, const StepInfo& step,
+                    const FirstLayerSeat* seat) override {
     const double progress = step.progress();
     const bool warming_up = progress < options_.warmup;
-    const Tensor data = lead_and_sub_loss(network_.forward(x, warming_up ? no_subset() : subset_at(progress)), y,
-                                          task_, warming_up ? 0.0 : options_.lambda3);
+    const Tensor subset = warming_up ? no_subset() : subset_at(progress);
+    const Tensor data = lead_and_sub_loss(network_.forward(x, subset, seat), y, task_,
+                                          warming_up ? 0.0 : options_.lambda3);
     const Tensor penalty = elastic_penalty_of(network_, options_);
     return penalty.defined() ? data + penalty : data;
   }

@@ -2,8 +2,10 @@
 
 #include <torch/autograd.h>
 
+#include <cstdint>
+#include <optional>
+
 #include "kernels.hpp"
-#include "team_first_layer.hpp"
 #include "topkfs/core/error.hpp"
 
 namespace topkfs {
@@ -13,18 +15,40 @@ using torch::Tensor;
 using torch::autograd::AutogradContext;
 using torch::autograd::variable_list;
 
+// The backward pass runs the first layer as the forward pass did, so the
+// node keeps the seat in its context, which holds only IValues: the team's
+// layer as an integer address and the member. The layer (ParallelStep's)
+// outlives the graph, which the member's own backward pass frees within the
+// step.
+void save_seat(AutogradContext* ctx, const FirstLayerSeat* seat) {
+  if (!seat) return;
+  ctx->saved_data["team_layer"] =
+      static_cast<std::int64_t>(reinterpret_cast<std::intptr_t>(seat->layer));
+  ctx->saved_data["team_member"] = static_cast<std::int64_t>(seat->member);
+}
+
+std::optional<FirstLayerSeat> saved_seat(AutogradContext* ctx) {
+  const auto layer = ctx->saved_data.find("team_layer");
+  if (layer == ctx->saved_data.end()) return std::nullopt;
+  return FirstLayerSeat{
+      reinterpret_cast<TeamFirstLayer*>(static_cast<std::intptr_t>(layer->second.toInt())),
+      static_cast<int>(ctx->saved_data.at("team_member").toInt())};
+}
+
 // Inputs: x, w, subset, first weight, first bias, then weight and bias of
-// every further layer (the TensorList). Saved: the inputs of every further
-// layer after their ReLU, which is all the backward pass needs of the forward.
+// every further layer (the TensorList), then the team seat (or null). Saved:
+// the inputs of every further layer after their ReLU, which is all the
+// backward pass needs of the forward.
 struct FusedMlp : public torch::autograd::Function<FusedMlp> {
   static Tensor forward(AutogradContext* ctx, Tensor x, Tensor w, Tensor subset, Tensor weight,
-                        Tensor bias, at::TensorList rest) {
+                        Tensor bias, at::TensorList rest, const FirstLayerSeat* seat) {
     TOPKFS_ASSERT(x.scalar_type() == torch::kFloat && x.is_contiguous());
     const std::int64_t batch = x.size(0);
     const bool with_sub = subset.numel() > 0;
     Tensor z;
-    if (TeamFirstLayer::active()) {
-      z = TeamFirstLayer::forward(x, w, subset, weight, bias);
+    if (seat) {
+      z = seat->layer->forward(seat->member, x, w, subset, weight, bias);
+      save_seat(ctx, seat);
     } else {
       z = torch::empty({with_sub ? 2 * batch : batch, weight.size(0)}, x.options());
       Tensor lead_rows = z.narrow(0, 0, batch);
@@ -51,7 +75,8 @@ struct FusedMlp : public torch::autograd::Function<FusedMlp> {
     const std::size_t further = (saved.size() - 4) / 2;  // layers after the first
     const std::int64_t batch = x.size(0);
 
-    variable_list out(5 + 2 * further);  // one per input, x and subset undefined
+    // One per input, the seat included; x's, subset's and the seat's undefined.
+    variable_list out(6 + 2 * further);
     Tensor g = grads[0].contiguous();
     for (std::size_t l = further; l-- > 0;) {
       const Tensor& input = saved[4 + l];
@@ -66,9 +91,10 @@ struct FusedMlp : public torch::autograd::Function<FusedMlp> {
     out[4] = g.sum(0);
     const Tensor sub = subset.numel() > 0 ? g.narrow(0, batch, batch) : Tensor();
     const Tensor lead = g.narrow(0, 0, batch);
+    const std::optional<FirstLayerSeat> seat = saved_seat(ctx);
     const GatedLayerGradients first =
-        TeamFirstLayer::active() ? TeamFirstLayer::gradients(lead, sub, w, weight, subset)
-                                 : gated_layer_gradients(lead, sub, x, w, weight, subset);
+        seat ? seat->layer->gradients(seat->member, lead, sub, w, weight, subset)
+             : gated_layer_gradients(lead, sub, x, w, weight, subset);
     out[1] = first.gate;
     out[3] = first.weight;
     return out;
@@ -77,7 +103,8 @@ struct FusedMlp : public torch::autograd::Function<FusedMlp> {
 
 }  // namespace
 
-Tensor fused_mlp(const Tensor& x, const Tensor& w, const Tensor& subset, const MlpLayers& layers) {
+Tensor fused_mlp(const Tensor& x, const Tensor& w, const Tensor& subset, const MlpLayers& layers,
+                 const FirstLayerSeat* seat) {
   TOPKFS_ASSERT(layers.activation == Activation::Relu);
   std::vector<Tensor> rest;
   for (const auto& layer : layers.rest) {
@@ -85,7 +112,8 @@ Tensor fused_mlp(const Tensor& x, const Tensor& w, const Tensor& subset, const M
     rest.push_back(layer->bias);
   }
   // As a TensorList, so that autograd counts every tensor as an input.
-  return FusedMlp::apply(x, w, subset, layers.first_weight, layers.first_bias, at::TensorList(rest));
+  return FusedMlp::apply(x, w, subset, layers.first_weight, layers.first_bias, at::TensorList(rest),
+                         seat);
 }
 
 }  // namespace topkfs

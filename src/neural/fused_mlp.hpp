@@ -8,6 +8,7 @@
 #include <torch/types.h>
 
 #include "network.hpp"
+#include "team_first_layer.hpp"
 
 namespace topkfs {
 
@@ -15,7 +16,11 @@ namespace topkfs {
 // given a non-empty int64 `subset` S, then on x_S * w_S through the first
 // layer's columns S: a B x outputs tensor, or 2B x outputs with the
 // sub-model's rows after the lead's. Gradients reach w and every layer.
+// `seat`: in a team step, the calling member's place in the team's first
+// layer (team_first_layer.hpp), whose share of that layer the forward and
+// backward passes then compute with the other members; null: the whole
+// layer here.
 torch::Tensor fused_mlp(const torch::Tensor& x, const torch::Tensor& w, const torch::Tensor& subset,
-                        const MlpLayers& layers);
+                        const MlpLayers& layers, const FirstLayerSeat* seat);
 
 }  // namespace topkfs

@@ -102,10 +102,10 @@ class Mlp : public TopKNetwork {
     layers_ = MlpLayers::create(*this, inputs, outputs, hidden, rng);
   }
 
-  ModelOutputs forward(const Tensor& x, const Tensor& subset) override {
+  ModelOutputs forward(const Tensor& x, const Tensor& subset, const FirstLayerSeat* seat) override {
     // Lead and sub-model go through the body as one batch of 2B rows: the
     // same arithmetic, in larger and so faster matrix products.
-    const Tensor out = fused_mlp(x.contiguous(), w, subset, layers_);
+    const Tensor out = fused_mlp(x.contiguous(), w, subset, layers_, seat);
     if (subset.numel() == 0) return {out, Tensor(), out};
     const std::int64_t batch = x.size(0);
     return {out.narrow(0, 0, batch), out.narrow(0, batch, batch), out};
@@ -140,7 +140,7 @@ class Cnn : public TopKNetwork {
     }
   }
 
-  ModelOutputs forward(const Tensor& x, const Tensor& subset) override {
+  ModelOutputs forward(const Tensor& x, const Tensor& subset, const FirstLayerSeat*) override {
     const std::int64_t batch = x.size(0);
     Tensor input = x * w;
     if (subset.numel() > 0) {

@@ -14,6 +14,8 @@
 
 namespace topkfs {
 
+struct FirstLayerSeat;
+
 struct ModelOutputs {
   torch::Tensor lead;  // F(X)
   torch::Tensor sub;   // F^{max_k}(X); undefined when no subset was given
@@ -26,8 +28,16 @@ class TopKNetwork : public torch::nn::Module {
   torch::Tensor w;
 
   // `subset`: int64 indices of the k kept inputs (w^{max_k}); an empty tensor
-  // runs the lead model alone (DFS, or inference).
-  virtual ModelOutputs forward(const torch::Tensor& x, const torch::Tensor& subset) = 0;
+  // runs the lead model alone (DFS, or inference). `seat`: in a team step
+  // (ParallelStep), the calling member's place in the team's first layer
+  // (team_first_layer.hpp), null otherwise; a network without a fused first
+  // layer (the CNN) computes its rows alone and ignores it.
+  virtual ModelOutputs forward(const torch::Tensor& x, const torch::Tensor& subset,
+                               const FirstLayerSeat* seat) = 0;
+  // The same outside a team step.
+  ModelOutputs forward(const torch::Tensor& x, const torch::Tensor& subset) {
+    return forward(x, subset, nullptr);
+  }
   // Parameters of the body (everything but w), for weight decay.
   virtual std::vector<torch::Tensor> body_parameters() = 0;
   // The tensors indexed by input along their last dimension (w, and a dense

@@ -35,14 +35,14 @@ void ParallelStep::compute_part(int member, const std::vector<std::int64_t>& ord
   if (!lockstep_) {
     if (lo == hi) return;  // fewer rows than members
     const torch::Tensor x = gather_batch(data_, order, lo, hi, model_.input_order());
-    part_loss_and_gradients(part, x, order, lo, hi, begin, end, step, /*lockstep=*/false);
+    part_loss_and_gradients(part, x, order, lo, hi, begin, end, step, /*seat=*/nullptr);
     return;
   }
   try {
     torch::Tensor x = first_layer_.member_rows(member);
     gather_batch_into(data_, order, lo, hi, x, model_.input_order());
-    const TeamFirstLayer::Scope scope(first_layer_, member);
-    part_loss_and_gradients(part, x, order, lo, hi, begin, end, step, /*lockstep=*/true);
+    const FirstLayerSeat seat{&first_layer_, member};
+    part_loss_and_gradients(part, x, order, lo, hi, begin, end, step, &seat);
   } catch (...) {
     // A member that waited for a failed one stops quietly: the failure that
     // WorkerTeam::run reports is the cause, not the abandoned wait.
@@ -54,17 +54,17 @@ void ParallelStep::compute_part(int member, const std::vector<std::int64_t>& ord
 void ParallelStep::part_loss_and_gradients(Part& part, const torch::Tensor& x,
                                            const std::vector<std::int64_t>& order, std::size_t lo,
                                            std::size_t hi, std::size_t begin, std::size_t end,
-                                           const StepInfo& step, bool lockstep) {
+                                           const StepInfo& step, const FirstLayerSeat* seat) {
   const torch::Tensor y = gather_targets(data_, order, lo, hi);
   // Weighted by the part's share of the rows, so that the parts' losses (and
   // the penalties inside each) add up to the whole minibatch's.
   const double share = static_cast<double>(hi - lo) / static_cast<double>(end - begin);
-  const torch::Tensor loss = model_.batch_loss(x, y, step) * share;
+  const torch::Tensor loss = model_.batch_loss(x, y, step, seat) * share;
   part.loss = loss.item<double>();
-  // In lockstep the backward pass meets the other members inside the first
-  // layer, so every member takes it; a loss that is not finite ends the
-  // training after this step anyway, whatever its gradients.
-  if (!lockstep && !std::isfinite(part.loss)) return;
+  // In lockstep (with a seat) the backward pass meets the other members
+  // inside the first layer, so every member takes it; a loss that is not
+  // finite ends the training after this step anyway, whatever its gradients.
+  if (!seat && !std::isfinite(part.loss)) return;
   part.gradients = torch::autograd::grad({loss}, parameters_, {}, /*retain_graph=*/false,
                                          /*create_graph=*/false, /*allow_unused=*/true);
   for (auto& gradient : part.gradients) {

@@ -23,10 +23,14 @@
 //     BarrierAborted instead of spinning forever; those members then return
 //     quietly, and WorkerTeam::run rethrows the failing member's own
 //     exception, the cause. begin_step() resets the barrier for the next step.
-//  3. The first layer's binding. The fused MLP finds the team's layer, and
-//     which member it runs for, through TeamFirstLayer::Scope, set on the
-//     member's thread for exactly the duration of its part (in lockstep
-//     only); outside a team step the fused MLP computes the whole layer.
+//  3. The first layer's seat. In lockstep each member hands its
+//     FirstLayerSeat (the team's layer and its own index) to
+//     LoopModel::batch_loss, which passes it to TopKNetwork::forward and on
+//     to the fused MLP, whose autograd node keeps it for the backward pass;
+//     nothing else tells the fused MLP that it runs in a team. The seat is
+//     valid for the member's part of the step, forward and backward. Without
+//     a seat (no lockstep, validation, inference) the fused MLP computes the
+//     whole layer.
 //  4. Input order. Every member gathers its rows in the model's input order
 //     (LoopModel::input_order()), which changes only between steps
 //     (after_step, on one thread); the model puts the inputs back in their
@@ -76,13 +80,14 @@ class ParallelStep {
   void compute_part(int member, const std::vector<std::int64_t>& order, std::size_t begin,
                     std::size_t end, const StepInfo& step);
   // The part's loss and gradients from its rows order[lo, hi) of the
-  // minibatch order[begin, end), gathered in x. `lockstep`: the members take
-  // the backward pass together (TeamFirstLayer), even after a loss that is
-  // not finite.
+  // minibatch order[begin, end), gathered in x. `seat` (in lockstep, else
+  // null): the member's place in the first layer, handed to the model's
+  // loss; the members then take the backward pass together, even after a
+  // loss that is not finite.
   void part_loss_and_gradients(Part& part, const torch::Tensor& x,
                                const std::vector<std::int64_t>& order, std::size_t lo,
                                std::size_t hi, std::size_t begin, std::size_t end,
-                               const StepInfo& step, bool lockstep);
+                               const StepInfo& step, const FirstLayerSeat* seat);
   void sum_parts(int member);
 
   LoopModel& model_;

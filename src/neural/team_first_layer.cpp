@@ -8,12 +8,6 @@ namespace {
 
 using torch::Tensor;
 
-struct Binding {
-  TeamFirstLayer* team = nullptr;
-  int member = 0;
-};
-thread_local Binding t_binding;
-
 void ensure_shape(Tensor& buffer, std::int64_t rows, std::int64_t cols) {
   if (!buffer.defined() || buffer.size(0) != rows || buffer.size(1) != cols) {
     buffer = torch::empty({rows, cols});
@@ -41,25 +35,6 @@ Tensor TeamFirstLayer::member_rows(int member) const {
                           {first_row(member + 1) - first, batch_.size(1)}, batch_.options());
 }
 
-TeamFirstLayer::Scope::Scope(TeamFirstLayer& team, int member) { t_binding = {&team, member}; }
-
-TeamFirstLayer::Scope::~Scope() { t_binding = {}; }
-
-bool TeamFirstLayer::active() { return t_binding.team != nullptr; }
-
-Tensor TeamFirstLayer::forward(const Tensor& x, const Tensor& w, const Tensor& subset,
-                               const Tensor& weight, const Tensor& bias) {
-  TOPKFS_ASSERT(active());
-  return t_binding.team->member_forward(t_binding.member, x, w, subset, weight, bias);
-}
-
-GatedLayerGradients TeamFirstLayer::gradients(const Tensor& grad, const Tensor& grad_sub,
-                                              const Tensor& gate, const Tensor& weight,
-                                              const Tensor& subset) {
-  TOPKFS_ASSERT(active());
-  return t_binding.team->member_gradients(t_binding.member, grad, grad_sub, gate, weight, subset);
-}
-
 void TeamFirstLayer::ensure_buffers(std::int64_t hidden, bool with_sub) {
   const std::lock_guard<std::mutex> lock(allocation_);
   const std::int64_t inputs = batch_.size(1);
@@ -73,9 +48,9 @@ void TeamFirstLayer::ensure_buffers(std::int64_t hidden, bool with_sub) {
   ensure_shape(accumulated_, hidden, inputs);
 }
 
-Tensor TeamFirstLayer::member_forward(int member, const Tensor& x, const Tensor& w,
-                                      const Tensor& subset, const Tensor& weight,
-                                      const Tensor& bias) {
+Tensor TeamFirstLayer::forward(int member, const Tensor& x, const Tensor& w,
+                               const Tensor& subset, const Tensor& weight,
+                               const Tensor& bias) {
   const std::int64_t row = first_row(member);
   const std::int64_t rows = first_row(member + 1) - row;
   // x must be this member's rows of the shared batch (member_rows): the
@@ -108,9 +83,9 @@ Tensor TeamFirstLayer::member_forward(int member, const Tensor& x, const Tensor&
   return z;
 }
 
-GatedLayerGradients TeamFirstLayer::member_gradients(int member, const Tensor& grad,
-                                                     const Tensor& grad_sub, const Tensor& gate,
-                                                     const Tensor& weight, const Tensor& subset) {
+GatedLayerGradients TeamFirstLayer::gradients(int member, const Tensor& grad,
+                                              const Tensor& grad_sub, const Tensor& gate,
+                                              const Tensor& weight, const Tensor& subset) {
   const std::int64_t row = first_row(member);
   const std::int64_t rows = first_row(member + 1) - row;
   TOPKFS_ASSERT(grad.size(0) == rows);

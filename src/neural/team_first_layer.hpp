@@ -42,40 +42,23 @@ class TeamFirstLayer {
   // so that the others stop waiting.
   SpinBarrier& barrier() { return barrier_; }
 
-  // While alive, the fused first layer on this thread takes part in `team`'s
-  // step as `member` (see active()).
-  class Scope {
-   public:
-    Scope(TeamFirstLayer& team, int member);
-    ~Scope();
-    Scope(const Scope&) = delete;
-    Scope& operator=(const Scope&) = delete;
-  };
-  static bool active();
-
-  // The layer's outputs on the calling member's rows (x, as member_rows gave
+  // The layer's outputs on member `member`'s rows (x, as member_rows gave
   // them): z = (x * w) W^T + b, then given a non-empty int64 subset S the
   // sub-model's z_S = (x_S * w_S) W_S^T + b on the same rows after them
   // (2 x rows x H). Every member must call it.
-  static torch::Tensor forward(const torch::Tensor& x, const torch::Tensor& w,
-                               const torch::Tensor& subset, const torch::Tensor& weight,
-                               const torch::Tensor& bias);
+  torch::Tensor forward(int member, const torch::Tensor& x, const torch::Tensor& w,
+                        const torch::Tensor& subset, const torch::Tensor& weight,
+                        const torch::Tensor& bias);
   // Its backward pass, from the gradient of those outputs (lead rows `grad`,
   // sub-model rows `grad_sub`): the whole minibatch's weight gradient for
-  // member 0 (undefined for the others: there is nothing to add) and the
-  // calling member's part of the gate gradient (the parts add up). Every
-  // member must call it.
-  static GatedLayerGradients gradients(const torch::Tensor& grad, const torch::Tensor& grad_sub,
-                                       const torch::Tensor& gate, const torch::Tensor& weight,
-                                       const torch::Tensor& subset);
+  // member 0 (undefined for the others: there is nothing to add) and member
+  // `member`'s part of the gate gradient (the parts add up). Every member
+  // must call it.
+  GatedLayerGradients gradients(int member, const torch::Tensor& grad,
+                                const torch::Tensor& grad_sub, const torch::Tensor& gate,
+                                const torch::Tensor& weight, const torch::Tensor& subset);
 
  private:
-  torch::Tensor member_forward(int member, const torch::Tensor& x, const torch::Tensor& w,
-                               const torch::Tensor& subset, const torch::Tensor& weight,
-                               const torch::Tensor& bias);
-  GatedLayerGradients member_gradients(int member, const torch::Tensor& grad,
-                                       const torch::Tensor& grad_sub, const torch::Tensor& gate,
-                                       const torch::Tensor& weight, const torch::Tensor& subset);
   // Sizes the buffers of a layer of `hidden` units; the first member to
   // arrive does it.
   void ensure_buffers(std::int64_t hidden, bool with_sub);
@@ -91,6 +74,18 @@ class TeamFirstLayer {
   torch::Tensor grad_;         // rows x H: G on the lead's rows
   torch::Tensor grad_sub_;     // rows x H: G on the sub-model's rows
   torch::Tensor accumulated_;  // H x m: A, then dW
+};
+
+// One member's place in a team step's first layer. The team step hands it to
+// the model's loss (LoopModel::batch_loss), which hands it to the network
+// (TopKNetwork::forward), so that the fused MLP computes that member's share
+// of the first layer with the team; where there is no team step the pointer
+// passed is null and the fused MLP computes the whole layer. Passed down
+// explicitly rather than found in a thread-local, so that what a forward
+// pass does can be read from its arguments.
+struct FirstLayerSeat {
+  TeamFirstLayer* layer = nullptr;
+  int member = 0;
 };
 
 }  // namespace topkfs

@@ -1,19 +1,16 @@
 #include "trainer.hpp"
 
-#include <fmt/format.h>
-#include <torch/autograd.h>
 #include <torch/nn/functional.h>
 
-#include <chrono>
+#include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <limits>
 #include <optional>
 
+#include "early_stopping.hpp"
+#include "epoch_runner.hpp"
 #include "topkfs/core/clock.hpp"
 #include "topkfs/core/error.hpp"
-#include "topkfs/core/random.hpp"
-#include "parallel_step.hpp"
 #include "worker_team.hpp"
 
 namespace topkfs {
@@ -54,24 +51,21 @@ double validation_loss(LoopModel& model, const TrainingSet& data, WorkerTeam* te
   return sum / static_cast<double>(rows.size());
 }
 
-std::vector<Tensor> snapshot(LoopModel& model) {
-  std::vector<Tensor> copy;
-  for (const auto& tensor : model.state()) copy.push_back(tensor.detach().clone());
-  return copy;
-}
+// Small data: enough epochs for min_steps steps, and the patience scaled by
+// the same factor so that early stopping waits as many steps as planned.
+struct PlannedLength {
+  int epochs;
+  int patience;
+};
 
-void restore(LoopModel& model, const std::vector<Tensor>& copy) {
-  torch::NoGradGuard no_grad;
-  auto state = model.state();
-  for (std::size_t i = 0; i < state.size(); ++i) state[i].copy_(copy[i]);
-}
-
-[[noreturn]] void diverged(const StepInfo& step, const std::string& what, double lr,
-                           const char* extra) {
-  throw TrainingError(fmt::format(
-      "epoch {}, batch {}: {}; training diverged. Try a lower learning rate (--lr {} now, e.g. "
-      "--lr {}){}",
-      step.epoch, step.batch, what, lr, lr / 10, extra));
+PlannedLength planned_length(const LoopSettings& settings, long batches) {
+  PlannedLength length{settings.epochs, settings.patience};
+  if (static_cast<long>(length.epochs) * batches < settings.min_steps) {
+    length.epochs = static_cast<int>((settings.min_steps + batches - 1) / batches);
+    length.patience = static_cast<int>(std::ceil(static_cast<double>(length.patience) *
+                                                  length.epochs / std::max(1, settings.epochs)));
+  }
+  return length;
 }
 
 }  // namespace
@@ -147,97 +141,33 @@ Tensor gather_batch(const TrainingSet& data, const std::vector<std::int64_t>& ro
 TrainingOutcome train_loop(LoopModel& model, const TrainingSet& data, const LoopSettings& settings,
                            const FitCallbacks& callbacks, const GradientHook& hook) {
   const auto start = Clock::now();
-  auto parameters = model.parameters();
-  FusedAdam optimizer(parameters, model.weight_decay(), settings.adam);
-  model.optimizer_ready(optimizer);
-
-  Rng rng(derive_seed(settings.seed, 1));
-  std::vector<std::int64_t> order = data.train_rows;
-  const std::size_t batch = static_cast<std::size_t>(settings.batch);
-  const long batches = static_cast<long>((order.size() + batch - 1) / batch);
-  const double lr = settings.adam.lr;
-  std::optional<ParallelStep> team_step;
-  if (settings.batch_workers >= 2 && model.batch_loss_is_pure()) {
-    team_step.emplace(model, data, parameters, optimizer, settings.batch_workers);
-  }
-
-  // Small data: enough epochs for min_steps steps, and the patience scaled by
-  // the same factor so that early stopping waits as many steps as planned.
-  int epochs = settings.epochs;
-  int patience = settings.patience;
-  if (static_cast<long>(epochs) * batches < settings.min_steps) {
-    epochs = static_cast<int>((settings.min_steps + batches - 1) / batches);
-    patience = static_cast<int>(
-        std::ceil(static_cast<double>(patience) * epochs / std::max(1, settings.epochs)));
-  }
+  EpochRunner runner(model, data, settings, callbacks, hook, start);
+  const long batches = runner.batches();
+  const PlannedLength length = planned_length(settings, batches);
+  const int epochs = length.epochs;
+  EarlyStopping stopping(length.patience, model.schedule_end());
 
   TrainingOutcome outcome;
   outcome.epochs_planned = epochs;
-  double best_val = std::numeric_limits<double>::infinity();
-  std::vector<Tensor> best_state;
-  int epochs_without_improvement = 0;
   std::optional<double> last_val;
-
   for (int epoch = 1; epoch <= epochs; ++epoch) {
     const auto epoch_start = Clock::now();
-    rng.shuffle(order);
-    double loss_sum = 0.0;
-    for (long b = 0; b < batches; ++b) {
-      const StepInfo step{epoch, epochs, b + 1, batches};
-      const std::size_t begin = static_cast<std::size_t>(b) * batch;
-      const std::size_t end = std::min(order.size(), begin + batch);
-      optimizer.zero_grad();
-      double value = 0.0;
-      if (team_step) {
-        value = team_step->gradients(order, begin, end, step);
-      } else {
-        const Tensor x = gather_batch(data, order, begin, end, model.input_order());
-        const Tensor loss = model.batch_loss(x, gather_targets(data, order, begin, end), step);
-        value = loss.item<double>();
-        if (std::isfinite(value)) loss.backward();
-      }
-      if (!std::isfinite(value)) diverged(step, fmt::format("the loss became {}", value), lr, "");
-      if (hook) hook(parameters);
-      // Clips the gradient norm first when settings.adam.clip > 0.
-      const bool stepped = team_step ? team_step->apply(static_cast<bool>(hook)) : optimizer.step();
-      if (!stepped) {
-        diverged(step, "the gradient became infinite", lr, " or scaled inputs (--scaling standard)");
-      }
-      model.after_step(step);
-      loss_sum += value;
-      callbacks.report({epoch, epochs, b + 1, batches,
-                        loss_sum / static_cast<double>(b + 1), last_val, seconds_since(start),
-                        false});
-    }
-
     EpochRecord record;
     record.epoch = epoch;
-    record.loss = loss_sum / static_cast<double>(batches);
+    record.loss = runner.run(epoch, epochs, last_val);
     if (!data.validation_rows.empty()) {
-      record.val_loss = validation_loss(model, data, team_step ? &team_step->team() : nullptr);
+      record.val_loss = validation_loss(model, data, runner.team());
       last_val = record.val_loss;
     }
     record.seconds = seconds_since(epoch_start);
     outcome.history.push_back(record);
     callbacks.report({epoch, epochs, batches, batches, record.loss, last_val,
                       seconds_since(start), true});
-
-    if (record.val_loss) {
-      if (*record.val_loss < best_val) {
-        best_val = *record.val_loss;
-        outcome.best_epoch = epoch;
-        best_state = snapshot(model);
-        epochs_without_improvement = 0;
-      } else if (patience > 0 && static_cast<double>(epoch) / epochs >= model.schedule_end() &&
-                 ++epochs_without_improvement >= patience) {
-        outcome.stopped_early = true;
-        break;
-      }
-    } else {
-      outcome.best_epoch = epoch;
-    }
+    if (stopping.stop_after(epoch, epochs, record.val_loss, model)) break;
   }
-  if (!best_state.empty()) restore(model, best_state);
+  stopping.restore_best(model);
+  outcome.best_epoch = stopping.best_epoch();
+  outcome.stopped_early = stopping.stopped_early();
   return outcome;
 }
 

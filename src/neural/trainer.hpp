@@ -71,9 +71,12 @@ class LoopModel {
     return std::vector<double>(parameters().size(), 0.0);
   }
   // The objective on one training minibatch, with autograd; the loop calls
-  // backward() on it.
+  // backward() on it. `seat`: in a team step, the calling member's place in
+  // the team's first layer, for the network's forward pass
+  // (TopKNetwork::forward); null otherwise. A model whose network has no
+  // fused first layer ignores it.
   virtual torch::Tensor batch_loss(const torch::Tensor& x, const torch::Tensor& y,
-                                   const StepInfo& step) = 0;
+                                   const StepInfo& step, const FirstLayerSeat* seat) = 0;
   // Once, with the loop's optimizer, before the first step.
   virtual void optimizer_ready(FusedAdam& optimizer) {}
   // After the optimizer step (e.g. a second network trained on the side).

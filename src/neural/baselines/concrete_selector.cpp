@@ -78,7 +78,8 @@ class ConcreteModel final : public LoopModel {
 
   std::vector<Tensor> parameters() override { return network_.parameters(); }
 
-  Tensor batch_loss(const Tensor& x, const Tensor& y, const StepInfo& step) override {
+  Tensor batch_loss(const Tensor& x, const Tensor& y, const StepInfo& step,
+                    const FirstLayerSeat*) override {
     const double temperature =
         options_.start_temp * std::pow(options_.end_temp / options_.start_temp, step.progress());
     const Tensor noisy = (network_.logits + gumbel_tensor(noise_, network_.logits.sizes())) /

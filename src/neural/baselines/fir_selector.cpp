@@ -260,7 +260,8 @@ class FirModel final : public LoopModel {
     return all;
   }
 
-  Tensor batch_loss(const Tensor& x, const Tensor& y, const StepInfo& step) override {
+  Tensor batch_loss(const Tensor& x, const Tensor& y, const StepInfo& step,
+                    const FirstLayerSeat*) override {
     exploiting_ = step.progress() >= options_.explore;
     const std::vector<Mask> masks = mask_batch();
     const auto count = static_cast<std::int64_t>(masks.size());

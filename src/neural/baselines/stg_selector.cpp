@@ -70,7 +70,8 @@ class StgModel final : public LoopModel {
   std::vector<Tensor> parameters() override { return network_.parameters(); }
 
   // One noise vector per minibatch, shared by its rows, as the authors' code.
-  Tensor batch_loss(const Tensor& x, const Tensor& y, const StepInfo&) override {
+  Tensor batch_loss(const Tensor& x, const Tensor& y, const StepInfo&,
+                    const FirstLayerSeat*) override {
     const Tensor noise = normal_tensor(noise_, network_.mu.sizes()) * options_.sigma;
     return objective(torch::clamp(network_.mu + noise, 0.0, 1.0), x, y);
   }

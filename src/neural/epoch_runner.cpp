@@ -1,0 +1,86 @@
+#include "epoch_runner.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "topkfs/core/error.hpp"
+
+namespace topkfs {
+namespace {
+
+using torch::Tensor;
+
+[[noreturn]] void diverged(const StepInfo& step, const std::string& what, double lr,
+                           const char* extra) {
+  throw TrainingError(fmt::format(
+      "epoch {}, batch {}: {}; training diverged. Try a lower learning rate (--lr {} now, e.g. "
+      "--lr {}){}",
+      step.epoch, step.batch, what, lr, lr / 10, extra));
+}
+
+}  // namespace
+
+EpochRunner::EpochRunner(LoopModel& model, const TrainingSet& data, const LoopSettings& settings,
+                         const FitCallbacks& callbacks, const GradientHook& hook,
+                         Clock::time_point start)
+    : model_(model),
+      data_(data),
+      callbacks_(callbacks),
+      hook_(hook),
+      start_(start),
+      lr_(settings.adam.lr),
+      parameters_(model.parameters()),
+      optimizer_(parameters_, model.weight_decay(), settings.adam),
+      rng_(derive_seed(settings.seed, 1)),
+      order_(data.train_rows),
+      batch_(static_cast<std::size_t>(settings.batch)),
+      batches_(static_cast<long>((order_.size() + batch_ - 1) / batch_)) {
+  // The model learns of the optimizer before the team slices it.
+  model_.optimizer_ready(optimizer_);
+  if (settings.batch_workers >= 2 && model_.batch_loss_is_pure()) {
+    team_step_.emplace(model_, data_, parameters_, optimizer_, settings.batch_workers);
+  }
+}
+
+double EpochRunner::run(int epoch, int epochs, const std::optional<double>& last_val) {
+  rng_.shuffle(order_);
+  double loss_sum = 0.0;
+  for (long b = 0; b < batches_; ++b) {
+    const StepInfo info{epoch, epochs, b + 1, batches_};
+    const std::size_t begin = static_cast<std::size_t>(b) * batch_;
+    const std::size_t end = std::min(order_.size(), begin + batch_);
+    loss_sum += step(info, begin, end);
+    callbacks_.report({epoch, epochs, b + 1, batches_, loss_sum / static_cast<double>(b + 1),
+                       last_val, seconds_since(start_), false});
+  }
+  return loss_sum / static_cast<double>(batches_);
+}
+
+double EpochRunner::step(const StepInfo& info, std::size_t begin, std::size_t end) {
+  optimizer_.zero_grad();
+  double value = 0.0;
+  if (team_step_) {
+    value = team_step_->gradients(order_, begin, end, info);
+  } else {
+    const Tensor x = gather_batch(data_, order_, begin, end, model_.input_order());
+    const Tensor loss =
+        model_.batch_loss(x, gather_targets(data_, order_, begin, end), info, /*seat=*/nullptr);
+    value = loss.item<double>();
+    if (std::isfinite(value)) loss.backward();
+  }
+  if (!std::isfinite(value)) diverged(info, fmt::format("the loss became {}", value), lr_, "");
+  if (hook_) hook_(parameters_);
+  // Clips the gradient norm first when settings.adam.clip > 0.
+  const bool stepped =
+      team_step_ ? team_step_->apply(static_cast<bool>(hook_)) : optimizer_.step();
+  if (!stepped) {
+    diverged(info, "the gradient became infinite", lr_, " or scaled inputs (--scaling standard)");
+  }
+  model_.after_step(info);
+  return value;
+}
+
+}  // namespace topkfs

@@ -1,0 +1,66 @@
+#pragma once
+// One epoch of train_loop: a pass over the training rows in a freshly
+// shuffled order, each minibatch gathered, its loss and gradients computed
+// (alone, or by a team: ParallelStep), the gradient hook called, the
+// optimizer step taken, the model's after_step called and the progress
+// reported. It owns what the steps share from epoch to epoch: the optimizer,
+// the shuffling and the team.
+#include <torch/types.h>
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "fused_adam.hpp"
+#include "parallel_step.hpp"
+#include "topkfs/core/callbacks.hpp"
+#include "topkfs/core/clock.hpp"
+#include "topkfs/core/random.hpp"
+#include "trainer.hpp"
+#include "worker_team.hpp"
+
+namespace topkfs {
+
+class EpochRunner {
+ public:
+  // Makes the optimizer of the model's parameters and tells the model
+  // (LoopModel::optimizer_ready), then, with 2 or more batch_workers and a
+  // pure batch_loss, the team. `start`: when training began, for the
+  // progress reports. `callbacks` and `hook` must outlive the runner.
+  EpochRunner(LoopModel& model, const TrainingSet& data, const LoopSettings& settings,
+              const FitCallbacks& callbacks, const GradientHook& hook, Clock::time_point start);
+  // The team holds references to the optimizer: the runner stays in place.
+  EpochRunner(const EpochRunner&) = delete;
+  EpochRunner& operator=(const EpochRunner&) = delete;
+
+  // Minibatches per epoch.
+  long batches() const { return batches_; }
+  // Runs epoch `epoch` of `epochs` and returns its mean minibatch loss.
+  // `last_val`, the latest validation loss, goes into the progress reports.
+  // Throws TrainingError when the loss or the gradient norm is not finite.
+  double run(int epoch, int epochs, const std::optional<double>& last_val);
+  // The team that takes the steps, or null; it computes the validation loss
+  // too.
+  WorkerTeam* team() { return team_step_ ? &team_step_->team() : nullptr; }
+
+ private:
+  // One minibatch, order_[begin, end): its loss, once the optimizer step is
+  // taken.
+  double step(const StepInfo& info, std::size_t begin, std::size_t end);
+
+  LoopModel& model_;
+  const TrainingSet& data_;
+  const FitCallbacks& callbacks_;
+  const GradientHook& hook_;
+  const Clock::time_point start_;
+  const double lr_;  // for the divergence messages
+  std::vector<torch::Tensor> parameters_;
+  FusedAdam optimizer_;
+  Rng rng_;                          // the shuffling: stream 1 of the seed
+  std::vector<std::int64_t> order_;  // the training rows, reshuffled each epoch
+  std::size_t batch_;
+  long batches_;
+  std::optional<ParallelStep> team_step_;
+};
+
+}  // namespace topkfs
