@@ -4,8 +4,8 @@
 set -euo pipefail
 
 packages=(
-  # toolchain
-  build-essential cmake pkg-config git
+  # toolchain, and the formatter CI checks the C++ files with
+  build-essential cmake pkg-config git clang-format
   # neural models; the fast BLAS is REQUIRED: without libopenblas0-pthread,
   # Debian's libtorch falls back to the reference BLAS (about 15x slower)
   libtorch-dev libopenblas0-pthread libgloo-dev
