@@ -40,9 +40,9 @@ T number(const std::string& flag, const std::string& text) {
     if (used > 0 && used == text.size()) return value;
   } catch (const std::logic_error&) {  // std::invalid_argument, std::out_of_range
   }
-  const char* what = std::is_floating_point_v<T>          ? "a number"
-                     : std::is_unsigned_v<T>              ? "a whole number (0 or more)"
-                                                          : "an integer";
+  const char* what = std::is_floating_point_v<T> ? "a number"
+                     : std::is_unsigned_v<T>     ? "a whole number (0 or more)"
+                                                 : "an integer";
   throw OptionError(fmt::format("{} takes {}, not '{}'", flag, what, text));
 }
 

@@ -30,8 +30,9 @@ std::string flag_value(int argc, char** argv, int& i);
 
 // Walks argv[1..] as "--flag value" pairs; `take` returns false for a flag it
 // does not know, which throws OptionError.
-void parse_flag_pairs(int argc, char** argv,
-                      const std::function<bool(const std::string& flag, const std::string& value)>& take);
+void parse_flag_pairs(
+    int argc, char** argv,
+    const std::function<bool(const std::string& flag, const std::string& value)>& take);
 
 // --seeds, --first-seed, --methods, --set NAME=VALUE and --threads.
 struct SeededRunArgs {

@@ -84,7 +84,7 @@ const std::vector<int> kHidden = {256, 128};
 struct Config {
   std::string data_dir;
   long batches = 150;  // per timed run; 0 = a whole epoch
-  int rounds = 9;  // a median of 9 paired ratios: a noisy round or two do not move it
+  int rounds = 9;      // a median of 9 paired ratios: a noisy round or two do not move it
   bool breakdown = false;
   bool comparison = true;
   bool threads = true;
@@ -478,12 +478,11 @@ void run_thread_scaling(const Problem& problem, const Config& config) {
   const Timings t = interleave(variants, rows, config.rounds, before);
   for (std::size_t v = 0; v < variants.size(); ++v) {
     const double speedup = 1.0 / paired_ratio(t.wall[v], t.wall[0]);
-    fmt::print(
-        "{:<34} {:>8.3f} s/epoch wall (median), best {:.3f}, speed-up {:.3f}{}\n",
-        variants[v].label, median(t.wall[v]), best_of(t.wall[v]), speedup,
-        v == 1 ? (speedup >= 1.6 ? "  (target >= 1.6: met)" : "  (target >= 1.6: MISSED)")
-        : v > 1 ? "  (the alternative, for comparison)"
-                : "");
+    fmt::print("{:<34} {:>8.3f} s/epoch wall (median), best {:.3f}, speed-up {:.3f}{}\n",
+               variants[v].label, median(t.wall[v]), best_of(t.wall[v]), speedup,
+               v == 1  ? (speedup >= 1.6 ? "  (target >= 1.6: met)" : "  (target >= 1.6: MISSED)")
+               : v > 1 ? "  (the alternative, for comparison)"
+                       : "");
   }
   fmt::print("  (speed-up: median of the per-round ratios to 1 thread)\n");
   topkfs::configure_threads(1);

@@ -26,8 +26,8 @@
 
 #include "bench_args.hpp"
 #include "topkfs/core/error.hpp"
-#include "topkfs/scoring/detection.hpp"
 #include "topkfs/io/read_dataset.hpp"
+#include "topkfs/scoring/detection.hpp"
 
 namespace {
 
@@ -61,11 +61,12 @@ struct Args {
 Args parse_args(int argc, char** argv) {
   Args args;
   args.run.methods = {"elastic-net", "elastic-net-top"};
-  topkfs::bench::parse_flag_pairs(argc, argv, [&](const std::string& flag, const std::string& value) {
-    if (flag != "--data-dir") return args.run.take(flag, value);
-    args.data_dir = value;
-    return true;
-  });
+  topkfs::bench::parse_flag_pairs(argc, argv,
+                                  [&](const std::string& flag, const std::string& value) {
+                                    if (flag != "--data-dir") return args.run.take(flag, value);
+                                    args.data_dir = value;
+                                    return true;
+                                  });
   return args;
 }
 
@@ -100,7 +101,8 @@ std::vector<double> detection_scores(const topkfs::Dataset& data, const std::str
       const auto result = selector->fit(detection.data, rows, k, {});
       if (!result.warnings.empty()) {
 #pragma omp critical
-        fmt::print(stderr, "{} {} seed {}: {}\n", name, method, seed, fmt::join(result.warnings, "; "));
+        fmt::print(stderr, "{} {} seed {}: {}\n", name, method, seed,
+                   fmt::join(result.warnings, "; "));
       }
       f1[static_cast<std::size_t>(s)] = topkfs::detection_f1(detection, result.selected);
     } catch (const topkfs::Error& error) {

@@ -39,24 +39,25 @@ Args parse_args(int argc, char** argv) {
   args.data.relation = topkfs::SyntheticOptions::Relation::Linear;
   args.run.seeds = 20;
   args.run.methods = {"lasso", "elastic-net", "elastic-net-top", "lasso-top"};
-  topkfs::bench::parse_flag_pairs(argc, argv, [&](const std::string& flag, const std::string& value) {
-    using topkfs::bench::number;
-    if (flag == "--samples")
-      args.data.samples = number<std::int64_t>(flag, value);
-    else if (flag == "--features")
-      args.data.features = number<std::int64_t>(flag, value);
-    else if (flag == "--informative")
-      args.data.informative = number<int>(flag, value);
-    else if (flag == "--decoys")
-      args.data.correlated_decoys = number<int>(flag, value);
-    else if (flag == "--correlation")
-      args.data.decoy_correlation = number<double>(flag, value);
-    else if (flag == "--noise")
-      args.data.noise = number<double>(flag, value);
-    else
-      return args.run.take(flag, value);
-    return true;
-  });
+  topkfs::bench::parse_flag_pairs(argc, argv,
+                                  [&](const std::string& flag, const std::string& value) {
+                                    using topkfs::bench::number;
+                                    if (flag == "--samples")
+                                      args.data.samples = number<std::int64_t>(flag, value);
+                                    else if (flag == "--features")
+                                      args.data.features = number<std::int64_t>(flag, value);
+                                    else if (flag == "--informative")
+                                      args.data.informative = number<int>(flag, value);
+                                    else if (flag == "--decoys")
+                                      args.data.correlated_decoys = number<int>(flag, value);
+                                    else if (flag == "--correlation")
+                                      args.data.decoy_correlation = number<double>(flag, value);
+                                    else if (flag == "--noise")
+                                      args.data.noise = number<double>(flag, value);
+                                    else
+                                      return args.run.take(flag, value);
+                                    return true;
+                                  });
   return args;
 }
 
@@ -70,7 +71,8 @@ int main(int argc, char** argv) {
         "recovery of {} planted columns among {} ({} decoys, correlation {}), {} samples, noise "
         "{}, seeds {}..{}\n",
         k, args.data.features, args.data.correlated_decoys, args.data.decoy_correlation,
-        args.data.samples, args.data.noise, args.run.first_seed, args.run.first_seed + args.run.seeds - 1);
+        args.data.samples, args.data.noise, args.run.first_seed,
+        args.run.first_seed + args.run.seeds - 1);
     for (const auto& method : args.run.methods) {
       // Bad names and values fail here, not in a thread.
       topkfs::bench::configured_selector(method, args.run.options);

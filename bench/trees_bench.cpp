@@ -24,8 +24,8 @@
 #include <vector>
 
 #include "topkfs/core/error.hpp"
-#include "topkfs/scoring/metrics.hpp"
 #include "topkfs/io/read_dataset.hpp"
+#include "topkfs/scoring/metrics.hpp"
 #include "topkfs/trees/forest.hpp"
 
 namespace {
@@ -161,7 +161,8 @@ int main(int argc, char** argv) {
         topkfs::Forest forest(options);
         const Timing fit = timed([&] { forest.fit(data, split.train, columns); });
         std::vector<std::int32_t> predicted;
-        const Timing predict = timed([&] { predicted = forest.predict_classes(data.features, split.test); });
+        const Timing predict =
+            timed([&] { predicted = forest.predict_classes(data.features, split.test); });
         if (fit.wall + predict.wall < best_fit.wall + best_predict.wall) {
           best_fit = fit;
           best_predict = predict;
@@ -172,10 +173,11 @@ int main(int argc, char** argv) {
         nodes /= static_cast<double>(forest.trees().size());
       }
       totals.push_back(best_fit.wall + best_predict.wall);
-      fmt::print("threads {}: {}({} trees) fit {:.4f} s (cpu {:.4f} s), predict {:.4f} s (cpu {:.4f} s), "
-                 "accuracy {:.6f}, {:.0f} nodes per tree\n",
-                 threads, topkfs::to_string(args.kind), args.trees, best_fit.wall, best_fit.cpu,
-                 best_predict.wall, best_predict.cpu, accuracy, nodes);
+      fmt::print(
+          "threads {}: {}({} trees) fit {:.4f} s (cpu {:.4f} s), predict {:.4f} s (cpu {:.4f} s), "
+          "accuracy {:.6f}, {:.0f} nodes per tree\n",
+          threads, topkfs::to_string(args.kind), args.trees, best_fit.wall, best_fit.cpu,
+          best_predict.wall, best_predict.cpu, accuracy, nodes);
     }
     for (std::size_t i = 1; i < totals.size(); ++i) {
       fmt::print("speed-up fit + predict, {} threads vs {}: {:.2f}\n", args.threads[i],

@@ -81,9 +81,10 @@ EvaluationCallbacks make_grid_callbacks(ProgressBar& bar, bool quiet) {
       fmt::print(stderr, "[{}/{}] {} {} run {}{}\n", step.done + 1, step.total, step.method,
                  step.k > 0 ? fmt::format("k={}", step.k) : std::string("(one fit for every k)"),
                  step.run + 1,
-                 step.done > 0 ? fmt::format(", {:.0f} s elapsed, ~{:.0f} s left", step.elapsed_seconds,
-                                             step.elapsed_seconds * (step.total - step.done) / step.done)
-                               : std::string());
+                 step.done > 0
+                     ? fmt::format(", {:.0f} s elapsed, ~{:.0f} s left", step.elapsed_seconds,
+                                   step.elapsed_seconds * (step.total - step.done) / step.done)
+                     : std::string());
     };
   }
   return callbacks;
@@ -94,21 +95,29 @@ std::string per_method_path(const std::string& path, const std::string& method, 
   if (!several) return path;
   const auto dot = path.rfind('.');
   const auto slash = path.rfind('/');
-  const bool has_extension = dot != std::string::npos && (slash == std::string::npos || dot > slash);
-  return has_extension ? path.substr(0, dot) + "-" + method + path.substr(dot) : path + "-" + method;
+  const bool has_extension =
+      dot != std::string::npos && (slash == std::string::npos || dot > slash);
+  return has_extension ? path.substr(0, dot) + "-" + method + path.substr(dot)
+                       : path + "-" + method;
 }
 
 // Checks that the pictures asked for can be drawn before hours of fitting.
-void check_pictures(const EvaluateFlags& flags, const EvaluationOptions& options, const Dataset& data) {
+void check_pictures(const EvaluateFlags& flags, const EvaluationOptions& options,
+                    const Dataset& data) {
   check_picture_data(flags.out, flags.data, data);
-  if (!flags.frequency_map.empty() && resolve_protocol(options.protocol, data) != Protocol::Stability) {
-    throw OptionError("--frequency-map shows the stability protocol's runs: add --protocol stability");
+  if (!flags.frequency_map.empty() &&
+      resolve_protocol(options.protocol, data) != Protocol::Stability) {
+    throw OptionError(
+        "--frequency-map shows the stability protocol's runs: add --protocol stability");
   }
 }
 
-void write_pictures(const EvaluateFlags& flags, const EvaluationReport& report, const Dataset& data) {
-  if (!flags.plot.empty()) write_png(flags.plot, draw_score_curve(report, data_short_name(data.source)));
-  if (!flags.out.picture.empty()) write_png(flags.out.picture, draw_method_selections(data, report));
+void write_pictures(const EvaluateFlags& flags, const EvaluationReport& report,
+                    const Dataset& data) {
+  if (!flags.plot.empty())
+    write_png(flags.plot, draw_score_curve(report, data_short_name(data.source)));
+  if (!flags.out.picture.empty())
+    write_png(flags.out.picture, draw_method_selections(data, report));
   if (!flags.frequency_map.empty()) {
     for (const auto& method : report.methods) {
       write_png(per_method_path(flags.frequency_map, method.method, report.methods.size() > 1),
@@ -197,7 +206,8 @@ Command add_evaluate_command(CLI::App& app) {
       "  topkfs evaluate /usr/share/datasets/fashion-mnist --method dnn-top,dfs --k 10,30,50 \\\n"
       "      --plot curve.png --picture pixels.png\n"
       "  topkfs evaluate data.csv --target y --method elastic-net-top,lasso --protocol detection\n"
-      "  topkfs evaluate usps.h5 --method dnn-top --protocol stability --k 50 --frequency-map f.png\n"
+      "  topkfs evaluate usps.h5 --method dnn-top --protocol stability --k 50 --frequency-map "
+      "f.png\n"
       "\nEvery selection learns from the training rows only; the test rows are seen by the\n"
       "downstream model alone. Method options (--epochs, --hidden, ...) apply to every listed\n"
       "method that has them.\n"

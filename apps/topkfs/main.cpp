@@ -1,8 +1,8 @@
 // The topkfs command: parse, load, call the library, write results. The one
 // place where exceptions become exit codes: 0 success, 2 usage error,
 // 1 data or runtime error.
-#include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <CLI/CLI.hpp>
 
 #include <cstdio>
 #include <string>
@@ -36,12 +36,9 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("topkfs ") + topkfs::kVersion);
 
   const std::vector<topkfs::cli::Command> commands = {
-      topkfs::cli::add_info_command(app),
-      topkfs::cli::add_select_command(app),
-      topkfs::cli::add_evaluate_command(app),
-      topkfs::cli::add_report_command(app),
-      topkfs::cli::add_transform_command(app),
-      topkfs::cli::add_methods_command(app),
+      topkfs::cli::add_info_command(app),      topkfs::cli::add_select_command(app),
+      topkfs::cli::add_evaluate_command(app),  topkfs::cli::add_report_command(app),
+      topkfs::cli::add_transform_command(app), topkfs::cli::add_methods_command(app),
   };
 
   try {

@@ -20,12 +20,14 @@ void MethodFlags::apply(Selector& selector) const {
 
 void add_method_flags(CLI::App& command, MethodFlags& flags) {
   std::string names;
-  for (const auto& method : registered_methods()) names += (names.empty() ? "" : ", ") + method.name;
+  for (const auto& method : registered_methods())
+    names += (names.empty() ? "" : ", ") + method.name;
   command.add_option("--method,-m", flags.name, "Selection method: " + names)
       ->capture_default_str();
   auto* group = command.add_option_group(
-      "Method options", "Options of the methods (each applies to the methods that list it in "
-                        "`topkfs methods`); defaults are the chosen method's");
+      "Method options",
+      "Options of the methods (each applies to the methods that list it in "
+      "`topkfs methods`); defaults are the chosen method's");
   std::set<std::string> seen;
   for (const auto& method : registered_methods()) {
     const auto selector = method.make();

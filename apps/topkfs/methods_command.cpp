@@ -11,7 +11,8 @@ namespace topkfs::cli {
 Command add_methods_command(CLI::App& app) {
   auto* command = app.add_subcommand("methods", "List the selection methods and their options");
   auto names_only = std::make_shared<bool>(false);
-  command->add_flag("--names", *names_only, "Print the method names only, one per line (for scripts)");
+  command->add_flag("--names", *names_only,
+                    "Print the method names only, one per line (for scripts)");
   return {command, [names_only] {
             for (const auto& method : registered_methods()) {
               if (*names_only) {

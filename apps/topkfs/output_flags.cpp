@@ -16,11 +16,12 @@ void add_output_flags(CLI::App& command, OutputFlags& flags, const OutputHelp& h
   group->add_flag("--quiet,-q", flags.quiet, "No progress or notes on stderr");
 }
 
-void check_picture_data(const OutputFlags& flags, const ReaderFlags& data_flags, const Dataset& data) {
+void check_picture_data(const OutputFlags& flags, const ReaderFlags& data_flags,
+                        const Dataset& data) {
   if (!flags.picture.empty() && !data.image_shape) {
-    throw OptionError(fmt::format(
-        "--picture needs image data: {} carries no image shape; give --image-shape HxW",
-        data_flags.path));
+    throw OptionError(
+        fmt::format("--picture needs image data: {} carries no image shape; give --image-shape HxW",
+                    data_flags.path));
   }
 }
 

@@ -32,6 +32,7 @@ void add_output_flags(CLI::App& command, OutputFlags& flags, const OutputHelp& h
 
 // Throws OptionError when --picture was given for data without an image
 // shape; called once the data is read, before any fitting.
-void check_picture_data(const OutputFlags& flags, const ReaderFlags& data_flags, const Dataset& data);
+void check_picture_data(const OutputFlags& flags, const ReaderFlags& data_flags,
+                        const Dataset& data);
 
 }  // namespace topkfs::cli

@@ -43,11 +43,12 @@ void ProgressBar::update(const Progress& p) {
   if (!p.epoch_done && now - last_draw_ < std::chrono::milliseconds(100)) return;
   last_draw_ = now;
   constexpr int kWidth = 24;
-  const int filled = static_cast<int>(kWidth * static_cast<double>(p.batch) / std::max(1L, p.batches));
+  const int filled =
+      static_cast<int>(kWidth * static_cast<double>(p.batch) / std::max(1L, p.batches));
   fmt::print(stderr, "\r\033[Kepoch {}/{} [{}{}] batch {}/{} loss {:.4f}{} | {} left", p.epoch,
              p.epochs, std::string(static_cast<std::size_t>(filled), '='),
-             std::string(static_cast<std::size_t>(kWidth - filled), ' '), p.batch, p.batches, p.loss,
-             val, clock_text(left));
+             std::string(static_cast<std::size_t>(kWidth - filled), ' '), p.batch, p.batches,
+             p.loss, val, clock_text(left));
   drawn_ = true;
   if (p.epoch_done) {
     std::fputs("\n", stderr);

@@ -16,7 +16,8 @@ ReadOptions ReaderFlags::to_options() const {
     std::size_t start = 0;
     while (start <= item.size()) {
       const auto comma = item.find(',', start);
-      const auto piece = item.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+      const auto piece =
+          item.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
       if (!piece.empty()) options.target.push_back(piece);
       if (comma == std::string::npos) break;
       start = comma + 1;
@@ -32,8 +33,8 @@ ReadOptions ReaderFlags::to_options() const {
     } else if (delimiter.size() == 1) {
       options.delimiter = delimiter[0];
     } else {
-      throw OptionError(fmt::format("--delimiter takes one character (or 'tab', 'space'), not '{}'",
-                                    delimiter));
+      throw OptionError(
+          fmt::format("--delimiter takes one character (or 'tab', 'space'), not '{}'", delimiter));
     }
   }
   if (nan == "error") {
@@ -63,32 +64,41 @@ ReadOptions ReaderFlags::to_options() const {
 }
 
 void add_reader_flags(CLI::App& command, ReaderFlags& flags) {
-  command.add_option("DATA", flags.path,
-                     "Data file (CSV, TSV, LIBSVM, IDX[.gz], .mat, .h5, .npy, .npz) or a folder "
-                     "holding the four MNIST-style IDX files")
+  command
+      .add_option("DATA", flags.path,
+                  "Data file (CSV, TSV, LIBSVM, IDX[.gz], .mat, .h5, .npy, .npz) or a folder "
+                  "holding the four MNIST-style IDX files")
       ->required();
   auto* group = command.add_option_group("Data", "How DATA is read");
-  group->add_option("--format", flags.format,
-                    "auto (by extension and magic bytes), csv, tsv, libsvm, idx, mat, hdf5, npy, npz")
+  group
+      ->add_option(
+          "--format", flags.format,
+          "auto (by extension and magic bytes), csv, tsv, libsvm, idx, mat, hdf5, npy, npz")
       ->capture_default_str();
   group->add_option("--target", flags.target,
                     "CSV/TSV: target column(s) by name or 0-based index (negative counts from the "
                     "end); default: the last column; several (a,b) for multi-output regression");
   group->add_flag("--no-header", flags.no_header, "CSV/TSV: the first line is data, not names");
   group->add_flag("--header", flags.header, "CSV/TSV: the first line holds the column names");
-  group->add_option("--delimiter", flags.delimiter,
-                    "CSV/TSV: field separator (one character, 'tab' or 'space'); default: detected");
-  group->add_option("--nan", flags.nan,
-                    "NaN or infinite values: 'error' (refuse, naming the place) or 'drop' (drop "
-                    "those samples)")
+  group->add_option(
+      "--delimiter", flags.delimiter,
+      "CSV/TSV: field separator (one character, 'tab' or 'space'); default: detected");
+  group
+      ->add_option("--nan", flags.nan,
+                   "NaN or infinite values: 'error' (refuse, naming the place) or 'drop' (drop "
+                   "those samples)")
       ->capture_default_str();
-  group->add_option("--task", flags.task,
-                    "How to read the target: auto (text or <= 30 distinct integers: classes; "
-                    "else real values), classification, regression")
+  group
+      ->add_option("--task", flags.task,
+                   "How to read the target: auto (text or <= 30 distinct integers: classes; "
+                   "else real values), classification, regression")
       ->capture_default_str();
-  group->add_option("--x-var", flags.x_var, "MATLAB .mat / NPZ: variable (array) holding the features")
+  group
+      ->add_option("--x-var", flags.x_var,
+                   "MATLAB .mat / NPZ: variable (array) holding the features")
       ->capture_default_str();
-  group->add_option("--y-var", flags.y_var, "MATLAB .mat / NPZ: variable (array) holding the target")
+  group
+      ->add_option("--y-var", flags.y_var, "MATLAB .mat / NPZ: variable (array) holding the target")
       ->capture_default_str();
   group->add_option("--x-path", flags.x_path,
                     "HDF5: dataset holding the features (default: the USPS layout train/data + "
@@ -99,10 +109,11 @@ void add_reader_flags(CLI::App& command, ReaderFlags& flags) {
   group->add_option("--image-shape", flags.image_shape,
                     "Rows are images of this shape, e.g. 28x28 or 32x32x3 (read from IDX and the "
                     "USPS layout; give it for other image data)");
-  group->add_option("--pad-images", flags.pad_images,
-                    "Centre every image in a larger one, e.g. 28x28, with a border of uniform noise "
-                    "(the paper's representativeness study: a good selector leaves the border "
-                    "alone)");
+  group->add_option(
+      "--pad-images", flags.pad_images,
+      "Centre every image in a larger one, e.g. 28x28, with a border of uniform noise "
+      "(the paper's representativeness study: a good selector leaves the border "
+      "alone)");
 }
 
 Dataset load_dataset(const ReaderFlags& flags, const ReadOptions& options) {

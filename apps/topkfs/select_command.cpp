@@ -13,11 +13,11 @@
 #include "reader_flags.hpp"
 #include "topkfs/core/error.hpp"
 #include "topkfs/io/chart.hpp"
-#include "topkfs/scoring/downstream.hpp"
 #include "topkfs/io/picture.hpp"
 #include "topkfs/io/result_json.hpp"
 #include "topkfs/io/table_writer.hpp"
 #include "topkfs/methods/registry.hpp"
+#include "topkfs/scoring/downstream.hpp"
 #include "topkfs/select/run_selection.hpp"
 
 namespace topkfs::cli {
@@ -80,7 +80,8 @@ int run(const SelectFlags& flags) {
   const auto learned_rows = selection_rows(data, split, unused);
   if (flags.score) {
     DownstreamOptions downstream;
-    if (selector->has_option("seed")) downstream.seed = selector->options_json().value("seed", 0ULL);
+    if (selector->has_option("seed"))
+      downstream.seed = selector->options_json().value("seed", 0ULL);
     result.downstream = score_held_out(data, learned_rows, result.selected, downstream);
   }
 
@@ -94,7 +95,8 @@ int run(const SelectFlags& flags) {
     const std::string title =
         fmt::format("{}: how often each feature was chosen ({} fits, k={})", result.method,
                     selector->options_json().value("restarts", 1), result.k);
-    write_png(flags.frequency_map, draw_frequency_map(frequency_map_of(data, result.frequency, title)));
+    write_png(flags.frequency_map,
+              draw_frequency_map(frequency_map_of(data, result.frequency, title)));
   }
   if (flags.out.json) {
     std::cout << to_json_text(result);

@@ -22,10 +22,12 @@ Command add_transform_command(CLI::App& app) {
   auto* command = app.add_subcommand(
       "transform", "Reduce data to the columns chosen by a selection result (any method)");
   add_reader_flags(*command, flags->data);
-  command->add_option("--selection,-s", flags->selection, "Result JSON written by `topkfs select -o`")
+  command
+      ->add_option("--selection,-s", flags->selection, "Result JSON written by `topkfs select -o`")
       ->required();
-  command->add_option("--output-data,-o", flags->output_data,
-                      "CSV to write: the selected columns in ranking order, then the target")
+  command
+      ->add_option("--output-data,-o", flags->output_data,
+                   "CSV to write: the selected columns in ranking order, then the target")
       ->required();
   command->footer(
       "\nExample:\n"

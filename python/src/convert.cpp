@@ -15,9 +15,8 @@ py::array matrix_to_numpy(Matrix&& matrix) {
   const auto rows = static_cast<py::ssize_t>(owned->rows());
   const auto cols = static_cast<py::ssize_t>(owned->cols());
   Scalar* data = owned->data();
-  py::capsule owner(owned.get(), [](void* pointer) {
-    delete static_cast<std::decay_t<Matrix>*>(pointer);
-  });
+  py::capsule owner(owned.get(),
+                    [](void* pointer) { delete static_cast<std::decay_t<Matrix>*>(pointer); });
   owned.release();
   const auto item = static_cast<py::ssize_t>(sizeof(Scalar));
   return py::array_t<Scalar>({rows, cols}, {cols * item, item}, data, owner);

@@ -38,8 +38,8 @@ HeaderMode header_mode(const py::handle& value) {
   if (py::isinstance<py::bool_>(value)) {
     return value.cast<bool>() ? HeaderMode::Yes : HeaderMode::No;
   }
-  throw OptionError(fmt::format("header takes True, False or None (detect), not {}",
-                                text_of(py::repr(value))));
+  throw OptionError(
+      fmt::format("header takes True, False or None (detect), not {}", text_of(py::repr(value))));
 }
 
 std::optional<char> delimiter_of(const py::handle& value) {
@@ -103,11 +103,11 @@ py::dict load(const std::string& path, const py::dict& reader_options) {
   out["target_names"] = data.target_names;
   out["feature_names"] = data.feature_names;
   out["split"] = split_as_python(data);
-  out["image_shape"] = data.image_shape
-                           ? py::object(py::make_tuple(data.image_shape->height,
-                                                       data.image_shape->width,
-                                                       data.image_shape->channels))
-                           : py::object(py::none());
+  out["image_shape"] =
+      data.image_shape
+          ? py::object(py::make_tuple(data.image_shape->height, data.image_shape->width,
+                                      data.image_shape->channels))
+          : py::object(py::none());
   out["format"] = data.format;
   out["source"] = data.source;
   out["notes"] = data.notes;

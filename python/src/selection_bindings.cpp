@@ -86,8 +86,8 @@ class PythonReporter {
     // Sets KeyboardInterrupt on Ctrl-C; the exception unwinds the trainer.
     if (PyErr_CheckSignals() != 0) throw py::error_already_set();
     if (verbose_ && progress.epoch_done) {
-      std::string line = fmt::format("epoch {}/{}  loss {:.4f}", progress.epoch, progress.epochs,
-                                     progress.loss);
+      std::string line =
+          fmt::format("epoch {}/{}  loss {:.4f}", progress.epoch, progress.epochs, progress.loss);
       if (progress.val_loss) line += fmt::format("  validation {:.4f}", *progress.val_loss);
       line += fmt::format("  {:.1f} s\n", progress.elapsed_seconds);
       py::module_::import("sys").attr("stderr").attr("write")(line);

@@ -186,12 +186,9 @@ Eigen::MatrixXd absolute_spearman(const FeatureMatrix& x, const std::vector<std:
 
 Eigen::VectorXd inffs_relevance(const Dataset& data, const std::vector<std::int64_t>& rows) {
   switch (data.target_kind) {
-    case TargetKind::Classes:
-      return fisher_relevance(data, rows);
-    case TargetKind::Real:
-      return correlation_relevance(data, rows);
-    case TargetKind::None:
-      break;
+    case TargetKind::Classes: return fisher_relevance(data, rows);
+    case TargetKind::Real: return correlation_relevance(data, rows);
+    case TargetKind::None: break;
   }
   throw DataError(fmt::format(
       "{}: supervised inffs needs a target, and this data has none; name it with --target, or "

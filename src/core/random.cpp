@@ -16,9 +16,7 @@ std::uint64_t derive_seed(std::uint64_t seed, std::uint64_t stream) {
   return z ^ (z >> 31);
 }
 
-double Rng::uniform() {
-  return static_cast<double>(next_u64() >> 11) * 0x1.0p-53;
-}
+double Rng::uniform() { return static_cast<double>(next_u64() >> 11) * 0x1.0p-53; }
 
 std::uint64_t Rng::uniform_index(std::uint64_t n) {
   TOPKFS_ASSERT(n > 0);

@@ -20,8 +20,8 @@ const char* to_string(TargetKind kind) {
 ImageShape parse_image_shape(const std::string& text, const std::string& what) {
   ImageShape shape;
   char tail = 0;
-  const int parsed = std::sscanf(text.c_str(), "%dx%dx%d%c", &shape.height, &shape.width,
-                                 &shape.channels, &tail);
+  const int parsed =
+      std::sscanf(text.c_str(), "%dx%dx%d%c", &shape.height, &shape.width, &shape.channels, &tail);
   if (parsed == 2) shape.channels = 1;
   if ((parsed != 2 && parsed != 3) || shape.height <= 0 || shape.width <= 0 ||
       shape.channels <= 0) {
@@ -33,8 +33,8 @@ ImageShape parse_image_shape(const std::string& text, const std::string& what) {
 void Dataset::validate() const {
   const auto n = rows();
   if (static_cast<std::int64_t>(feature_names.size()) != cols()) {
-    throw DataError(fmt::format("{}: {} feature names for {} columns", source,
-                                feature_names.size(), cols()));
+    throw DataError(
+        fmt::format("{}: {} feature names for {} columns", source, feature_names.size(), cols()));
   }
   if (target_kind == TargetKind::Classes) {
     if (static_cast<std::int64_t>(labels.size()) != n) {
@@ -53,8 +53,8 @@ void Dataset::validate() const {
     for (const auto* part : {&predefined_split->train, &predefined_split->test}) {
       for (auto row : *part) {
         if (row < 0 || row >= n || seen[static_cast<std::size_t>(row)]) {
-          throw DataError(fmt::format("{}: predefined split holds an invalid or repeated row {}",
-                                      source, row));
+          throw DataError(
+              fmt::format("{}: predefined split holds an invalid or repeated row {}", source, row));
         }
         seen[static_cast<std::size_t>(row)] = 1;
       }

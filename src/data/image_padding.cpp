@@ -21,9 +21,10 @@ Offset centring(const ImageShape& original, const ImageShape& target) {
 
 void check_shapes(const Dataset& data, const ImageShape& target) {
   if (!data.image_shape) {
-    throw OptionError(fmt::format("--pad-images needs image data: {} carries no image shape; give "
-                                  "--image-shape HxW",
-                                  data.source));
+    throw OptionError(
+        fmt::format("--pad-images needs image data: {} carries no image shape; give "
+                    "--image-shape HxW",
+                    data.source));
   }
   const ImageShape& shape = *data.image_shape;
   if (shape.channels != 1 || target.channels != 1) {
@@ -69,7 +70,8 @@ Dataset pad_images_with_noise(const Dataset& data, const ImageShape& target, std
   }
   padded.feature_names.clear();
   for (int r = 0; r < target.height; ++r) {
-    for (int c = 0; c < target.width; ++c) padded.feature_names.push_back(fmt::format("px_{}_{}", r, c));
+    for (int c = 0; c < target.width; ++c)
+      padded.feature_names.push_back(fmt::format("px_{}_{}", r, c));
   }
   padded.image_shape = target;
   padded.notes.push_back(fmt::format(

@@ -37,8 +37,7 @@ std::vector<NoiseLaw> noise_laws(const FeatureMatrix& features,
 
 }  // namespace
 
-NoisyDataset inject_noise_features(const Dataset& data, std::uint64_t seed,
-                                   int reference_samples) {
+NoisyDataset inject_noise_features(const Dataset& data, std::uint64_t seed, int reference_samples) {
   if (reference_samples < 1) {
     throw OptionError(fmt::format(
         "noise injection: reference_samples is {}; it must be at least 1 (the paper uses 20)",
@@ -47,9 +46,10 @@ NoisyDataset inject_noise_features(const Dataset& data, std::uint64_t seed,
   const std::int64_t n = data.rows();
   const std::int64_t m = data.cols();
   if (n < 1 || m < 1) {
-    throw DataError(fmt::format("{}: cannot inject noise features into data of {} rows x {} "
-                                "columns",
-                                data.source, n, m));
+    throw DataError(
+        fmt::format("{}: cannot inject noise features into data of {} rows x {} "
+                    "columns",
+                    data.source, n, m));
   }
   if (static_cast<std::int64_t>(data.feature_names.size()) != m) {
     throw DataError(fmt::format("{}: {} feature names for {} columns", data.source,

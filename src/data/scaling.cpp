@@ -13,7 +13,6 @@
 namespace topkfs {
 namespace {
 
-
 std::vector<std::int64_t> rows_to_fit(const FeatureMatrix& features,
                                       const std::vector<std::int64_t>& rows) {
   if (rows.empty()) {
@@ -76,8 +75,9 @@ void fit_min_max(const FeatureMatrix& features, const std::vector<std::int64_t>&
 
 }  // namespace
 
-constexpr EnumName<ScalingKind> kScalingNames[] = {
-    {ScalingKind::None, "none"}, {ScalingKind::Standard, "standard"}, {ScalingKind::MinMax, "minmax"}};
+constexpr EnumName<ScalingKind> kScalingNames[] = {{ScalingKind::None, "none"},
+                                                   {ScalingKind::Standard, "standard"},
+                                                   {ScalingKind::MinMax, "minmax"}};
 
 const char* to_string(ScalingKind kind) { return enum_name(kind, kScalingNames); }
 

@@ -14,7 +14,6 @@
 namespace topkfs {
 namespace {
 
-
 void check_fraction(double fraction, const char* field) {
   if (!(fraction > 0.0 && fraction < 1.0)) {
     throw OptionError(fmt::format(
@@ -113,8 +112,8 @@ void ensure_both_parts(const std::vector<std::int64_t>& counts, std::int64_t tot
   }
 }
 
-TwoParts split_rows(const Dataset& data, std::vector<std::int64_t> rows, double fraction,
-                    Rng& rng, const char* part) {
+TwoParts split_rows(const Dataset& data, std::vector<std::int64_t> rows, double fraction, Rng& rng,
+                    const char* part) {
   const auto n = static_cast<std::int64_t>(rows.size());
   const std::int64_t held = held_out_size(n, fraction, data.source, part);
   TwoParts parts;
@@ -128,7 +127,8 @@ TwoParts split_rows(const Dataset& data, std::vector<std::int64_t> rows, double 
       by_class[static_cast<std::size_t>(data.labels[static_cast<std::size_t>(row)])].push_back(row);
     }
     std::vector<std::int64_t> counts;
-    for (const auto& members : by_class) counts.push_back(static_cast<std::int64_t>(members.size()));
+    for (const auto& members : by_class)
+      counts.push_back(static_cast<std::int64_t>(members.size()));
     auto held_per_class = proportional_counts(counts, n, held, rng);
     ensure_both_parts(counts, n, held, held_per_class);
     for (std::size_t c = 0; c < by_class.size(); ++c) {
@@ -153,7 +153,7 @@ std::vector<std::int64_t> all_rows(std::int64_t n) {
 }  // namespace
 
 constexpr EnumName<SplitMode> kSplitModeNames[] = {{SplitMode::Predefined, "predefined"},
-                                                    {SplitMode::Random, "random"}};
+                                                   {SplitMode::Random, "random"}};
 
 const char* to_string(SplitMode mode) { return enum_name(mode, kSplitModeNames); }
 
@@ -203,8 +203,7 @@ TrainValTest train_validation_split(const Dataset& data, const std::vector<std::
   return out;
 }
 
-Split resolve_split(const Dataset& data, SplitMode mode, double test_fraction,
-                    std::uint64_t seed) {
+Split resolve_split(const Dataset& data, SplitMode mode, double test_fraction, std::uint64_t seed) {
   check_fraction(test_fraction, "test fraction");
   if (mode == SplitMode::Predefined && data.predefined_split) return *data.predefined_split;
   return stratified_split(data, test_fraction, seed);

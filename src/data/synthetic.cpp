@@ -157,9 +157,10 @@ Eigen::VectorXd synthetic_score(const SyntheticOptions& options, const Synthetic
   TOPKFS_ASSERT(made.coefficients.size() == p);
   for (auto column : made.informative) {
     if (column >= features.cols()) {
-      throw DataError(fmt::format("synthetic score: informative column {} but the features have "
-                                  "{} columns",
-                                  column, features.cols()));
+      throw DataError(
+          fmt::format("synthetic score: informative column {} but the features have "
+                      "{} columns",
+                      column, features.cols()));
     }
   }
   Eigen::VectorXd score = Eigen::VectorXd::Zero(features.rows());

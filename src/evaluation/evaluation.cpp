@@ -12,17 +12,17 @@
 
 #include "topkfs/core/clock.hpp"
 #include "topkfs/core/error.hpp"
+#include "topkfs/methods/registry.hpp"
+#include "topkfs/scoring/detection.hpp"
 #include "topkfs/scoring/downstream.hpp"
 #include "topkfs/scoring/metrics.hpp"
-#include "topkfs/scoring/detection.hpp"
-#include "topkfs/methods/registry.hpp"
 
 namespace topkfs {
 namespace {
 
 // A fresh selector for one run: the user's options, then the run's seed.
-std::unique_ptr<Selector> make_configured(const std::string& method, const EvaluationOptions& options,
-                                          std::uint64_t seed) {
+std::unique_ptr<Selector> make_configured(const std::string& method,
+                                          const EvaluationOptions& options, std::uint64_t seed) {
   auto selector = make_selector(method);
   for (const auto& [name, value] : options.method_options) {
     if (selector->has_option(name)) selector->set_option(name, value);
@@ -37,7 +37,8 @@ std::unique_ptr<Selector> make_configured(const std::string& method, const Evalu
 void check_method_options(const EvaluationOptions& options) {
   for (const auto& [name, value] : options.method_options) {
     bool used = false;
-    for (const auto& method : options.methods) used = used || make_selector(method)->has_option(name);
+    for (const auto& method : options.methods)
+      used = used || make_selector(method)->has_option(name);
     if (!used) {
       throw OptionError(fmt::format("--{} does not apply to any of the methods {}", name,
                                     fmt::join(options.methods, ", ")));
@@ -91,10 +92,11 @@ std::string split_note(const Dataset& data, Protocol protocol, const EvaluationO
   const bool predefined = protocol != Protocol::Stability &&
                           options.split == SplitMode::Predefined && data.predefined_split;
   return fmt::format("{}: learned from {} training rows, scored on {} test rows",
-                     predefined ? "the data's predefined split"
-                                : fmt::format("a random{} split per run (test size {})",
-                                              data.target_kind == TargetKind::Classes ? " stratified" : "",
-                                              options.test_size),
+                     predefined
+                         ? "the data's predefined split"
+                         : fmt::format("a random{} split per run (test size {})",
+                                       data.target_kind == TargetKind::Classes ? " stratified" : "",
+                                       options.test_size),
                      first.train.size(), first.test.size());
 }
 
@@ -103,8 +105,9 @@ struct Scored {
   std::optional<double> rmse;
 };
 
-Scored score_selection(Protocol protocol, const RunData& run, const std::vector<std::int64_t>& selected,
-                       const EvaluationOptions& options, std::uint64_t seed) {
+Scored score_selection(Protocol protocol, const RunData& run,
+                       const std::vector<std::int64_t>& selected, const EvaluationOptions& options,
+                       std::uint64_t seed) {
   Scored scored;
   if (protocol == Protocol::Detection) {
     scored.score = detection_f1(*run.detection, selected);
@@ -113,7 +116,8 @@ Scored score_selection(Protocol protocol, const RunData& run, const std::vector<
     downstream.trees = options.downstream_trees;
     downstream.seed = seed;
     downstream.threads = options.threads;
-    const DownstreamScore s = score_downstream(*run.data, run.train, run.test, selected, downstream);
+    const DownstreamScore s =
+        score_downstream(*run.data, run.train, run.test, selected, downstream);
     if (protocol == Protocol::Accuracy) {
       scored.score = s.accuracy;
     } else {
@@ -128,7 +132,11 @@ class GridRunner {
  public:
   GridRunner(const Dataset& data, const EvaluationOptions& options, Protocol protocol,
              const EvaluationCallbacks& callbacks, EvaluationReport& report)
-      : data_(data), options_(options), protocol_(protocol), callbacks_(callbacks), report_(report) {}
+      : data_(data),
+        options_(options),
+        protocol_(protocol),
+        callbacks_(callbacks),
+        report_(report) {}
 
   void run_all() {
     const int seeds = options_.seed_count();
@@ -174,7 +182,8 @@ class GridRunner {
     entry.score_seconds = seconds_since(start);
     entry.score = scored.score;
     entry.rmse = scored.rmse;
-    entry.selected = run.detection ? unshuffled_columns(*run.detection, selected) : std::move(selected);
+    entry.selected =
+        run.detection ? unshuffled_columns(*run.detection, selected) : std::move(selected);
     report_.runs.push_back(std::move(entry));
   }
 
@@ -219,7 +228,8 @@ std::vector<std::vector<std::int64_t>> selections_of(const EvaluationReport& rep
   return sets;
 }
 
-std::vector<double> frequencies(const std::vector<std::vector<std::int64_t>>& sets, std::int64_t m) {
+std::vector<double> frequencies(const std::vector<std::vector<std::int64_t>>& sets,
+                                std::int64_t m) {
   std::vector<double> share(static_cast<std::size_t>(m), 0.0);
   for (const auto& set : sets) {
     for (const auto column : set) share[static_cast<std::size_t>(column)] += 1.0 / sets.size();
@@ -265,7 +275,10 @@ MethodSummary summarise_method(const EvaluationReport& report, const std::string
 void describe_metric(EvaluationReport& report) {
   switch (report.protocol) {
     case Protocol::Accuracy: report.metric = "accuracy %"; break;
-    case Protocol::Mae: report.metric = "MAE"; report.higher_is_better = false; break;
+    case Protocol::Mae:
+      report.metric = "MAE";
+      report.higher_is_better = false;
+      break;
     case Protocol::Detection: report.metric = "F1 %"; break;
     default: report.metric = "Kuncheva index"; break;
   }
@@ -303,8 +316,9 @@ EvaluationReport evaluate_methods(const Dataset& data, const EvaluationOptions& 
     report.notes.push_back("the data has no predefined split: each run uses a random split");
   }
   if (options.model_seed) {
-    report.notes.push_back(fmt::format(
-        "every run's method has seed {} (--model-seed): only the split changes", *options.model_seed));
+    report.notes.push_back(
+        fmt::format("every run's method has seed {} (--model-seed): only the split changes",
+                    *options.model_seed));
   }
 
   GridRunner(data, options, report.protocol, callbacks, report).run_all();

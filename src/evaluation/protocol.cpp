@@ -11,9 +11,8 @@ namespace topkfs {
 namespace {
 
 constexpr EnumName<Protocol> kProtocolNames[] = {
-    {Protocol::Auto, "auto"},         {Protocol::Accuracy, "accuracy"},
-    {Protocol::Mae, "mae"},           {Protocol::Detection, "detection"},
-    {Protocol::Stability, "stability"},
+    {Protocol::Auto, "auto"},           {Protocol::Accuracy, "accuracy"},   {Protocol::Mae, "mae"},
+    {Protocol::Detection, "detection"}, {Protocol::Stability, "stability"},
 };
 
 constexpr int kStabilityRuns = 10;  // the paper's 10 random splits
@@ -58,7 +57,8 @@ void EvaluationOptions::validate() const {
   for (const int k : ks) {
     if (k < 1) throw OptionError(fmt::format("--k: every k must be at least 1, got {}", k));
   }
-  if (seed_count() < 1) throw OptionError(fmt::format("--seeds must be at least 1, got {}", *seeds));
+  if (seed_count() < 1)
+    throw OptionError(fmt::format("--seeds must be at least 1, got {}", *seeds));
   if (protocol == Protocol::Stability && seed_count() < 2) {
     throw OptionError("--protocol stability compares runs: give --seeds 2 or more (default 10)");
   }
@@ -68,7 +68,8 @@ void EvaluationOptions::validate() const {
   if (downstream_trees < 1) {
     throw OptionError(fmt::format("--trees must be at least 1, got {}", downstream_trees));
   }
-  if (threads < 0) throw OptionError(fmt::format("--threads must not be negative, got {}", threads));
+  if (threads < 0)
+    throw OptionError(fmt::format("--threads must not be negative, got {}", threads));
 }
 
 ScoreSummary summarise(const std::vector<double>& values) {

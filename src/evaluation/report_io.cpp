@@ -51,8 +51,9 @@ std::string stability_cell(const StabilitySummary& s) {
 // Columns padded to their widest cell (counting UTF-8 code points, for "±").
 std::string aligned(const std::vector<std::vector<std::string>>& rows) {
   auto width = [](const std::string& text) {
-    return static_cast<std::size_t>(std::count_if(
-        text.begin(), text.end(), [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; }));
+    return static_cast<std::size_t>(std::count_if(text.begin(), text.end(), [](char c) {
+      return (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+    }));
   };
   std::vector<std::size_t> widths;
   for (const auto& row : rows) {
@@ -93,7 +94,8 @@ std::string report_table(const EvaluationReport& report) {
     std::vector<std::string> row = {std::to_string(report.ks[i])};
     for (std::size_t c = 0; c < report.methods.size(); ++c) {
       const auto& m = report.methods[c];
-      row.push_back(stability ? stability_cell(m.stability_per_k[i]) : cell(m.per_k[i], decimals[c]));
+      row.push_back(stability ? stability_cell(m.stability_per_k[i])
+                              : cell(m.per_k[i], decimals[c]));
     }
     rows.push_back(row);
   }
@@ -109,11 +111,11 @@ std::string report_table(const EvaluationReport& report) {
   for (const auto& m : report.methods) time_row.push_back(fmt::format("{:.1f}", m.fit_seconds));
   rows.push_back(time_row);
 
-  std::string text = fmt::format(
-      "{} ({}), {} run{}, {}\n", report.metric,
-      stability ? "J = mean pairwise Jaccard, K = Kuncheva index"
-                : (report.higher_is_better ? "higher is better" : "lower is better"),
-      report.seeds, report.seeds == 1 ? "" : "s", report.split_note);
+  std::string text =
+      fmt::format("{} ({}), {} run{}, {}\n", report.metric,
+                  stability ? "J = mean pairwise Jaccard, K = Kuncheva index"
+                            : (report.higher_is_better ? "higher is better" : "lower is better"),
+                  report.seeds, report.seeds == 1 ? "" : "s", report.split_note);
   return text + aligned(rows);
 }
 
@@ -131,9 +133,9 @@ nlohmann::ordered_json report_to_json(const EvaluationReport& report) {
       per_k.push_back(entry);
     }
     nlohmann::ordered_json method = {{"method", m.method},
-                             {"per_k", per_k},
-                             {"over_k", summary_json(m.over_k)},
-                             {"fit_seconds", m.fit_seconds}};
+                                     {"per_k", per_k},
+                                     {"over_k", summary_json(m.over_k)},
+                                     {"fit_seconds", m.fit_seconds}};
     if (report.protocol == Protocol::Stability) {
       method["over_k"]["jaccard"] = m.stability_over_k.jaccard;
       method["over_k"]["kuncheva"] = m.stability_over_k.kuncheva;
@@ -143,18 +145,26 @@ nlohmann::ordered_json report_to_json(const EvaluationReport& report) {
   }
   nlohmann::ordered_json runs = nlohmann::ordered_json::array();
   for (const auto& r : report.runs) {
-    nlohmann::ordered_json run = {{"method", r.method},         {"k", r.k},
-                          {"run", r.run},               {"seed", r.seed},
-                          {"score", std::isnan(r.score) ? nlohmann::ordered_json() : nlohmann::ordered_json(r.score)},
-                          {"fit_seconds", r.fit_seconds}, {"score_seconds", r.score_seconds},
-                          {"shared_fit", r.shared_fit},   {"selected", r.selected}};
+    nlohmann::ordered_json run = {
+        {"method", r.method},
+        {"k", r.k},
+        {"run", r.run},
+        {"seed", r.seed},
+        {"score", std::isnan(r.score) ? nlohmann::ordered_json() : nlohmann::ordered_json(r.score)},
+        {"fit_seconds", r.fit_seconds},
+        {"score_seconds", r.score_seconds},
+        {"shared_fit", r.shared_fit},
+        {"selected", r.selected}};
     if (r.rmse) run["rmse"] = *r.rmse;
     runs.push_back(run);
   }
   return {{"format", "topkfs-evaluation"},
           {"version", 1},
-          {"data", {{"path", report.data.path}, {"rows", report.data.rows},
-                    {"columns", report.data.columns}, {"target_kind", report.data.target_kind}}},
+          {"data",
+           {{"path", report.data.path},
+            {"rows", report.data.rows},
+            {"columns", report.data.columns},
+            {"target_kind", report.data.target_kind}}},
           {"protocol", to_string(report.protocol)},
           {"metric", report.metric},
           {"higher_is_better", report.higher_is_better},
@@ -175,8 +185,8 @@ void write_report_csv(const std::string& path, const EvaluationReport& report) {
   write_file_atomically(path, [&](std::ostream& out) {
     out << "method,k,run,seed,score,rmse,fit_seconds,score_seconds,shared_fit,selected\n";
     for (const auto& r : report.runs) {
-      out << fmt::format("{},{},{},{},{},{},{:.4f},{:.4f},{},\"{}\"\n", r.method, r.k, r.run, r.seed,
-                         std::isnan(r.score) ? "" : fmt::format("{:.6g}", r.score),
+      out << fmt::format("{},{},{},{},{},{},{:.4f},{:.4f},{},\"{}\"\n", r.method, r.k, r.run,
+                         r.seed, std::isnan(r.score) ? "" : fmt::format("{:.6g}", r.score),
                          r.rmse ? fmt::format("{:.6g}", *r.rmse) : "", r.fit_seconds,
                          r.score_seconds, r.shared_fit ? 1 : 0, fmt::join(r.selected, " "));
     }

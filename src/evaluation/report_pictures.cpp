@@ -44,9 +44,10 @@ int largest_k(const EvaluationReport& report) {
 
 RgbImage draw_method_selections(const Dataset& data, const EvaluationReport& report) {
   if (!data.image_shape) {
-    throw OptionError(fmt::format("--picture needs image data: {} carries no image shape; give "
-                                  "--image-shape HxW",
-                                  data.source));
+    throw OptionError(
+        fmt::format("--picture needs image data: {} carries no image shape; give "
+                    "--image-shape HxW",
+                    data.source));
   }
   const int k = largest_k(report);
   std::vector<CaptionedSelection> panels;

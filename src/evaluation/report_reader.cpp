@@ -84,8 +84,8 @@ EvaluationReport read_report_json(const std::string& path) {
     throw DataError(fmt::format("{}: not JSON: {}", path, error.what()));
   }
   if (!object.is_object() || object.value("format", "") != "topkfs-evaluation") {
-    throw DataError(fmt::format(
-        "{}: not an evaluation report (written by `topkfs evaluate --output`)", path));
+    throw DataError(
+        fmt::format("{}: not an evaluation report (written by `topkfs evaluate --output`)", path));
   }
   EvaluationReport report;
   const json data = field<json>(object, "data", path);
@@ -108,7 +108,8 @@ EvaluationReport read_report_json(const std::string& path) {
                                   report.ks.size()));
     }
   }
-  for (const auto& run : field<json>(object, "runs", path)) report.runs.push_back(run_from(run, path));
+  for (const auto& run : field<json>(object, "runs", path))
+    report.runs.push_back(run_from(run, path));
   return report;
 }
 

@@ -117,8 +117,8 @@ void set_y_axis(const LineChart& chart, ChartLayout& layout) {
   if (chart.y_min) low = *chart.y_min;
   if (chart.y_max) high = *chart.y_max;
   if (chart.y_min && chart.y_max && !(high > low)) {
-    throw OptionError(fmt::format("chart '{}': the fixed y range {} .. {} is empty", chart.title,
-                                  low, high));
+    throw OptionError(
+        fmt::format("chart '{}': the fixed y range {} .. {} is empty", chart.title, low, high));
   }
   if (chart.y_min) high = std::max(high, low);
   if (chart.y_max) low = std::min(low, high);
@@ -151,9 +151,10 @@ PixelRect plot_area(int width, int height, const Margins& margins) {
 
 void check_size(int width, int height, const std::string& what) {
   if (width < 200 || height < 150) {
-    throw OptionError(fmt::format("{}: a picture of {}x{} pixels is too small for a chart "
-                                  "(at least 200x150)",
-                                  what, width, height));
+    throw OptionError(
+        fmt::format("{}: a picture of {}x{} pixels is too small for a chart "
+                    "(at least 200x150)",
+                    what, width, height));
   }
 }
 
@@ -176,7 +177,8 @@ void draw_axes(RgbImage& image, const ChartLayout& layout, bool regular_x, bool 
   for (std::size_t i = 0; i < layout.y_ticks.size(); ++i) {
     const int y = layout.to_pixel(layout.x_low, layout.y_ticks[i]).y;
     draw_line(image, plot.x - 1 - kTickLength, y, plot.x - 2, y, kFrameColor);
-    draw_text(image, plot.x - kTickLength - 4, y - 3, y_texts[i], {kTextColor, 1, TextAlign::Right});
+    draw_text(image, plot.x - kTickLength - 4, y - 3, y_texts[i],
+              {kTextColor, 1, TextAlign::Right});
   }
   if (!x_labels) return;
   const auto x_texts = tick_labels(layout.x_ticks, regular_x);
@@ -189,7 +191,8 @@ void draw_axes(RgbImage& image, const ChartLayout& layout, bool regular_x, bool 
     // previous one is left out, its tick mark stays.
     const int width = text_width(x_texts[i]);
     if (x + 1 - width / 2 < free_from) continue;
-    draw_text(image, x + 1, bottom + kTickLength + 4, x_texts[i], {kTextColor, 1, TextAlign::Center});
+    draw_text(image, x + 1, bottom + kTickLength + 4, x_texts[i],
+              {kTextColor, 1, TextAlign::Center});
     free_from = x + 1 + width / 2 + 4;
   }
 }

@@ -64,7 +64,6 @@ constexpr int kSampleRecords = 20;      // records looked at to choose the delim
 constexpr std::size_t kMaxListed = 20;  // column names listed in a message
 constexpr std::size_t kMaxQuoted = 40;  // characters of a cell quoted in a message
 
-
 std::string shorten(std::string_view text) {
   if (text.size() <= kMaxQuoted) return std::string(text);
   return std::string(text.substr(0, kMaxQuoted)) + "...";

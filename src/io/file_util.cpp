@@ -4,9 +4,9 @@
 #include <sys/stat.h>
 #include <zlib.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <algorithm>
 #include <fstream>
 
 #include "topkfs/core/error.hpp"
@@ -123,8 +123,8 @@ std::size_t GzipStream::read_some(void* buffer, std::size_t size) {
 void GzipStream::read_exact(void* buffer, std::size_t size, const char* what) {
   const std::size_t got = read_some(buffer, size);
   if (got != size) {
-    throw DataError(fmt::format("{}: truncated: expected {} bytes of {}, found {}", path_, size,
-                                what, got));
+    throw DataError(
+        fmt::format("{}: truncated: expected {} bytes of {}, found {}", path_, size, what, got));
   }
 }
 

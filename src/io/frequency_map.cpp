@@ -30,8 +30,8 @@ void check_frequencies(const FrequencyMap& map) {
                                   map.title, n, map.image_shape->pixels()));
   }
   if (!map.feature_names.empty() && static_cast<long>(map.feature_names.size()) != n) {
-    throw OptionError(fmt::format("frequency map '{}': {} frequencies but {} feature names", map.title,
-                                  n, map.feature_names.size()));
+    throw OptionError(fmt::format("frequency map '{}': {} frequencies but {} feature names",
+                                  map.title, n, map.feature_names.size()));
   }
 }
 
@@ -50,7 +50,8 @@ std::vector<std::int64_t> most_frequent(const FrequencyMap& map) {
   return order;
 }
 
-std::vector<std::string> bar_labels(const FrequencyMap& map, const std::vector<std::int64_t>& features) {
+std::vector<std::string> bar_labels(const FrequencyMap& map,
+                                    const std::vector<std::int64_t>& features) {
   std::vector<std::string> labels;
   for (std::int64_t f : features) {
     const std::string name = map.feature_names.empty()
@@ -85,10 +86,13 @@ void layout_bars(const FrequencyMap& map, FrequencyMapLayout& layout) {
 void layout_frequency_image(const FrequencyMap& map, FrequencyMapLayout& layout) {
   const ImageShape& shape = *map.image_shape;
   layout.scale = picture_scale(shape);
-  layout.image = {20, title_band(map.title), shape.width * layout.scale, shape.height * layout.scale};
-  layout.colour_bar = {layout.image.x + layout.image.width + 24, layout.image.y, 20, layout.image.height};
+  layout.image = {20, title_band(map.title), shape.width * layout.scale,
+                  shape.height * layout.scale};
+  layout.colour_bar = {layout.image.x + layout.image.width + 24, layout.image.y, 20,
+                       layout.image.height};
   const int labels_right = layout.colour_bar.x + layout.colour_bar.width + 8 + text_width("100%");
-  layout.width = std::max(labels_right + 12 + text_height() + 16, text_width(map.title, kTitleScale) + 40);
+  layout.width =
+      std::max(labels_right + 12 + text_height() + 16, text_width(map.title, kTitleScale) + 40);
   layout.height = layout.image.y + layout.image.height + 20;
 }
 
@@ -147,11 +151,9 @@ RgbImage draw_frequency_bars(const FrequencyMap& map, const FrequencyMapLayout& 
                        {kTextColor, 1, TextAlign::Right});
   }
   draw_axes(image, bars, true, false);
-  draw_labels(image, bars, map.title, kBarsXLabel, kBarsYLabel,
-              bottom + 6 + widest(labels) + 10);
+  draw_labels(image, bars, map.title, kBarsXLabel, kBarsYLabel, bottom + 6 + widest(labels) + 10);
   return image;
 }
-
 
 }  // namespace
 
@@ -168,7 +170,8 @@ Rgb frequency_color(double frequency) {
   return {mix(a.r, b.r), mix(a.g, b.g), mix(a.b, b.b)};
 }
 
-FrequencyMap frequency_map_of(const Dataset& data, std::vector<double> frequency, std::string title) {
+FrequencyMap frequency_map_of(const Dataset& data, std::vector<double> frequency,
+                              std::string title) {
   FrequencyMap map;
   map.title = std::move(title);
   map.frequency = std::move(frequency);

@@ -34,18 +34,12 @@ constexpr std::size_t kChunkBytes = std::size_t{1} << 20;
 
 ElementType idx_element_type(unsigned char code, const std::string& path) {
   switch (code) {
-    case 0x08:
-      return {ElementKind::Unsigned, 1, true};
-    case 0x09:
-      return {ElementKind::Signed, 1, true};
-    case 0x0B:
-      return {ElementKind::Signed, 2, true};
-    case 0x0C:
-      return {ElementKind::Signed, 4, true};
-    case 0x0D:
-      return {ElementKind::Float, 4, true};
-    case 0x0E:
-      return {ElementKind::Float, 8, true};
+    case 0x08: return {ElementKind::Unsigned, 1, true};
+    case 0x09: return {ElementKind::Signed, 1, true};
+    case 0x0B: return {ElementKind::Signed, 2, true};
+    case 0x0C: return {ElementKind::Signed, 4, true};
+    case 0x0D: return {ElementKind::Float, 4, true};
+    case 0x0E: return {ElementKind::Float, 8, true};
     default:
       throw DataError(fmt::format(
           "{}: unsupported IDX type code 0x{:02X} (byte 3 of the header); supported: 0x08 uint8, "

@@ -28,7 +28,6 @@ namespace {
 // one stray huge index must not make us allocate the machine away.
 constexpr std::int64_t kMaxDenseEntries = std::int64_t{1} << 31;
 
-
 bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\r'; }
 
 // The next blank-separated token of [p, end), moving p past it; empty at the end.

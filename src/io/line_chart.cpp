@@ -31,22 +31,14 @@ bool in_marker(MarkerShape shape, int dx, int dy, int r) {
   const int ax = std::abs(dx);
   const int ay = std::abs(dy);
   switch (shape) {
-    case MarkerShape::Circle:
-      return dx * dx + dy * dy <= r * r + r;
-    case MarkerShape::Square:
-      return ax < r && ay < r;
-    case MarkerShape::TriangleUp:
-      return 2 * ax <= dy + r;
-    case MarkerShape::Diamond:
-      return ax + ay <= r;
-    case MarkerShape::TriangleDown:
-      return 2 * ax <= r - dy;
-    case MarkerShape::Plus:
-      return ax <= 1 || ay <= 1;
-    case MarkerShape::Cross:
-      return std::abs(ax - ay) <= 1;
-    case MarkerShape::Star:
-      return ax <= 1 || ay <= 1 || ax == ay;
+    case MarkerShape::Circle: return dx * dx + dy * dy <= r * r + r;
+    case MarkerShape::Square: return ax < r && ay < r;
+    case MarkerShape::TriangleUp: return 2 * ax <= dy + r;
+    case MarkerShape::Diamond: return ax + ay <= r;
+    case MarkerShape::TriangleDown: return 2 * ax <= r - dy;
+    case MarkerShape::Plus: return ax <= 1 || ay <= 1;
+    case MarkerShape::Cross: return std::abs(ax - ay) <= 1;
+    case MarkerShape::Star: return ax <= 1 || ay <= 1 || ax == ay;
   }
   return false;
 }
@@ -66,7 +58,8 @@ std::vector<std::size_t> points_by_x(const ChartSeries& s) {
   for (std::size_t i = 0; i < s.x.size(); ++i) {
     if (finite(s.x[i])) order.push_back(i);
   }
-  std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) { return s.x[a] < s.x[b]; });
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return s.x[a] < s.x[b]; });
   return order;
 }
 
@@ -95,7 +88,8 @@ void draw_polyline(RgbImage& canvas, const ChartLayout& layout, const ChartSerie
   }
 }
 
-void draw_markers(RgbImage& canvas, const ChartLayout& layout, const ChartSeries& s, std::size_t index) {
+void draw_markers(RgbImage& canvas, const ChartLayout& layout, const ChartSeries& s,
+                  std::size_t index) {
   if (s.x.size() > kMaxMarkedPoints) return;
   for (std::size_t i : points_by_x(s)) {
     if (!finite(s.y[i])) continue;
@@ -106,7 +100,8 @@ void draw_markers(RgbImage& canvas, const ChartLayout& layout, const ChartSeries
 
 // Series are drawn on a copy of the plot area so that whatever falls outside
 // a fixed y range is clipped at the frame.
-void draw_all_series(RgbImage& image, const ChartLayout& layout, const std::vector<ChartSeries>& series) {
+void draw_all_series(RgbImage& image, const ChartLayout& layout,
+                     const std::vector<ChartSeries>& series) {
   ChartLayout local = layout;
   local.plot.x = 0;
   local.plot.y = 0;
@@ -128,10 +123,12 @@ std::vector<std::string> legend_names(const std::vector<ChartSeries>& series) {
 }
 
 bool has_legend(const std::vector<ChartSeries>& series) {
-  return std::any_of(series.begin(), series.end(), [](const ChartSeries& s) { return !s.name.empty(); });
+  return std::any_of(series.begin(), series.end(),
+                     [](const ChartSeries& s) { return !s.name.empty(); });
 }
 
-void draw_legend(RgbImage& image, const ChartLayout& layout, const std::vector<ChartSeries>& series) {
+void draw_legend(RgbImage& image, const ChartLayout& layout,
+                 const std::vector<ChartSeries>& series) {
   if (layout.legend.width == 0) return;
   const PixelRect& box = layout.legend;
   draw_rect(image, box.x, box.y, box.width, box.height, kLegendBorder);
@@ -173,8 +170,8 @@ Rgb series_color(std::size_t index) {
 
 MarkerShape series_marker(std::size_t index) {
   static constexpr std::array<MarkerShape, 8> kShapes{
-      MarkerShape::Circle, MarkerShape::Square, MarkerShape::TriangleUp, MarkerShape::Diamond,
-      MarkerShape::TriangleDown, MarkerShape::Plus, MarkerShape::Cross, MarkerShape::Star};
+      MarkerShape::Circle,       MarkerShape::Square, MarkerShape::TriangleUp, MarkerShape::Diamond,
+      MarkerShape::TriangleDown, MarkerShape::Plus,   MarkerShape::Cross,      MarkerShape::Star};
   return kShapes[index % kShapes.size()];
 }
 
@@ -187,7 +184,8 @@ ChartLayout layout_line_chart(const LineChart& chart) {
   Margins margins;
   margins.top = title_band(chart.title);
   margins.left = left_band(chart.y_label, tick_labels(layout.y_ticks, true));
-  margins.bottom = kTickLength + 4 + text_height() + 10 + (chart.x_label.empty() ? 0 : text_height() + 10);
+  margins.bottom =
+      kTickLength + 4 + text_height() + 10 + (chart.x_label.empty() ? 0 : text_height() + 10);
   int legend_width = 0;
   if (has_legend(chart.series)) {
     legend_width = 24 + kLegendSwatch + widest(legend_names(chart.series));
@@ -195,9 +193,10 @@ ChartLayout layout_line_chart(const LineChart& chart) {
   margins.right = legend_width > 0 ? 16 + legend_width + 12 : 24;
   layout.plot = plot_area(chart.width, chart.height, margins);
   if (layout.plot.width < 60 || layout.plot.height < 40) {
-    throw OptionError(fmt::format("chart '{}': {}x{} pixels leave no room for the plot beside "
-                                  "the labels and the legend; make the picture larger",
-                                  chart.title, chart.width, chart.height));
+    throw OptionError(
+        fmt::format("chart '{}': {}x{} pixels leave no room for the plot beside "
+                    "the labels and the legend; make the picture larger",
+                    chart.title, chart.width, chart.height));
   }
   if (legend_width > 0) {
     layout.legend = {layout.plot.x + layout.plot.width + 16, layout.plot.y, legend_width,

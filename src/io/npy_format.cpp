@@ -67,34 +67,24 @@ void decode_any(const ElementType& type, const char* src, std::size_t count, Out
       return;
     case ElementKind::Unsigned:
       switch (type.size) {
-        case 1:
-          return decode_typed<std::uint8_t>(swap, src, count, dst);
-        case 2:
-          return decode_typed<std::uint16_t>(swap, src, count, dst);
-        case 4:
-          return decode_typed<std::uint32_t>(swap, src, count, dst);
-        case 8:
-          return decode_typed<std::uint64_t>(swap, src, count, dst);
+        case 1: return decode_typed<std::uint8_t>(swap, src, count, dst);
+        case 2: return decode_typed<std::uint16_t>(swap, src, count, dst);
+        case 4: return decode_typed<std::uint32_t>(swap, src, count, dst);
+        case 8: return decode_typed<std::uint64_t>(swap, src, count, dst);
       }
       break;
     case ElementKind::Signed:
       switch (type.size) {
-        case 1:
-          return decode_typed<std::int8_t>(swap, src, count, dst);
-        case 2:
-          return decode_typed<std::int16_t>(swap, src, count, dst);
-        case 4:
-          return decode_typed<std::int32_t>(swap, src, count, dst);
-        case 8:
-          return decode_typed<std::int64_t>(swap, src, count, dst);
+        case 1: return decode_typed<std::int8_t>(swap, src, count, dst);
+        case 2: return decode_typed<std::int16_t>(swap, src, count, dst);
+        case 4: return decode_typed<std::int32_t>(swap, src, count, dst);
+        case 8: return decode_typed<std::int64_t>(swap, src, count, dst);
       }
       break;
     case ElementKind::Float:
       switch (type.size) {
-        case 4:
-          return decode_typed<float>(swap, src, count, dst);
-        case 8:
-          return decode_typed<double>(swap, src, count, dst);
+        case 4: return decode_typed<float>(swap, src, count, dst);
+        case 8: return decode_typed<double>(swap, src, count, dst);
       }
       break;
   }
@@ -255,21 +245,15 @@ ElementType parse_descr(const std::string& descr, const std::string& where) {
     case 'b':
       if (size == 1) return {ElementKind::Bool, 1, false};
       unsupported_dtype(descr, "bool width", where);
-    case 'c':
-      unsupported_dtype(descr, "complex numbers", where);
-    case 'O':
-      unsupported_dtype(descr, "Python objects", where);
+    case 'c': unsupported_dtype(descr, "complex numbers", where);
+    case 'O': unsupported_dtype(descr, "Python objects", where);
     case 'U':
     case 'S':
-    case 'a':
-      unsupported_dtype(descr, "strings", where);
+    case 'a': unsupported_dtype(descr, "strings", where);
     case 'M':
-    case 'm':
-      unsupported_dtype(descr, "dates or time spans", where);
-    case 'V':
-      unsupported_dtype(descr, "raw or structured records", where);
-    default:
-      unsupported_dtype(descr, "unknown type code", where);
+    case 'm': unsupported_dtype(descr, "dates or time spans", where);
+    case 'V': unsupported_dtype(descr, "raw or structured records", where);
+    default: unsupported_dtype(descr, "unknown type code", where);
   }
 }
 
@@ -320,14 +304,10 @@ bool is_fortran_multi_axis(const NpyHeader& header) {
 
 std::string ElementType::name() const {
   switch (kind) {
-    case ElementKind::Bool:
-      return "bool";
-    case ElementKind::Signed:
-      return fmt::format("int{}", size * 8);
-    case ElementKind::Unsigned:
-      return fmt::format("uint{}", size * 8);
-    case ElementKind::Float:
-      return fmt::format("float{}", size * 8);
+    case ElementKind::Bool: return "bool";
+    case ElementKind::Signed: return fmt::format("int{}", size * 8);
+    case ElementKind::Unsigned: return fmt::format("uint{}", size * 8);
+    case ElementKind::Float: return fmt::format("float{}", size * 8);
   }
   return "?";
 }

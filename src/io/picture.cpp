@@ -68,7 +68,8 @@ RgbImage overlay_selection(const MeanImage& mean, const std::vector<std::int64_t
     const int py = static_cast<int>(pixel / shape.width);
     const int px = static_cast<int>(pixel % shape.width);
     // Best ranked in bright red, the last ones in a darker red.
-    const auto red = static_cast<std::uint8_t>(255 - std::lround(90 * static_cast<double>(rank) / k));
+    const auto red =
+        static_cast<std::uint8_t>(255 - std::lround(90 * static_cast<double>(rank) / k));
     fill_rect(image, px * scale, py * scale, scale, scale, {red, 20, 20});
     draw_rect(image, px * scale, py * scale, scale, scale, {255, 230, 0});
   }
@@ -80,7 +81,8 @@ RgbImage overlay_selection(const MeanImage& mean, const std::vector<std::int64_t
 void RgbImage::set(int x, int y, Rgb color) {
   if (x < 0 || y < 0 || x >= width || y >= height) return;
   auto* p = &pixels[(static_cast<std::size_t>(y) * static_cast<std::size_t>(width) +
-                     static_cast<std::size_t>(x)) * 3];
+                     static_cast<std::size_t>(x)) *
+                    3];
   p[0] = color.r;
   p[1] = color.g;
   p[2] = color.b;
@@ -89,7 +91,8 @@ void RgbImage::set(int x, int y, Rgb color) {
 Rgb RgbImage::at(int x, int y) const {
   TOPKFS_ASSERT(x >= 0 && y >= 0 && x < width && y < height);
   const auto* p = &pixels[(static_cast<std::size_t>(y) * static_cast<std::size_t>(width) +
-                           static_cast<std::size_t>(x)) * 3];
+                           static_cast<std::size_t>(x)) *
+                          3];
   return {p[0], p[1], p[2]};
 }
 
@@ -97,7 +100,8 @@ RgbImage blank_image(int width, int height, Rgb fill) {
   RgbImage image;
   image.width = std::max(0, width);
   image.height = std::max(0, height);
-  image.pixels.resize(static_cast<std::size_t>(image.width) * static_cast<std::size_t>(image.height) * 3);
+  image.pixels.resize(static_cast<std::size_t>(image.width) *
+                      static_cast<std::size_t>(image.height) * 3);
   for (std::size_t i = 0; i < image.pixels.size(); i += 3) {
     image.pixels[i] = fill.r;
     image.pixels[i + 1] = fill.g;
@@ -108,7 +112,8 @@ RgbImage blank_image(int width, int height, Rgb fill) {
 
 void fill_rect(RgbImage& image, int x, int y, int width, int height, Rgb color) {
   for (int yy = std::max(0, y); yy < std::min(image.height, y + height); ++yy) {
-    for (int xx = std::max(0, x); xx < std::min(image.width, x + width); ++xx) image.set(xx, yy, color);
+    for (int xx = std::max(0, x); xx < std::min(image.width, x + width); ++xx)
+      image.set(xx, yy, color);
   }
 }
 
@@ -198,12 +203,13 @@ void write_png(const std::string& path, const RgbImage& image) {
     throw Error(fmt::format("{}: PNG encoding failed", path));
   }
   png_set_write_fn(png, &encoded, write_to_string, nullptr);
-  png_set_IHDR(png, info, static_cast<png_uint_32>(image.width), static_cast<png_uint_32>(image.height),
-               8, PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
-               PNG_FILTER_TYPE_DEFAULT);
+  png_set_IHDR(png, info, static_cast<png_uint_32>(image.width),
+               static_cast<png_uint_32>(image.height), 8, PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE,
+               PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
   png_write_info(png, info);
   for (int y = 0; y < image.height; ++y) {
-    png_write_row(png, const_cast<png_bytep>(&image.pixels[static_cast<std::size_t>(y * image.width * 3)]));
+    png_write_row(
+        png, const_cast<png_bytep>(&image.pixels[static_cast<std::size_t>(y * image.width * 3)]));
   }
   png_write_end(png, nullptr);
   png_destroy_write_struct(&png, &info);

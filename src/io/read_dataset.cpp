@@ -16,7 +16,6 @@
 namespace topkfs {
 namespace {
 
-
 bool ends_with(const std::string& text, const std::string& suffix) {
   return text.size() >= suffix.size() &&
          text.compare(text.size() - suffix.size(), suffix.size(), suffix) == 0;
@@ -35,8 +34,8 @@ bool looks_like_idx(const std::string& head) {
   if (head.size() < 4) return false;
   const auto type = static_cast<unsigned char>(head[2]);
   const auto dims = static_cast<unsigned char>(head[3]);
-  const bool type_ok = type == 0x08 || type == 0x09 || type == 0x0B || type == 0x0C ||
-                       type == 0x0D || type == 0x0E;
+  const bool type_ok =
+      type == 0x08 || type == 0x09 || type == 0x0B || type == 0x0C || type == 0x0D || type == 0x0E;
   return head[0] == 0 && head[1] == 0 && type_ok && dims >= 1 && dims <= 4;
 }
 
@@ -72,9 +71,9 @@ bool is_directory(const std::string& path) {
 }  // namespace
 
 constexpr EnumName<Format> kFormatNames[] = {
-    {Format::Auto, "auto"},     {Format::Csv, "csv"},   {Format::Tsv, "tsv"},
+    {Format::Auto, "auto"},     {Format::Csv, "csv"},         {Format::Tsv, "tsv"},
     {Format::Libsvm, "libsvm"}, {Format::Libsvm, "svmlight"}, {Format::Idx, "idx"},
-    {Format::Mat, "mat"},       {Format::Hdf5, "hdf5"}, {Format::Hdf5, "h5"},
+    {Format::Mat, "mat"},       {Format::Hdf5, "hdf5"},       {Format::Hdf5, "h5"},
     {Format::Npy, "npy"},       {Format::Npz, "npz"}};
 
 const char* to_string(Format format) { return enum_name(format, kFormatNames); }
@@ -143,7 +142,8 @@ Dataset read_dataset(const std::string& path, const ReadOptions& options) {
   data.source = path;
   data.format = to_string(format);
   if (data.feature_names.empty()) {
-    for (Eigen::Index j = 0; j < data.cols(); ++j) data.feature_names.push_back(fmt::format("x{}", j));
+    for (Eigen::Index j = 0; j < data.cols(); ++j)
+      data.feature_names.push_back(fmt::format("x{}", j));
   }
   if (data.cols() == 0) throw DataError(fmt::format("{}: the data has no feature columns", path));
   if (data.rows() == 0) throw DataError(fmt::format("{}: the data has no samples", path));

@@ -16,8 +16,8 @@ using nlohmann::json;
 
 const json& require(const json& object, const char* field, const std::string& where) {
   if (!object.is_object() || !object.contains(field)) {
-    throw DataError(fmt::format("{}: not a topkfs selection result: field '{}' is missing", where,
-                                field));
+    throw DataError(
+        fmt::format("{}: not a topkfs selection result: field '{}' is missing", where, field));
   }
   return object.at(field);
 }
@@ -27,8 +27,8 @@ T field_as(const json& object, const char* field, const std::string& where) {
   try {
     return require(object, field, where).get<T>();
   } catch (const json::exception& error) {
-    throw DataError(fmt::format("{}: field '{}' has the wrong type: {}", where, field,
-                                error.what()));
+    throw DataError(
+        fmt::format("{}: field '{}' has the wrong type: {}", where, field, error.what()));
   }
 }
 
@@ -66,8 +66,10 @@ json to_json(const SelectionResult& result) {
   if (!result.frequency.empty()) out["frequency"] = result.frequency;
   if (result.downstream) {
     const DownstreamResult& d = *result.downstream;
-    out["downstream"] = {{"model", d.model},           {"metric", d.metric},
-                         {"value", d.value},           {"train_rows", d.train_rows},
+    out["downstream"] = {{"model", d.model},
+                         {"metric", d.metric},
+                         {"value", d.value},
+                         {"train_rows", d.train_rows},
                          {"test_rows", d.test_rows}};
     if (d.rmse) out["downstream"]["rmse"] = *d.rmse;
   }
@@ -108,7 +110,8 @@ SelectionResult selection_from_json(const json& object, const std::string& where
                                   result.frequency.size(), result.data.columns));
     }
   }
-  if (object.contains("notes")) result.notes = field_as<std::vector<std::string>>(object, "notes", where);
+  if (object.contains("notes"))
+    result.notes = field_as<std::vector<std::string>>(object, "notes", where);
   if (object.contains("warnings")) {
     result.warnings = field_as<std::vector<std::string>>(object, "warnings", where);
   }
@@ -148,9 +151,9 @@ std::string to_json_text(const SelectionResult& result) {
   // the order of docs/result-format.md instead.
   const nlohmann::json sorted = to_json(result);
   nlohmann::ordered_json ordered;
-  for (const char* key : {"format", "method", "k", "selected", "selected_names", "ranking",
-                          "scores", "frequency", "history", "fit_seconds", "downstream", "options", "data",
-                          "notes", "warnings"}) {
+  for (const char* key :
+       {"format", "method", "k", "selected", "selected_names", "ranking", "scores", "frequency",
+        "history", "fit_seconds", "downstream", "options", "data", "notes", "warnings"}) {
     if (sorted.contains(key)) ordered[key] = sorted.at(key);
   }
   return ordered.dump(2) + "\n";

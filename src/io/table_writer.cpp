@@ -27,13 +27,15 @@ void write_selected_columns(const std::string& path, const Dataset& data,
                             const std::vector<std::int64_t>& columns) {
   for (auto column : columns) {
     if (column < 0 || column >= data.cols()) {
-      throw OptionError(fmt::format("column {} is outside the data's 0..{}", column, data.cols() - 1));
+      throw OptionError(
+          fmt::format("column {} is outside the data's 0..{}", column, data.cols() - 1));
     }
   }
   write_file_atomically(path, [&](std::ostream& out) {
     std::string line;
     for (auto column : columns) {
-      line += (line.empty() ? "" : ",") + csv_field(data.feature_names[static_cast<std::size_t>(column)]);
+      line += (line.empty() ? "" : ",") +
+              csv_field(data.feature_names[static_cast<std::size_t>(column)]);
     }
     for (const auto& name : data.target_names) {
       if (data.target_kind != TargetKind::None) line += "," + csv_field(name);
@@ -48,7 +50,8 @@ void write_selected_columns(const std::string& path, const Dataset& data,
       }
       if (data.target_kind == TargetKind::Classes) {
         fmt::format_to(std::back_inserter(buffer), ",{}",
-                       csv_field(data.class_names[static_cast<std::size_t>(data.labels[static_cast<std::size_t>(i)])]));
+                       csv_field(data.class_names[static_cast<std::size_t>(
+                           data.labels[static_cast<std::size_t>(i)])]));
       } else if (data.target_kind == TargetKind::Real) {
         for (Eigen::Index j = 0; j < data.targets.cols(); ++j) {
           fmt::format_to(std::back_inserter(buffer), ",{}", data.targets(i, j));

@@ -72,8 +72,8 @@ void set_target_from_numbers(Dataset& data, const std::vector<double>& values, i
   TOPKFS_ASSERT(names.size() == static_cast<std::size_t>(q));
   const auto n = static_cast<Eigen::Index>(values.size() / static_cast<std::size_t>(q));
   if (q > 1 && options.task == TaskHint::Classification) {
-    throw OptionError(fmt::format(
-        "{}: --task classification needs one target column, {} were given", where, q));
+    throw OptionError(
+        fmt::format("{}: --task classification needs one target column, {} were given", where, q));
   }
   bool integral = q == 1;
   std::map<double, std::int64_t> distinct;
@@ -96,9 +96,10 @@ void set_target_from_numbers(Dataset& data, const std::vector<double>& values, i
   if (as_classes) {
     for (std::size_t i = 0; i < values.size(); ++i) {
       if (!std::isfinite(values[i])) {
-        throw DataError(fmt::format("{}: sample {}: the class label is {}; a class must be a "
-                                    "finite number or a name",
-                                    where, i + 1, std::isnan(values[i]) ? "NaN" : "infinite"));
+        throw DataError(
+            fmt::format("{}: sample {}: the class label is {}; a class must be a "
+                        "finite number or a name",
+                        where, i + 1, std::isnan(values[i]) ? "NaN" : "infinite"));
       }
     }
     std::vector<std::string> per_row(values.size());
@@ -148,9 +149,10 @@ void check_values(Dataset& data, const ReadOptions& options, const std::string& 
         const double v = data.targets(i, j);
         if (!std::isfinite(v)) {
           if (options.nan == NanPolicy::Error) {
-            throw DataError(fmt::format(
-                "{}: sample {}, target '{}' is {}; remove it or pass --nan drop", where, i + 1,
-                data.target_names[static_cast<std::size_t>(j)], std::isnan(v) ? "NaN" : "infinite"));
+            throw DataError(
+                fmt::format("{}: sample {}, target '{}' is {}; remove it or pass --nan drop", where,
+                            i + 1, data.target_names[static_cast<std::size_t>(j)],
+                            std::isnan(v) ? "NaN" : "infinite"));
           }
           bad = true;
         }
@@ -170,10 +172,12 @@ void check_values(Dataset& data, const ReadOptions& options, const std::string& 
       }
       Split split;
       for (auto row : data.predefined_split->train) {
-        if (new_index[static_cast<std::size_t>(row)] >= 0) split.train.push_back(new_index[static_cast<std::size_t>(row)]);
+        if (new_index[static_cast<std::size_t>(row)] >= 0)
+          split.train.push_back(new_index[static_cast<std::size_t>(row)]);
       }
       for (auto row : data.predefined_split->test) {
-        if (new_index[static_cast<std::size_t>(row)] >= 0) split.test.push_back(new_index[static_cast<std::size_t>(row)]);
+        if (new_index[static_cast<std::size_t>(row)] >= 0)
+          split.test.push_back(new_index[static_cast<std::size_t>(row)]);
       }
       Dataset kept = take_rows(data, keep);
       kept.predefined_split = std::move(split);

@@ -122,12 +122,9 @@ bool inked(const Glyph& glyph, int column, int row) {
 // The left edge of text `width` wide whose anchor is at `x`.
 int aligned_start(int x, int width, TextAlign align) {
   switch (align) {
-    case TextAlign::Left:
-      return x;
-    case TextAlign::Center:
-      return x - width / 2;
-    case TextAlign::Right:
-      return x - width;
+    case TextAlign::Left: return x;
+    case TextAlign::Center: return x - width / 2;
+    case TextAlign::Right: return x - width;
   }
   return x;
 }

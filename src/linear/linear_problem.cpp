@@ -97,12 +97,9 @@ LinearSolver parse_linear_solver(const std::string& name) {
 
 const char* to_string(LinearSolver solver) {
   switch (solver) {
-    case LinearSolver::Auto:
-      return "auto";
-    case LinearSolver::Covariance:
-      return "covariance";
-    case LinearSolver::Naive:
-      return "naive";
+    case LinearSolver::Auto: return "auto";
+    case LinearSolver::Covariance: return "covariance";
+    case LinearSolver::Naive: return "naive";
   }
   return "?";
 }

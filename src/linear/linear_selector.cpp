@@ -46,8 +46,7 @@ Eigen::VectorXd target_vector(const Dataset& data, const std::vector<std::int64_
           "(a linear probability model, no logistic loss); dnn-top has a classification loss",
           method, data.class_names[0], data.class_names[1]);
       return y;
-    case TargetKind::None:
-      break;
+    case TargetKind::None: break;
   }
   throw DataError(
       fmt::format("{}: supervised selection needs a target, and this data has none", data.source));

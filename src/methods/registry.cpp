@@ -27,11 +27,11 @@ const std::vector<MethodInfo>& registered_methods() {
       {"stg", "Stochastic gates (Yamada et al. 2020): Gaussian-relaxed Bernoulli gates + MLP",
        [] { return make_stg_selector(); }},
       {"fir",
-       "Feature importance ranking (Wojtas & Chen 2020): operator and selector networks, mask search",
+       "Feature importance ranking (Wojtas & Chen 2020): operator and selector networks, mask "
+       "search",
        [] { return make_fir_selector(); }},
 #endif
-      {"elastic-net-top",
-       "Elastic net with the top-k term (Wu & Cheng, eq. 5), coordinate descent",
+      {"elastic-net-top", "Elastic net with the top-k term (Wu & Cheng, eq. 5), coordinate descent",
        [] { return make_linear_selector(LinearModel::ElasticNet, true); }},
       {"lasso-top", "Lasso with the top-k term (Wu & Cheng, eq. 4), coordinate descent",
        [] { return make_linear_selector(LinearModel::Lasso, true); }},

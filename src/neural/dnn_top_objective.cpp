@@ -149,7 +149,8 @@ class DnnTopModel final : public LoopModel {
 
 }  // namespace
 
-Tensor lead_and_sub_loss(const ModelOutputs& out, const Tensor& y, NeuralTask task, double lambda3) {
+Tensor lead_and_sub_loss(const ModelOutputs& out, const Tensor& y, NeuralTask task,
+                         double lambda3) {
   if (!out.sub.defined()) return data_loss(out.lead, y, task);
   // 1/B for the lead's rows, lambda3/B for the sub-model's; made afresh at
   // every call, as batch_loss runs on two threads at once (batch_workers).

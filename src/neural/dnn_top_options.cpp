@@ -18,9 +18,10 @@ void DnnTopOptions::validate() const {
                      lambda3));
   }
   if (!(warmup >= 0 && anneal >= 0 && warmup + anneal <= 1)) {
-    fail(fmt::format("--warmup and --anneal are fractions of the training with a sum of at most 1, "
-                     "got {} and {}",
-                     warmup, anneal));
+    fail(
+        fmt::format("--warmup and --anneal are fractions of the training with a sum of at most 1, "
+                    "got {} and {}",
+                    warmup, anneal));
   }
   if (w_constraint != "none" && w_constraint != "nonneg") {
     fail(fmt::format("--w-constraint takes none or nonneg, not '{}'", w_constraint));

@@ -97,12 +97,13 @@ class DnnTopSelector final : public TableSelector<DnnTopOptions> {
     }
     if (options_.body != "cnn") return shape;
     if (!shape) {
-      throw OptionError(fmt::format(
-          "--body cnn needs an image shape: {} carries none; give --image-shape HxW", train.source));
+      throw OptionError(
+          fmt::format("--body cnn needs an image shape: {} carries none; give --image-shape HxW",
+                      train.source));
     }
     if (shape->pixels() != train.cols() || shape->height < 4 || shape->width < 4) {
-      throw OptionError(fmt::format("--image-shape {}x{}x{} does not fit {} columns",
-                                    shape->height, shape->width, shape->channels, train.cols()));
+      throw OptionError(fmt::format("--image-shape {}x{}x{} does not fit {} columns", shape->height,
+                                    shape->width, shape->channels, train.cols()));
     }
     return shape;
   }
@@ -148,9 +149,9 @@ class DnnTopSelector final : public TableSelector<DnnTopOptions> {
       run.restarts = 1;
       std::vector<std::int64_t> drawn = rows;
       if (options_.subsample < 1.0) {
-        drawn = train_validation_split(train, rows, 1.0 - options_.subsample,
-                                       derive_seed(run.seed, 7))
-                    .train;
+        drawn =
+            train_validation_split(train, rows, 1.0 - options_.subsample, derive_seed(run.seed, 7))
+                .train;
       }
       callbacks.info(fmt::format("restart {}/{}: seed {}, {} training rows", r + 1, restarts,
                                  run.seed, drawn.size()));

@@ -74,8 +74,7 @@ double EpochRunner::step(const StepInfo& info, std::size_t begin, std::size_t en
   if (!std::isfinite(value)) diverged(info, fmt::format("the loss became {}", value), lr_, "");
   if (hook_) hook_(parameters_);
   // Clips the gradient norm first when settings.adam.clip > 0.
-  const bool stepped =
-      team_step_ ? team_step_->apply(static_cast<bool>(hook_)) : optimizer_.step();
+  const bool stepped = team_step_ ? team_step_->apply(static_cast<bool>(hook_)) : optimizer_.step();
   if (!stepped) {
     diverged(info, "the gradient became infinite", lr_, " or scaled inputs (--scaling standard)");
   }

@@ -10,7 +10,9 @@ namespace topkfs {
 
 FusedAdam::FusedAdam(std::vector<torch::Tensor> parameters, std::vector<double> weight_decay,
                      const AdamSettings& settings)
-    : parameters_(std::move(parameters)), weight_decay_(std::move(weight_decay)), settings_(settings) {
+    : parameters_(std::move(parameters)),
+      weight_decay_(std::move(weight_decay)),
+      settings_(settings) {
   TOPKFS_ASSERT(parameters_.size() == weight_decay_.size());
   for (const auto& parameter : parameters_) {
     TOPKFS_ASSERT(parameter.is_contiguous() && parameter.scalar_type() == torch::kFloat);
@@ -105,7 +107,8 @@ bool FusedAdam::begin_step(double squared_norm) {
       const double gi = g[i] * current_.clip_factor + decay * p[i];
       sum += gi * gi;
     }
-    shared_square_[t] = static_cast<float>(sum / static_cast<double>(std::max<std::int64_t>(1, grad.numel())));
+    shared_square_[t] =
+        static_cast<float>(sum / static_cast<double>(std::max<std::int64_t>(1, grad.numel())));
   }
   return true;
 }

@@ -86,7 +86,7 @@ class FusedAdam {
   std::vector<double> weight_decay_;
   std::vector<torch::Tensor> first_moment_;
   std::vector<torch::Tensor> second_moment_;
-  std::vector<char> shared_;           // per parameter: one second moment for all elements
+  std::vector<char> shared_;          // per parameter: one second moment for all elements
   std::vector<float> shared_square_;  // this step's mean squared gradient of those
   AdamSettings settings_;
   std::int64_t steps_ = 0;

@@ -22,7 +22,7 @@ bool InputOrder::bring_top_k_first(const torch::Tensor& w) {
   TOPKFS_ASSERT(w.numel() == inputs_ && w.is_contiguous() && w.scalar_type() == torch::kFloat);
   const auto* at = input_at_.data_ptr<std::int64_t>();
   const float* stored = w.data_ptr<float>();
-  if (top_k_first(stored)) return false;  // most steps: one pass, nothing moves
+  if (top_k_first(stored)) return false;                      // most steps: one pass, nothing moves
   std::vector<float> own(static_cast<std::size_t>(inputs_));  // w in the inputs' own order
   for (std::int64_t p = 0; p < inputs_; ++p) own[static_cast<std::size_t>(at[p])] = stored[p];
   const std::vector<std::int64_t> top = top_k_by_magnitude(own.data(), inputs_, k_);

@@ -13,9 +13,9 @@ struct AdamConstants {
   float beta1 = 0.9f;
   float beta2 = 0.999f;
   float eps = 1e-8f;
-  float decay = 0.0f;        // L2 weight decay added to the gradient
-  float clip_factor = 1.0f;  // scales the gradient first
-  float step_size = 0.0f;    // lr / (1 - beta1^t)
+  float decay = 0.0f;           // L2 weight decay added to the gradient
+  float clip_factor = 1.0f;     // scales the gradient first
+  float step_size = 0.0f;       // lr / (1 - beta1^t)
   float inv_sqrt_bias2 = 1.0f;  // 1 / sqrt(1 - beta2^t)
 };
 

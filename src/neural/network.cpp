@@ -42,9 +42,9 @@ void init_layer(Tensor weight, Tensor bias, std::int64_t fan_in, Rng& rng) {
 
 void gate_pass(Tensor& accumulated, const Tensor& weight, const Tensor& gate, Tensor& grad_gate) {
   // The loop reads raw float buffers.
-  TOPKFS_ASSERT(accumulated.scalar_type() == torch::kFloat && weight.scalar_type() == torch::kFloat &&
-                accumulated.is_contiguous() && grad_gate.is_contiguous() &&
-                accumulated.sizes() == weight.sizes());
+  TOPKFS_ASSERT(accumulated.scalar_type() == torch::kFloat &&
+                weight.scalar_type() == torch::kFloat && accumulated.is_contiguous() &&
+                grad_gate.is_contiguous() && accumulated.sizes() == weight.sizes());
   const std::int64_t outputs = weight.size(0);
   const std::int64_t inputs = weight.size(1);
   // One pass over A instead of three temporaries: these H x m arrays do not
@@ -69,8 +69,8 @@ namespace {
 // accumulator A = G^T x (+ G_S^T x_S scattered to S): dW = A diag(w),
 // dw_j = sum_i W_ij A_ij, so no input gradient is ever formed.
 struct GatedLinear : public torch::autograd::Function<GatedLinear> {
-  static variable_list forward(AutogradContext* ctx, Tensor x, Tensor w, Tensor weight,
-                               Tensor bias, Tensor subset) {
+  static variable_list forward(AutogradContext* ctx, Tensor x, Tensor w, Tensor weight, Tensor bias,
+                               Tensor subset) {
     ctx->save_for_backward({x, w, weight, subset});
     Tensor lead = torch::empty({x.size(0), weight.size(0)}, x.options());
     Tensor sub = subset.numel() > 0 ? torch::empty_like(lead) : Tensor();
@@ -102,6 +102,7 @@ class Mlp : public TopKNetwork {
     layers_ = MlpLayers::create(*this, inputs, outputs, hidden, rng);
   }
 
+  using TopKNetwork::forward;  // the two-argument form stays visible
   ModelOutputs forward(const Tensor& x, const Tensor& subset, const FirstLayerSeat* seat) override {
     // Lead and sub-model go through the body as one batch of 2B rows: the
     // same arithmetic, in larger and so faster matrix products.
@@ -126,8 +127,8 @@ class Cnn : public TopKNetwork {
     w = register_parameter("w", torch::ones({shape.pixels()}));
     conv1_ = register_module(
         "conv1", torch::nn::Conv2d(torch::nn::Conv2dOptions(shape.channels, 16, 3).padding(1)));
-    conv2_ = register_module("conv2",
-                             torch::nn::Conv2d(torch::nn::Conv2dOptions(16, 32, 3).padding(1)));
+    conv2_ =
+        register_module("conv2", torch::nn::Conv2d(torch::nn::Conv2dOptions(16, 32, 3).padding(1)));
     init_layer(conv1_->weight, conv1_->bias, shape.channels * 9, rng);
     init_layer(conv2_->weight, conv2_->bias, 16 * 9, rng);
     std::int64_t width = 32 * (shape.height / 4) * (shape.width / 4);
@@ -140,6 +141,7 @@ class Cnn : public TopKNetwork {
     }
   }
 
+  using TopKNetwork::forward;
   ModelOutputs forward(const Tensor& x, const Tensor& subset, const FirstLayerSeat*) override {
     const std::int64_t batch = x.size(0);
     Tensor input = x * w;

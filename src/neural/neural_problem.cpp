@@ -45,7 +45,8 @@ Tensor target_tensor(const Dataset& data, NeuralTask task, const std::vector<std
   if (task == NeuralTask::Binary) {
     Tensor y = torch::empty({n, 1});
     auto* out = y.data_ptr<float>();
-    for (std::int64_t i = 0; i < n; ++i) out[i] = static_cast<float>(data.labels[static_cast<std::size_t>(i)]);
+    for (std::int64_t i = 0; i < n; ++i)
+      out[i] = static_cast<float>(data.labels[static_cast<std::size_t>(i)]);
     return y;
   }
   const auto q = data.targets.cols();
@@ -60,7 +61,8 @@ Tensor target_tensor(const Dataset& data, NeuralTask task, const std::vector<std
     const double mean = sum / static_cast<double>(train.size());
     const double var = std::max(0.0, sum_sq / static_cast<double>(train.size()) - mean * mean);
     const double scale = var > 0 ? std::sqrt(var) : 1.0;
-    for (std::int64_t i = 0; i < n; ++i) out[i * q + j] = static_cast<float>((data.targets(i, j) - mean) / scale);
+    for (std::int64_t i = 0; i < n; ++i)
+      out[i * q + j] = static_cast<float>((data.targets(i, j) - mean) / scale);
   }
   return y;
 }
@@ -73,7 +75,8 @@ void scale_inputs(const Dataset& data, TrainingSet& set, const std::string& scal
   const auto m = data.cols();
   if (scaling == "image") {
     float largest = 0.0f;
-    for (auto row : set.train_rows) largest = std::max(largest, data.features.row(row).cwiseAbs().maxCoeff());
+    for (auto row : set.train_rows)
+      largest = std::max(largest, data.features.row(row).cwiseAbs().maxCoeff());
     set.offset = torch::zeros({m});
     set.inv_scale = torch::full({m}, largest > 0 ? 1.0f / largest : 1.0f);
     return;
@@ -81,7 +84,8 @@ void scale_inputs(const Dataset& data, TrainingSet& set, const std::string& scal
   const Scaler scaler = fit_scaler(data.features, set.train_rows, parse_scaling(scaling));
   if (scaler.kind == ScalingKind::None) return;
   const auto as_tensor = [m](const Eigen::VectorXd& vector) {
-    return torch::from_blob(const_cast<double*>(vector.data()), {m}, torch::kDouble).to(torch::kFloat);
+    return torch::from_blob(const_cast<double*>(vector.data()), {m}, torch::kDouble)
+        .to(torch::kFloat);
   };
   set.offset = as_tensor(scaler.offset);
   set.inv_scale = 1.0 / as_tensor(scaler.scale);
@@ -96,8 +100,8 @@ NeuralTask task_of(const Dataset& data) {
     case TargetKind::Real: return NeuralTask::Regression;
     case TargetKind::None: break;
   }
-  throw DataError(fmt::format("{}: supervised selection needs a target, and this data has none",
-                              data.source));
+  throw DataError(
+      fmt::format("{}: supervised selection needs a target, and this data has none", data.source));
 }
 
 NeuralProblem prepare_problem(const Dataset& data, const std::vector<std::int64_t>& rows,
@@ -110,8 +114,8 @@ NeuralProblem prepare_problem(const Dataset& data, const std::vector<std::int64_
   problem.outputs = output_count(data, problem.task);
   problem.threads_used = configure_threads(options.threads, use);
   if (rows.size() < 2) {
-    throw DataError(fmt::format("{}: {} training rows are too few to learn from", data.source,
-                                rows.size()));
+    throw DataError(
+        fmt::format("{}: {} training rows are too few to learn from", data.source, rows.size()));
   }
   TrainingSet& set = problem.set;
   set.features = &data.features;

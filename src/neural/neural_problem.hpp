@@ -8,12 +8,12 @@
 #include <string>
 #include <vector>
 
+#include "threads.hpp"
 #include "topkfs/data/dataset.hpp"
 #include "topkfs/neural/dnn_top.hpp"
 #include "topkfs/neural/training_options.hpp"
 #include "topkfs/select/selection_result.hpp"
 #include "topkfs/select/selector.hpp"
-#include "threads.hpp"
 #include "trainer.hpp"
 
 namespace topkfs {
@@ -37,8 +37,7 @@ NeuralTask task_of(const Dataset& data);
 // options' validation fraction, scaling (auto: "image" when `image_data`,
 // else "standard"), seed and threads. `options` must be valid.
 NeuralProblem prepare_problem(const Dataset& data, const std::vector<std::int64_t>& rows,
-                              const NeuralTrainingOptions& options, bool image_data,
-                              ThreadUse use);
+                              const NeuralTrainingOptions& options, bool image_data, ThreadUse use);
 
 // The loop's settings from the shared options (Adam with its usual betas).
 LoopSettings loop_settings(const NeuralTrainingOptions& options);

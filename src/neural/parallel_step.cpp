@@ -19,7 +19,8 @@ ParallelStep::ParallelStep(LoopModel& model, const TrainingSet& data,
       first_layer_(workers),
       parts_(static_cast<std::size_t>(workers)),
       squared_norms_(static_cast<std::size_t>(workers), 0.0) {
-  for (int member = 0; member < workers; ++member) shares_.push_back(optimizer_.slice(member, workers));
+  for (int member = 0; member < workers; ++member)
+    shares_.push_back(optimizer_.slice(member, workers));
   for (const auto& parameter : parameters_) summed_.push_back(torch::empty_like(parameter));
 }
 

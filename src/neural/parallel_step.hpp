@@ -96,7 +96,7 @@ class ParallelStep {
   FusedAdam& optimizer_;
   WorkerTeam team_;
   TeamFirstLayer first_layer_;
-  bool lockstep_ = false;  // this step's members meet in the first layer
+  bool lockstep_ = false;                          // this step's members meet in the first layer
   std::vector<std::vector<ParameterRun>> shares_;  // per member
   std::vector<torch::Tensor> summed_;              // the .grad buffers, reused
   std::vector<Part> parts_;

@@ -48,9 +48,8 @@ void TeamFirstLayer::ensure_buffers(std::int64_t hidden, bool with_sub) {
   ensure_shape(accumulated_, hidden, inputs);
 }
 
-Tensor TeamFirstLayer::forward(int member, const Tensor& x, const Tensor& w,
-                               const Tensor& subset, const Tensor& weight,
-                               const Tensor& bias) {
+Tensor TeamFirstLayer::forward(int member, const Tensor& x, const Tensor& w, const Tensor& subset,
+                               const Tensor& weight, const Tensor& bias) {
   const std::int64_t row = first_row(member);
   const std::int64_t rows = first_row(member + 1) - row;
   // x must be this member's rows of the shared batch (member_rows): the

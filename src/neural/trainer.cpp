@@ -63,7 +63,7 @@ PlannedLength planned_length(const LoopSettings& settings, long batches) {
   if (static_cast<long>(length.epochs) * batches < settings.min_steps) {
     length.epochs = static_cast<int>((settings.min_steps + batches - 1) / batches);
     length.patience = static_cast<int>(std::ceil(static_cast<double>(length.patience) *
-                                                  length.epochs / std::max(1, settings.epochs)));
+                                                 length.epochs / std::max(1, settings.epochs)));
   }
   return length;
 }
@@ -85,10 +85,12 @@ Tensor data_loss_per_row(const Tensor& output, const Tensor& targets, NeuralTask
   namespace F = torch::nn::functional;
   switch (task) {
     case NeuralTask::MultiClass:
-      return F::cross_entropy(output, targets, F::CrossEntropyFuncOptions().reduction(torch::kNone));
+      return F::cross_entropy(output, targets,
+                              F::CrossEntropyFuncOptions().reduction(torch::kNone));
     case NeuralTask::Binary:
       return F::binary_cross_entropy_with_logits(
-                 output, targets, F::BinaryCrossEntropyWithLogitsFuncOptions().reduction(torch::kNone))
+                 output, targets,
+                 F::BinaryCrossEntropyWithLogitsFuncOptions().reduction(torch::kNone))
           .mean(1);
     case NeuralTask::Regression:
       return F::mse_loss(output, targets, F::MSELossFuncOptions().reduction(torch::kNone)).mean(1);
@@ -161,8 +163,8 @@ TrainingOutcome train_loop(LoopModel& model, const TrainingSet& data, const Loop
     }
     record.seconds = seconds_since(epoch_start);
     outcome.history.push_back(record);
-    callbacks.report({epoch, epochs, batches, batches, record.loss, last_val,
-                      seconds_since(start), true});
+    callbacks.report(
+        {epoch, epochs, batches, batches, record.loss, last_val, seconds_since(start), true});
     if (stopping.stop_after(epoch, epochs, record.val_loss, model)) break;
   }
   stopping.restore_best(model);

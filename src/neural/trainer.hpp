@@ -29,7 +29,7 @@ struct TrainingSet {
   torch::Tensor offset;     // per column, subtracted
   torch::Tensor inv_scale;  // per column, multiplied after the offset
   NeuralTask task = NeuralTask::MultiClass;
-  torch::Tensor targets;    // all rows of `features`: int64 labels, or float n x q
+  torch::Tensor targets;  // all rows of `features`: int64 labels, or float n x q
   std::vector<std::int64_t> train_rows;
   std::vector<std::int64_t> validation_rows;
 };
@@ -147,8 +147,7 @@ torch::Tensor data_loss_per_row(const torch::Tensor& output, const torch::Tensor
 // Gathers rows `rows[begin, end)` of the set, scaled, into a B x m tensor,
 // with the columns in `order` when one is given.
 torch::Tensor gather_batch(const TrainingSet& data, const std::vector<std::int64_t>& rows,
-                           std::size_t begin, std::size_t end,
-                           const InputOrder* order = nullptr);
+                           std::size_t begin, std::size_t end, const InputOrder* order = nullptr);
 // The same into `out` (rows x m, contiguous; a view is written in place).
 void gather_batch_into(const TrainingSet& data, const std::vector<std::int64_t>& rows,
                        std::size_t begin, std::size_t end, torch::Tensor& out,

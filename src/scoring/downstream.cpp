@@ -28,7 +28,8 @@ DoubleMatrix design_matrix(const Dataset& data, const std::vector<std::int64_t>&
   DoubleMatrix x(static_cast<Eigen::Index>(rows.size()), k + 1);
   for (Eigen::Index i = 0; i < x.rows(); ++i) {
     const auto row = rows[static_cast<std::size_t>(i)];
-    for (Eigen::Index j = 0; j < k; ++j) x(i, j) = data.features(row, columns[static_cast<std::size_t>(j)]);
+    for (Eigen::Index j = 0; j < k; ++j)
+      x(i, j) = data.features(row, columns[static_cast<std::size_t>(j)]);
     x(i, k) = 1.0;
   }
   return x;
@@ -36,7 +37,8 @@ DoubleMatrix design_matrix(const Dataset& data, const std::vector<std::int64_t>&
 
 TargetMatrix targets_of(const Dataset& data, const std::vector<std::int64_t>& rows) {
   TargetMatrix y(static_cast<Eigen::Index>(rows.size()), data.targets.cols());
-  for (std::size_t i = 0; i < rows.size(); ++i) y.row(static_cast<Eigen::Index>(i)) = data.targets.row(rows[i]);
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    y.row(static_cast<Eigen::Index>(i)) = data.targets.row(rows[i]);
   return y;
 }
 

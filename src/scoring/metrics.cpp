@@ -12,11 +12,13 @@
 namespace topkfs {
 namespace {
 
-void check_same_shape(const TargetMatrix& truth, const TargetMatrix& predicted, const char* metric) {
+void check_same_shape(const TargetMatrix& truth, const TargetMatrix& predicted,
+                      const char* metric) {
   if (truth.size() == 0 || truth.rows() != predicted.rows() || truth.cols() != predicted.cols()) {
-    throw OptionError(fmt::format("{}: truth is {}x{} and predicted {}x{}; they must have the same, "
-                                  "non-empty shape",
-                                  metric, truth.rows(), truth.cols(), predicted.rows(), predicted.cols()));
+    throw OptionError(
+        fmt::format("{}: truth is {}x{} and predicted {}x{}; they must have the same, "
+                    "non-empty shape",
+                    metric, truth.rows(), truth.cols(), predicted.rows(), predicted.cols()));
   }
 }
 
@@ -27,8 +29,9 @@ std::vector<std::int64_t> as_set(const std::vector<std::int64_t>& set, const cha
   std::sort(sorted.begin(), sorted.end());
   for (std::size_t i = 0; i < sorted.size(); ++i) {
     if (sorted[i] < 0 || (m > 0 && sorted[i] >= m)) {
-      throw OptionError(fmt::format("{}: feature {} is out of range{}", what, sorted[i],
-                                    m > 0 ? fmt::format(" 0..{}", m - 1) : std::string(" (negative)")));
+      throw OptionError(
+          fmt::format("{}: feature {} is out of range{}", what, sorted[i],
+                      m > 0 ? fmt::format(" 0..{}", m - 1) : std::string(" (negative)")));
     }
     if (i > 0 && sorted[i] == sorted[i - 1]) {
       throw OptionError(fmt::format("{}: feature {} appears more than once", what, sorted[i]));
@@ -37,7 +40,8 @@ std::vector<std::int64_t> as_set(const std::vector<std::int64_t>& set, const cha
   return sorted;
 }
 
-std::int64_t overlap(const std::vector<std::int64_t>& sorted_a, const std::vector<std::int64_t>& sorted_b) {
+std::int64_t overlap(const std::vector<std::int64_t>& sorted_a,
+                     const std::vector<std::int64_t>& sorted_b) {
   std::int64_t count = 0;
   auto a = sorted_a.begin();
   auto b = sorted_b.begin();
@@ -58,7 +62,8 @@ std::int64_t overlap(const std::vector<std::int64_t>& sorted_a, const std::vecto
 double mean_over_pairs(const std::vector<std::vector<std::int64_t>>& sets, const char* metric,
                        const std::function<double(std::size_t, std::size_t)>& score) {
   if (sets.size() < 2) {
-    throw OptionError(fmt::format("{}: {} set(s) given; pairs need at least 2", metric, sets.size()));
+    throw OptionError(
+        fmt::format("{}: {} set(s) given; pairs need at least 2", metric, sets.size()));
   }
   double sum = 0.0;
   std::size_t pairs = 0;
@@ -73,11 +78,13 @@ double mean_over_pairs(const std::vector<std::vector<std::int64_t>>& sets, const
 
 }  // namespace
 
-double accuracy(const std::vector<std::int32_t>& truth, const std::vector<std::int32_t>& predicted) {
+double accuracy(const std::vector<std::int32_t>& truth,
+                const std::vector<std::int32_t>& predicted) {
   if (truth.empty() || truth.size() != predicted.size()) {
-    throw OptionError(fmt::format("accuracy: {} true labels and {} predicted; they must be as many, "
-                                  "and more than 0",
-                                  truth.size(), predicted.size()));
+    throw OptionError(
+        fmt::format("accuracy: {} true labels and {} predicted; they must be as many, "
+                    "and more than 0",
+                    truth.size(), predicted.size()));
   }
   std::size_t equal = 0;
   for (std::size_t i = 0; i < truth.size(); ++i) equal += truth[i] == predicted[i] ? 1 : 0;
@@ -136,9 +143,10 @@ double kuncheva_index(const std::vector<std::int64_t>& a, const std::vector<std:
   const auto set_a = as_set(a, "kuncheva_index: first set", m);
   const auto set_b = as_set(b, "kuncheva_index: second set", m);
   if (set_a.size() != set_b.size()) {
-    throw OptionError(fmt::format("kuncheva_index: the sets hold {} and {} features; the index "
-                                  "compares sets of the same size",
-                                  set_a.size(), set_b.size()));
+    throw OptionError(
+        fmt::format("kuncheva_index: the sets hold {} and {} features; the index "
+                    "compares sets of the same size",
+                    set_a.size(), set_b.size()));
   }
   const auto k = static_cast<double>(set_a.size());
   const auto total = static_cast<double>(m);
@@ -148,8 +156,9 @@ double kuncheva_index(const std::vector<std::int64_t>& a, const std::vector<std:
 }
 
 double mean_pairwise_jaccard(const std::vector<std::vector<std::int64_t>>& sets) {
-  return mean_over_pairs(sets, "mean_pairwise_jaccard",
-                         [&](std::size_t i, std::size_t j) { return jaccard_index(sets[i], sets[j]); });
+  return mean_over_pairs(sets, "mean_pairwise_jaccard", [&](std::size_t i, std::size_t j) {
+    return jaccard_index(sets[i], sets[j]);
+  });
 }
 
 double mean_pairwise_kuncheva(const std::vector<std::vector<std::int64_t>>& sets, std::int64_t m) {

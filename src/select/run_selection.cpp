@@ -13,8 +13,7 @@ SelectionRows parse_selection_rows(const std::string& name) {
   if (name == "predefined") return SelectionRows::Predefined;
   if (name == "random") return SelectionRows::Random;
   if (name == "all" || name == "none") return SelectionRows::All;
-  throw OptionError(
-      fmt::format("--split takes auto, predefined, random or none, not '{}'", name));
+  throw OptionError(fmt::format("--split takes auto, predefined, random or none, not '{}'", name));
 }
 
 std::vector<std::int64_t> selection_rows(const Dataset& data, const SelectionSplitOptions& split,

@@ -46,8 +46,8 @@ void check_k(int k, std::int64_t columns, const std::string& source) {
 }
 
 void Selector::save_model(const std::string& path) const {
-  throw OptionError(fmt::format("--save-model {}: method {} has no trained model to save", path,
-                                name()));
+  throw OptionError(
+      fmt::format("--save-model {}: method {} has no trained model to save", path, name()));
 }
 
 }  // namespace topkfs

@@ -67,8 +67,9 @@ std::string name_of(const Dataset& data) { return data.source.empty() ? "the dat
 void check_rows(const std::vector<std::int64_t>& rows, std::int64_t available, const char* what) {
   for (std::size_t i = 0; i < rows.size(); ++i) {
     if (rows[i] < 0 || rows[i] >= available) {
-      throw OptionError(fmt::format("{}: row {} (at position {}) is out of range; there are {} rows",
-                                    what, rows[i], i, available));
+      throw OptionError(
+          fmt::format("{}: row {} (at position {}) is out of range; there are {} rows", what,
+                      rows[i], i, available));
     }
   }
 }
@@ -77,9 +78,9 @@ void check_columns(const std::vector<std::int64_t>& columns, std::int64_t availa
                    const char* what) {
   for (std::size_t i = 0; i < columns.size(); ++i) {
     if (columns[i] < 0 || columns[i] >= available) {
-      throw OptionError(fmt::format(
-          "{}: column {} (at position {}) is out of range; there are {} columns", what, columns[i],
-          i, available));
+      throw OptionError(
+          fmt::format("{}: column {} (at position {}) is out of range; there are {} columns", what,
+                      columns[i], i, available));
     }
   }
 }
@@ -90,11 +91,11 @@ SplitCriterion resolve_criterion(SplitCriterion criterion, TargetKind kind, cons
   }
   const bool for_classes = criterion != SplitCriterion::SquaredError;
   if (for_classes != (kind == TargetKind::Classes)) {
-    throw OptionError(fmt::format(
-        "forest options: criterion {} needs {}, but {} has {}; use {} (or auto)", to_string(criterion),
-        for_classes ? "class labels" : "real targets", name_of(data),
-        kind == TargetKind::Classes ? "class labels" : "real targets",
-        kind == TargetKind::Classes ? "gini or entropy" : "squared_error"));
+    throw OptionError(
+        fmt::format("forest options: criterion {} needs {}, but {} has {}; use {} (or auto)",
+                    to_string(criterion), for_classes ? "class labels" : "real targets",
+                    name_of(data), kind == TargetKind::Classes ? "class labels" : "real targets",
+                    kind == TargetKind::Classes ? "gini or entropy" : "squared_error"));
   }
   return criterion;
 }
@@ -119,7 +120,8 @@ TrainingBlock gather_block(const Dataset& data, const std::vector<std::int64_t>&
   if (block.kind == TargetKind::Classes) {
     block.classes = data.num_classes();
     block.labels.resize(n);
-    for (std::size_t i = 0; i < n; ++i) block.labels[i] = data.labels[static_cast<std::size_t>(rows[i])];
+    for (std::size_t i = 0; i < n; ++i)
+      block.labels[i] = data.labels[static_cast<std::size_t>(rows[i])];
   } else {
     block.outputs = data.num_outputs();
     const auto q = static_cast<std::size_t>(block.outputs);
@@ -149,7 +151,8 @@ void find_leaves(const DecisionTree& tree, const float* x, std::size_t k, std::i
       for (std::int64_t l = 0; l < used; ++l) {
         const TreeNode& node = nodes[at[l]];
         if (node.feature < 0) continue;
-        const float value = x[static_cast<std::size_t>(first + l) * k + static_cast<std::size_t>(node.feature)];
+        const float value =
+            x[static_cast<std::size_t>(first + l) * k + static_cast<std::size_t>(node.feature)];
         at[l] = node.child + static_cast<std::int32_t>(value > node.threshold);
         moved = true;
       }
@@ -159,7 +162,8 @@ void find_leaves(const DecisionTree& tree, const float* x, std::size_t k, std::i
 
 // Mean of the trees' importance vectors, over trees that split at least once,
 // normalised to sum 1 (scikit-learn's BaseForest.feature_importances_).
-std::vector<double> forest_importances(const std::vector<DecisionTree>& trees, std::size_t columns) {
+std::vector<double> forest_importances(const std::vector<DecisionTree>& trees,
+                                       std::size_t columns) {
   std::vector<double> result(columns, 0.0);
   for (const auto& tree : trees) {
     if (tree.nodes.size() <= 1) continue;
@@ -184,7 +188,8 @@ void Forest::fit(const Dataset& data, const std::vector<std::int64_t>& rows,
         name_of(data)));
   }
   if (kind == TargetKind::Classes && data.labels.size() != static_cast<std::size_t>(data.rows())) {
-    throw DataError(fmt::format("{}: {} labels for {} rows", name_of(data), data.labels.size(), data.rows()));
+    throw DataError(
+        fmt::format("{}: {} labels for {} rows", name_of(data), data.labels.size(), data.rows()));
   }
   if (kind == TargetKind::Real && (data.targets.rows() != data.rows() || data.targets.cols() < 1)) {
     throw DataError(fmt::format("{}: targets of shape {}x{} for {} rows", name_of(data),
@@ -201,13 +206,15 @@ void Forest::fit(const Dataset& data, const std::vector<std::int64_t>& rows,
     fitted_columns.resize(static_cast<std::size_t>(data.cols()));
     std::iota(fitted_columns.begin(), fitted_columns.end(), std::int64_t{0});
   }
-  if (fitted_columns.empty()) throw DataError(fmt::format("{}: no columns to fit on", name_of(data)));
+  if (fitted_columns.empty())
+    throw DataError(fmt::format("{}: no columns to fit on", name_of(data)));
   check_columns(fitted_columns, data.cols(), "forest fit");
 
   TreeSettings settings;
   settings.kind = options_.kind;
   settings.criterion = resolve_criterion(options_.criterion, kind, data);
-  settings.max_features = options_.max_features.resolve(static_cast<int>(fitted_columns.size()), kind);
+  settings.max_features =
+      options_.max_features.resolve(static_cast<int>(fitted_columns.size()), kind);
   settings.min_samples_split = options_.min_samples_split;
   settings.min_samples_leaf = options_.min_samples_leaf;
   settings.max_depth = options_.max_depth;
@@ -216,8 +223,8 @@ void Forest::fit(const Dataset& data, const std::vector<std::int64_t>& rows,
   const TrainingBlock block = gather_block(data, rows, fitted_columns);
   std::vector<DecisionTree> trees(static_cast<std::size_t>(options_.n_estimators));
   parallel_for(options_.n_estimators, options_.threads, [&](std::int64_t t) {
-    trees[static_cast<std::size_t>(t)] =
-        trees_detail::build_tree(block, settings, derive_seed(options_.seed, static_cast<std::uint64_t>(t)));
+    trees[static_cast<std::size_t>(t)] = trees_detail::build_tree(
+        block, settings, derive_seed(options_.seed, static_cast<std::uint64_t>(t)));
   });
 
   target_kind_ = kind;
@@ -229,12 +236,14 @@ void Forest::fit(const Dataset& data, const std::vector<std::int64_t>& rows,
 }
 
 void Forest::require_fitted(TargetKind kind, const char* call) const {
-  if (!fitted()) throw OptionError(fmt::format("forest {}: the forest is not fitted; call fit first", call));
+  if (!fitted())
+    throw OptionError(fmt::format("forest {}: the forest is not fitted; call fit first", call));
   if (kind != target_kind_) {
-    throw OptionError(fmt::format("forest {}: the forest was fitted on {}; use {}", call,
-                                  target_kind_ == TargetKind::Classes ? "class labels" : "real targets",
-                                  target_kind_ == TargetKind::Classes ? "predict_proba or predict_classes"
-                                                                      : "predict_values"));
+    throw OptionError(
+        fmt::format("forest {}: the forest was fitted on {}; use {}", call,
+                    target_kind_ == TargetKind::Classes ? "class labels" : "real targets",
+                    target_kind_ == TargetKind::Classes ? "predict_proba or predict_classes"
+                                                        : "predict_values"));
   }
 }
 
@@ -257,7 +266,8 @@ void Forest::accumulate_leaves(const FeatureMatrix& features, const std::vector<
     const std::int64_t count = std::min(kPredictBlock, n - first);
     std::vector<float> x(static_cast<std::size_t>(count) * k);
     for (std::int64_t r = 0; r < count; ++r) {
-      const float* row = features.data() + rows[static_cast<std::size_t>(first + r)] * features.cols();
+      const float* row =
+          features.data() + rows[static_cast<std::size_t>(first + r)] * features.cols();
       for (std::size_t j = 0; j < k; ++j) x[static_cast<std::size_t>(r) * k + j] = row[columns_[j]];
     }
     double* sums = out + first * width;
@@ -265,7 +275,8 @@ void Forest::accumulate_leaves(const FeatureMatrix& features, const std::vector<
     for (const DecisionTree& tree : trees_) {
       find_leaves(tree, x.data(), k, count, leaves.data());
       for (std::int64_t r = 0; r < count; ++r) {
-        const TreeNode& leaf = tree.nodes[static_cast<std::size_t>(leaves[static_cast<std::size_t>(r)])];
+        const TreeNode& leaf =
+            tree.nodes[static_cast<std::size_t>(leaves[static_cast<std::size_t>(r)])];
         double* row_sums = sums + r * width;
         if (leaf.feature == DecisionTree::kPureLeaf) {
           row_sums[leaf.child] += 1.0;
@@ -282,7 +293,8 @@ void Forest::accumulate_leaves(const FeatureMatrix& features, const std::vector<
 ProbabilityMatrix Forest::predict_proba(const FeatureMatrix& features,
                                         const std::vector<std::int64_t>& rows) const {
   require_fitted(TargetKind::Classes, "predict_proba");
-  ProbabilityMatrix result = ProbabilityMatrix::Zero(static_cast<Eigen::Index>(rows.size()), num_classes_);
+  ProbabilityMatrix result =
+      ProbabilityMatrix::Zero(static_cast<Eigen::Index>(rows.size()), num_classes_);
   accumulate_leaves(features, rows, num_classes_, result.data());
   return result;
 }

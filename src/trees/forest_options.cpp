@@ -13,7 +13,6 @@
 namespace topkfs {
 namespace {
 
-
 [[noreturn]] void bad_option(const char* field, const std::string& problem) {
   throw OptionError(fmt::format("forest options: {} {}", field, problem));
 }
@@ -120,7 +119,8 @@ ForestOptions ForestOptions::random_forest(int n_estimators) {
 }
 
 void ForestOptions::validate() const {
-  if (n_estimators < 1) bad_option("n_estimators", fmt::format("is {}; it must be at least 1", n_estimators));
+  if (n_estimators < 1)
+    bad_option("n_estimators", fmt::format("is {}; it must be at least 1", n_estimators));
   if (min_samples_split < 2) {
     bad_option("min_samples_split", fmt::format("is {}; it must be at least 2", min_samples_split));
   }
@@ -128,9 +128,12 @@ void ForestOptions::validate() const {
     bad_option("min_samples_leaf", fmt::format("is {}; it must be at least 1", min_samples_leaf));
   }
   if (max_depth < 0) {
-    bad_option("max_depth", fmt::format("is {}; it must be at least 1, or 0 for unlimited", max_depth));
+    bad_option("max_depth",
+               fmt::format("is {}; it must be at least 1, or 0 for unlimited", max_depth));
   }
-  if (threads < 0) bad_option("threads", fmt::format("is {}; it must be at least 1, or 0 for every core", threads));
+  if (threads < 0)
+    bad_option("threads",
+               fmt::format("is {}; it must be at least 1, or 0 for every core", threads));
   using Rule = MaxFeatures::Rule;
   if (max_features.rule == Rule::Count &&
       !(max_features.value >= 1.0 && max_features.value == std::floor(max_features.value) &&
@@ -138,9 +141,10 @@ void ForestOptions::validate() const {
     bad_option("max_features", fmt::format("is {}; a count of features must be a whole number >= 1",
                                            max_features.value));
   }
-  if (max_features.rule == Rule::Fraction && !(max_features.value > 0.0 && max_features.value <= 1.0)) {
-    bad_option("max_features",
-               fmt::format("is {}; a fraction of the features must be in (0, 1]", max_features.value));
+  if (max_features.rule == Rule::Fraction &&
+      !(max_features.value > 0.0 && max_features.value <= 1.0)) {
+    bad_option("max_features", fmt::format("is {}; a fraction of the features must be in (0, 1]",
+                                           max_features.value));
   }
 }
 

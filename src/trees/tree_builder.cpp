@@ -194,8 +194,8 @@ class ClassTarget {
       if (static_cast<double>(x1) <= static_cast<double>(x0) + kFeatureThreshold) continue;
       const auto wl = static_cast<double>(weight_left);
       const auto wr = static_cast<double>(weight_ - weight_left);
-      const double proxy = entropy_ ? sum_left + sum_right - xlogx(wl) - xlogx(wr)
-                                    : sum_left / wl + sum_right / wr;
+      const double proxy =
+          entropy_ ? sum_left + sum_right - xlogx(wl) - xlogx(wr) : sum_left / wl + sum_right / wr;
       if (proxy > best_proxy) {
         best_proxy = proxy;
         threshold = midpoint(x0, x1);
@@ -256,7 +256,8 @@ class ClassTarget {
       h[static_cast<std::size_t>(labels[i])] += goes_left * weights[i];
       n_left += goes_left;
     }
-    for (std::size_t k = 0; k < c; ++k) left_[k] = std::int64_t{h[k]} + h[c + k] + h[2 * c + k] + h[3 * c + k];
+    for (std::size_t k = 0; k < c; ++k)
+      left_[k] = std::int64_t{h[k]} + h[c + k] + h[2 * c + k] + h[3 * c + k];
     return n_left;
   }
 
@@ -275,8 +276,7 @@ class ClassTarget {
       sum_left += entropy_ ? xlogx(l) : l * l;
       sum_right += entropy_ ? xlogx(r) : r * r;
     }
-    return entropy_ ? sum_left + sum_right - xlogx(wl) - xlogx(wr)
-                    : sum_left / wl + sum_right / wr;
+    return entropy_ ? sum_left + sum_right - xlogx(wl) - xlogx(wr) : sum_left / wl + sum_right / wr;
   }
 
   const std::int32_t* labels_;
@@ -358,7 +358,8 @@ class RealTarget {
         const double w = weights[i];
         weight_left += w;
         ++n_left;
-        for (std::size_t o = 0; o < q; ++o) left_[o] += w * targets[static_cast<std::size_t>(i) * q + o];
+        for (std::size_t o = 0; o < q; ++o)
+          left_[o] += w * targets[static_cast<std::size_t>(i) * q + o];
       }
     }
     if (n_left < min_leaf || n - n_left < min_leaf) return false;
@@ -418,7 +419,7 @@ class RealTarget {
   int outputs_;
   std::vector<double> node_targets_;  // node order, outputs per sample
   std::vector<double> node_weights_;
-  std::vector<double> total_;         // weighted target sums of the node
+  std::vector<double> total_;  // weighted target sums of the node
   std::vector<double> left_;
   double weight_ = 0.0;
   double impurity_ = 0.0;
@@ -439,7 +440,8 @@ class TreeGrower {
     std::iota(features_.begin(), features_.end(), 0);
     constant_order_ = features_;
     // RandomForest: the keys of a node and sort_keys' scratch.
-    if (settings.kind == ForestKind::RandomForest) keys_.resize(2 * static_cast<std::size_t>(block.samples));
+    if (settings.kind == ForestKind::RandomForest)
+      keys_.resize(2 * static_cast<std::size_t>(block.samples));
   }
 
   DecisionTree grow() {
@@ -499,7 +501,8 @@ class TreeGrower {
 
   void grow_node(const Task& task) {
     const std::int32_t n = task.end - task.start;
-    target_.load_node(samples_.data() + task.start, n, weights_.empty() ? nullptr : weights_.data());
+    target_.load_node(samples_.data() + task.start, n,
+                      weights_.empty() ? nullptr : weights_.data());
     const auto id = static_cast<std::size_t>(task.node);
     node_weight_[id] = target_.weight();
     node_impurity_[id] = target_.impurity();
@@ -549,7 +552,8 @@ class TreeGrower {
       auto j = drawn + static_cast<std::int32_t>(rng_.uniform_index(
                            static_cast<std::uint64_t>(remaining - found - drawn)));
       if (j < known) {
-        std::swap(features_[static_cast<std::size_t>(drawn)], features_[static_cast<std::size_t>(j)]);
+        std::swap(features_[static_cast<std::size_t>(drawn)],
+                  features_[static_cast<std::size_t>(j)]);
         ++drawn;
         continue;
       }
@@ -559,14 +563,16 @@ class TreeGrower {
       float high = 0.0F;
       gather(feature, samples, n, low, high);
       if (static_cast<double>(high) <= static_cast<double>(low) + kFeatureThreshold) {
-        features_[static_cast<std::size_t>(j)] = features_[static_cast<std::size_t>(total_constants)];
+        features_[static_cast<std::size_t>(j)] =
+            features_[static_cast<std::size_t>(total_constants)];
         features_[static_cast<std::size_t>(total_constants)] = feature;
         ++found;
         ++total_constants;
         continue;
       }
       --remaining;
-      std::swap(features_[static_cast<std::size_t>(remaining)], features_[static_cast<std::size_t>(j)]);
+      std::swap(features_[static_cast<std::size_t>(remaining)],
+                features_[static_cast<std::size_t>(j)]);
       if (try_feature(n, low, high, best)) {
         best.feature = feature;
         std::swap(current_, best_);  // keep the winner's values for the partition
@@ -689,8 +695,8 @@ class TreeGrower {
   std::vector<std::int32_t> weights_;  // per position (bootstrap counts); empty: all 1
   std::vector<std::int32_t> features_;
   std::vector<std::int32_t> constant_order_;  // features_[0, known) as each node must leave it
-  std::vector<float> current_;  // the candidate feature's values, node order
-  std::vector<float> best_;     // the best candidate's values so far
+  std::vector<float> current_;                // the candidate feature's values, node order
+  std::vector<float> best_;                   // the best candidate's values so far
   std::vector<std::uint64_t> keys_;
   std::vector<std::int32_t> scratch_;  // partition's two lists
   std::vector<Task> stack_;

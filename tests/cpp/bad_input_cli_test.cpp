@@ -87,8 +87,7 @@ TEST(BadInputCli, AbsentTargetListsTheColumns) {
 }
 
 TEST(BadInputCli, OneClassOnly) {
-  expect_refused(file("oneclass.csv", "a,b,y\n1,2,0\n3,4,0\n"),
-                 {1, {"oneclass.csv", "one class"}});
+  expect_refused(file("oneclass.csv", "a,b,y\n1,2,0\n3,4,0\n"), {1, {"oneclass.csv", "one class"}});
 }
 
 TEST(BadInputCli, TruncatedGzip) {
@@ -110,7 +109,8 @@ TEST(BadInputCli, IdxWithWrongMagic) {
 TEST(BadInputCli, IdxSizeDisagreesWithHeader) {
   std::string bytes("\0\0\x08\x03\0\0\0\x0a\0\0\0\x1c\0\0\0\x1c", 16);
   bytes += std::string(500, '\0');
-  const std::string labels = file("ten-labels-idx1-ubyte", std::string("\0\0\x08\x01\0\0\0\x0a", 8) + std::string(10, '\1'));
+  const std::string labels = file("ten-labels-idx1-ubyte",
+                                  std::string("\0\0\x08\x01\0\0\0\x0a", 8) + std::string(10, '\1'));
   expect_refused(file("short-images-idx3-ubyte", bytes) + " --labels " + labels,
                  {1, {"short-images-idx3-ubyte", "10 x 28 x 28", "file holds 500"}});
 }
@@ -124,8 +124,8 @@ TEST(BadInputCli, HeaderClaimingMoreRowsThanTheFileHoldsIsRefusedBeforeAllocatin
 }
 
 TEST(BadInputCli, MatWithoutTheVariableListsTheVariables) {
-  const std::string path = python_fixture(
-      "novar.mat", "import scipy.io\nscipy.io.savemat(out, {'A': np.ones((3, 2))})");
+  const std::string path =
+      python_fixture("novar.mat", "import scipy.io\nscipy.io.savemat(out, {'A': np.ones((3, 2))})");
   ASSERT_FALSE(HasFatalFailure());
   expect_refused(path, {1, {"novar.mat", "no variable 'X'", "A (double 3x2)"}});
 }

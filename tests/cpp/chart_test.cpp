@@ -93,7 +93,8 @@ TEST(TextRenderTest, GlyphsAreDistinct) {
         cells.push_back(glyph_cell(static_cast<char>(c), column, row));
       }
     }
-    EXPECT_TRUE(seen.insert(cells).second) << "glyph '" << static_cast<char>(c) << "' repeats another";
+    EXPECT_TRUE(seen.insert(cells).second)
+        << "glyph '" << static_cast<char>(c) << "' repeats another";
   }
 }
 
@@ -127,8 +128,9 @@ TEST(TextRenderTest, ScaleTurnsEveryCellIntoASquare) {
 TEST(TextRenderTest, AlignmentPutsTheAnchorAtTheLeftCentreOrRightEdge) {
   const std::string text = "MMMM";  // M inks its first and last columns
   const int width = text_width(text);
-  for (auto [align, left] : {std::pair{TextAlign::Left, 50}, std::pair{TextAlign::Center, 50 - width / 2},
-                             std::pair{TextAlign::Right, 50 - width}}) {
+  for (auto [align, left] :
+       {std::pair{TextAlign::Left, 50}, std::pair{TextAlign::Center, 50 - width / 2},
+        std::pair{TextAlign::Right, 50 - width}}) {
     RgbImage image = blank_image(120, 20);
     draw_text(image, 50, 5, text, {kBlack, 1, align});
     EXPECT_EQ(ink_box(image).x, left);
@@ -144,7 +146,8 @@ TEST(TextRenderTest, VerticalTextIsTheHorizontalTurnedCounterClockwise) {
   draw_text_vertical(turned, 3, bottom, text);  // Left: the text starts at `bottom`
   for (int along = 0; along < flat.width; ++along) {
     for (int across = 0; across < flat.height; ++across) {
-      ASSERT_EQ(turned.at(3 + across, bottom - along), flat.at(along, across)) << along << "," << across;
+      ASSERT_EQ(turned.at(3 + across, bottom - along), flat.at(along, across))
+          << along << "," << across;
     }
   }
 }
@@ -262,7 +265,8 @@ TEST(ChartTest, NanPointsAreSkippedAndBreakTheLine) {
   // No line through the missing point: the middle of 10..30 stays uncoloured.
   const auto middle = layout.to_pixel(20, 2);
   EXPECT_NE(image.at(middle.x, middle.y), series_color(0));
-  EXPECT_EQ(layout.x_ticks, (std::vector<double>{10, 20, 30}));  // the k of the gap is still on the axis
+  EXPECT_EQ(layout.x_ticks,
+            (std::vector<double>{10, 20, 30}));  // the k of the gap is still on the axis
 
   chart.series[0].y = {NAN, NAN, NAN};
   EXPECT_NO_THROW(draw_line_chart(chart));
@@ -307,7 +311,8 @@ TEST(ChartTest, FixedRangeIsKeptAndClipsOutsideValues) {
   EXPECT_GT(count_not(image, {0, 0, image.width, layout.plot.y - 1}, kWhite), 0);  // the title
   const PixelRect above{layout.plot.x, 0, layout.plot.width, layout.plot.y - 1};
   for (int y = above.y; y < above.height; ++y) {
-    for (int x = above.x; x < above.x + above.width; ++x) ASSERT_NE(image.at(x, y), series_color(3));
+    for (int x = above.x; x < above.x + above.width; ++x)
+      ASSERT_NE(image.at(x, y), series_color(3));
   }
 
   chart.y_min = 0;
@@ -328,7 +333,8 @@ TEST(ChartTest, EightSeriesHaveDistinctColoursAndMarkers) {
   EXPECT_EQ(colours.size(), 8u);
   EXPECT_EQ(shapes.size(), 8u);
   LineChart chart;
-  for (int s = 0; s < 8; ++s) chart.series.push_back(series(fmt::format("m{}", s), {1, 2}, {s * 10.0, s * 10.0 + 5}));
+  for (int s = 0; s < 8; ++s)
+    chart.series.push_back(series(fmt::format("m{}", s), {1, 2}, {s * 10.0, s * 10.0 + 5}));
   const ChartLayout layout = layout_line_chart(chart);
   const RgbImage image = draw_line_chart(chart);
   EXPECT_LE(layout.legend.y + layout.legend.height, image.height);
@@ -442,7 +448,8 @@ TEST(ChartFrequencyTest, BarsShowTheMostFrequentFeaturesInOrder) {
   map.frequency.assign(100, 0.0);
   for (int i = 0; i < 60; ++i) map.frequency[static_cast<std::size_t>(i)] = 0.01 * (i + 1);
   map.frequency[70] = 1.0;
-  for (int i = 0; i < 100; ++i) map.feature_names.push_back(fmt::format("gene_{}_with_a_long_name", i));
+  for (int i = 0; i < 100; ++i)
+    map.feature_names.push_back(fmt::format("gene_{}_with_a_long_name", i));
   map.max_bars = 40;
   const FrequencyMapLayout layout = layout_frequency_map(map);
   ASSERT_EQ(layout.bar_features.size(), 40u);
@@ -467,7 +474,8 @@ TEST(ChartFrequencyTest, BarsShowTheMostFrequentFeaturesInOrder) {
   EXPECT_TRUE(layout_frequency_map(map).bar_features.empty());
   EXPECT_NO_THROW(draw_frequency_map(map));
   map.feature_names.pop_back();
-  EXPECT_TRUE(test::contains(error_of_option([&] { draw_frequency_map(map); }), "99 feature names"));
+  EXPECT_TRUE(
+      test::contains(error_of_option([&] { draw_frequency_map(map); }), "99 feature names"));
 }
 
 TEST(ChartFrequencyTest, MapOfADatasetTakesItsShapeAndNames) {
@@ -506,14 +514,15 @@ TEST(PictureTest, SelectionMarksTheSelectedPixelsOverTheMeanImage) {
   };
   EXPECT_EQ(centre(5), (Rgb{255, 20, 20}));  // best ranked: bright red
   EXPECT_EQ(centre(10).g, 20);
-  EXPECT_LT(centre(10).r, 255);               // second: darker
+  EXPECT_LT(centre(10).r, 255);                                           // second: darker
   EXPECT_EQ(image.at(5 % 4 * scale, 5 / 4 * scale), (Rgb{255, 230, 0}));  // outlined
-  EXPECT_EQ(centre(0), (Rgb{30, 30, 30}));     // the darkest mean pixel
-  EXPECT_EQ(centre(15), (Rgb{180, 180, 180}));  // the brightest
+  EXPECT_EQ(centre(0), (Rgb{30, 30, 30}));                                // the darkest mean pixel
+  EXPECT_EQ(centre(15), (Rgb{180, 180, 180}));                            // the brightest
 
   Dataset flat = data;
   flat.image_shape.reset();
-  EXPECT_TRUE(test::contains(error_of_option([&] { draw_selection(flat, {}, {1}); }), "--image-shape"));
+  EXPECT_TRUE(
+      test::contains(error_of_option([&] { draw_selection(flat, {}, {1}); }), "--image-shape"));
 }
 
 TEST(PictureTest, GridPanelsAreTheSingleSelectionsWithCaptions) {
@@ -536,7 +545,8 @@ TEST(PictureTest, GridPanelsAreTheSingleSelectionsWithCaptions) {
     }
     EXPECT_GT(count_not(grid, {left, top, panel, caption}, kWhite), 30) << "caption " << i;
   }
-  EXPECT_TRUE(test::contains(error_of_option([&] { draw_selection_grid(data, {}, {}); }), "at least one"));
+  EXPECT_TRUE(
+      test::contains(error_of_option([&] { draw_selection_grid(data, {}, {}); }), "at least one"));
 }
 
 TEST(PictureTest, PngRoundTripGivesTheSamePixels) {

@@ -12,12 +12,11 @@
 namespace topkfs {
 namespace {
 
-using test::data_error;
 using test::contains;
+using test::data_error;
 
 using test::python_fixture;
 using test::shared_data;
-
 
 ReadOptions paths(const std::string& x, const std::string& y) {
   ReadOptions options;
@@ -25,7 +24,6 @@ ReadOptions paths(const std::string& x, const std::string& y) {
   options.y_path = y;
   return options;
 }
-
 
 // Written by h5py: X[i, j] = 10 i + j + 0.25 (distinct, so a transposed read
 // shows) as float64, int16 and a 3-D copy; targets as int32 vectors, a 1 x n

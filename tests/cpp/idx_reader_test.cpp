@@ -63,7 +63,6 @@ std::string gzip_copy(const std::string& path) {
   return path + ".gz";
 }
 
-
 double sum_rows(const FeatureMatrix& features, Eigen::Index begin, Eigen::Index end) {
   double sum = 0;
   for (Eigen::Index i = begin; i < end; ++i) {

@@ -32,7 +32,8 @@ TEST(ImagePadding, CentresTheImageInANoiseBorder) {
   EXPECT_EQ(padded.labels, data.labels);
   EXPECT_EQ(padded.feature_names[7], "px_1_1");
   int border = 0;
-  for (std::int64_t column = 0; column < 24; ++column) border += is_padding_pixel({2, 2, 1}, {4, 6, 1}, column);
+  for (std::int64_t column = 0; column < 24; ++column)
+    border += is_padding_pixel({2, 2, 1}, {4, 6, 1}, column);
   EXPECT_EQ(border, 24 - 4);
   for (std::int64_t i = 0; i < 3; ++i) {
     // The 2x2 image sits at rows 1..2, columns 2..3 of the 4x6 one.
@@ -53,13 +54,15 @@ TEST(ImagePadding, CentresTheImageInANoiseBorder) {
 
 TEST(ImagePadding, RefusesDataItCannotPad) {
   Dataset data = small_images();
-  EXPECT_TRUE(test::contains(
-      test::error_of<OptionError>([&] { pad_images_with_noise(data, {1, 6, 1}); }),
-      "smaller than the 2x2 images"));
+  EXPECT_TRUE(test::contains(test::error_of<OptionError>([&] {
+                               pad_images_with_noise(data, {1, 6, 1});
+                             }),
+                             "smaller than the 2x2 images"));
   data.image_shape.reset();
-  EXPECT_TRUE(test::contains(
-      test::error_of<OptionError>([&] { pad_images_with_noise(data, {4, 4, 1}); }),
-      "needs image data"));
+  EXPECT_TRUE(test::contains(test::error_of<OptionError>([&] {
+                               pad_images_with_noise(data, {4, 4, 1});
+                             }),
+                             "needs image data"));
 }
 
 }  // namespace

@@ -21,7 +21,6 @@ using test::data_error;
 using test::python_fixture;
 using test::shared_data;
 
-
 std::string file_bytes(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};

@@ -57,7 +57,6 @@ std::string float64_payload(const std::vector<double>& values) {
   return bytes;
 }
 
-
 #define EXPECT_HAS(text, part) EXPECT_NE((text).find(part), std::string::npos) << (text)
 
 // ---- NPY ----

@@ -64,8 +64,8 @@ void expect_agrees_with_sklearn(ScalingKind kind) {
   }
   const std::string csv = test::write_temp_file("scaling_matrix.csv", to_csv(x));
   const std::string script = test::write_temp_file("scaling_sklearn.py", kSklearnScript);
-  const auto result = test::run_command(fmt::format("{} {} {} {} {}", TOPKFS_PYTHON, script, csv,
-                                                    to_string(kind), row_list));
+  const auto result = test::run_command(
+      fmt::format("{} {} {} {} {}", TOPKFS_PYTHON, script, csv, to_string(kind), row_list));
   ASSERT_EQ(result.exit_code, 0) << result.err;
 
   FeatureMatrix scaled = x;

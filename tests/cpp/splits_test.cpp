@@ -63,7 +63,8 @@ std::vector<std::int64_t> iota_rows(std::int64_t n) {
 
 std::vector<std::int64_t> count_labels(const Dataset& data, const std::vector<std::int64_t>& rows) {
   std::vector<std::int64_t> counts(static_cast<std::size_t>(data.num_classes()), 0);
-  for (auto row : rows) ++counts[static_cast<std::size_t>(data.labels[static_cast<std::size_t>(row)])];
+  for (auto row : rows)
+    ++counts[static_cast<std::size_t>(data.labels[static_cast<std::size_t>(row)])];
   return counts;
 }
 
@@ -98,8 +99,8 @@ TEST(Splits, StratifiedProportionsWithinOneSample) {
       const auto total = class_counts(data);
       const auto in_test = count_labels(data, split.test);
       for (std::size_t c = 0; c < total.size(); ++c) {
-        const double share = static_cast<double>(total[c]) * static_cast<double>(split.test.size()) /
-                             static_cast<double>(n);
+        const double share = static_cast<double>(total[c]) *
+                             static_cast<double>(split.test.size()) / static_cast<double>(n);
         EXPECT_LT(std::abs(static_cast<double>(in_test[c]) - share), 1.0)
             << "class " << c << " fraction " << fraction << " seed " << seed;
         EXPECT_GE(in_test[c], 1) << "class " << c << " missing from the test part";

@@ -1,7 +1,7 @@
 #include "topkfs/data/synthetic.hpp"
 
-#include <Eigen/Dense>
 #include <gtest/gtest.h>
+#include <Eigen/Dense>
 
 #include <algorithm>
 #include <cmath>
@@ -121,7 +121,8 @@ TEST(Synthetic, TargetIgnoresTheOtherColumns) {
     for (Eigen::Index j = 0; j < shuffled.cols(); ++j) {
       if (informative.count(j)) continue;
       const auto order = rng.permutation(shuffled.rows());
-      for (Eigen::Index i = 0; i < shuffled.rows(); ++i) shuffled(i, j) = made.data.features(order[i], j);
+      for (Eigen::Index i = 0; i < shuffled.rows(); ++i)
+        shuffled(i, j) = made.data.features(order[i], j);
     }
     EXPECT_EQ(synthetic_score(options, made, shuffled), y);
     const auto order = rng.permutation(shuffled.rows());

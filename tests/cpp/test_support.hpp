@@ -21,7 +21,9 @@ inline std::string shared_data(const std::string& relative) {
   return shared_data_dir() + "/" + relative;
 }
 
-inline std::string fixture(const std::string& name) { return std::string(TOPKFS_FIXTURES_DIR) + "/" + name; }
+inline std::string fixture(const std::string& name) {
+  return std::string(TOPKFS_FIXTURES_DIR) + "/" + name;
+}
 
 // A fresh directory under /tmp, one per test process, removed at exit.
 std::string temp_dir();
@@ -63,12 +65,12 @@ inline bool contains(const std::string& text, const std::string& part) {
 }  // namespace topkfs::test
 
 // Skips the test (with the reason) when ../shared/data/<folder> is absent.
-#define TOPKFS_REQUIRE_SHARED_DATA(folder)                                                \
-  do {                                                                                   \
-    if (!::topkfs::test::path_exists(::topkfs::test::shared_data(folder))) {             \
-      GTEST_SKIP() << "shared dataset folder " << ::topkfs::test::shared_data(folder)    \
-                   << " is absent (set TOPKFS_DATA_DIR to the shared data folder)";      \
-    }                                                                                    \
+#define TOPKFS_REQUIRE_SHARED_DATA(folder)                                            \
+  do {                                                                                \
+    if (!::topkfs::test::path_exists(::topkfs::test::shared_data(folder))) {          \
+      GTEST_SKIP() << "shared dataset folder " << ::topkfs::test::shared_data(folder) \
+                   << " is absent (set TOPKFS_DATA_DIR to the shared data folder)";   \
+    }                                                                                 \
   } while (0)
 
 namespace topkfs::test {

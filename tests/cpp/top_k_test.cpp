@@ -29,7 +29,8 @@ TEST(TopKRuleTest, KeepTopKOverASubsetByAnyMagnitude) {
   // magnitude any function of the index (a gradient's absolute value).
   const std::vector<double> g = {9.0, -1.0, 4.0, -4.0, 0.5, 7.0};
   std::vector<std::int64_t> candidates = {1, 2, 3, 4, 5};
-  keep_top_k(candidates, 2, [&](std::int64_t j) { return std::abs(g[static_cast<std::size_t>(j)]); });
+  keep_top_k(candidates, 2,
+             [&](std::int64_t j) { return std::abs(g[static_cast<std::size_t>(j)]); });
   EXPECT_EQ(candidates, (std::vector<std::int64_t>{2, 5}));  // 7 and the lower of the two 4s
   std::vector<std::int64_t> few = {4, 1};
   keep_top_k(few, 3, [&](std::int64_t j) { return std::abs(g[static_cast<std::size_t>(j)]); });

@@ -21,8 +21,8 @@
 #include "topkfs/core/error.hpp"
 #include "topkfs/core/random.hpp"
 #include "topkfs/data/synthetic.hpp"
-#include "topkfs/scoring/metrics.hpp"
 #include "topkfs/io/read_dataset.hpp"
+#include "topkfs/scoring/metrics.hpp"
 #include "topkfs/trees/forest.hpp"
 
 namespace topkfs {
@@ -45,7 +45,8 @@ Dataset quadrant_classes(std::int64_t n, std::int64_t m, std::uint64_t seed) {
   data.class_names = {"a", "b", "c", "d"};
   for (std::int64_t i = 0; i < n; ++i) {
     for (std::int64_t j = 0; j < m; ++j) data.features(i, j) = static_cast<float>(rng.uniform());
-    std::int32_t label = (data.features(i, 0) > 0.5F ? 1 : 0) + (data.features(i, 1) > 0.5F ? 2 : 0);
+    std::int32_t label =
+        (data.features(i, 0) > 0.5F ? 1 : 0) + (data.features(i, 1) > 0.5F ? 2 : 0);
     if (rng.uniform() < 0.05) label = static_cast<std::int32_t>(rng.uniform_index(4));
     data.labels.push_back(label);
   }
@@ -65,7 +66,8 @@ Dataset sparse_integers(std::int64_t n, std::int64_t m, std::uint64_t seed) {
   data.class_names = {"0", "1", "2"};
   for (std::int64_t i = 0; i < n; ++i) {
     for (std::int64_t j = 0; j < m; ++j) {
-      data.features(i, j) = rng.uniform() < 0.7 ? 0.0F : static_cast<float>(1 + rng.uniform_index(3));
+      data.features(i, j) =
+          rng.uniform() < 0.7 ? 0.0F : static_cast<float>(1 + rng.uniform_index(3));
     }
     const float score = data.features(i, 0) + data.features(i, 1) - data.features(i, 2);
     std::int32_t label = score > 1.0F ? 2 : (score > -1.0F ? 1 : 0);
@@ -89,8 +91,8 @@ Dataset friedman(std::int64_t n, std::uint64_t seed, int outputs = 1) {
   for (std::int64_t i = 0; i < n; ++i) {
     for (int j = 0; j < 10; ++j) data.features(i, j) = static_cast<float>(rng.uniform());
     const auto x = [&](int j) { return static_cast<double>(data.features(i, j)); };
-    const double y = 10.0 * std::sin(3.14159265358979323846 * x(0) * x(1)) + 20.0 * (x(2) - 0.5) * (x(2) - 0.5) +
-                     10.0 * x(3) + 5.0 * x(4) + rng.normal();
+    const double y = 10.0 * std::sin(3.14159265358979323846 * x(0) * x(1)) +
+                     20.0 * (x(2) - 0.5) * (x(2) - 0.5) + 10.0 * x(3) + 5.0 * x(4) + rng.normal();
     for (int o = 0; o < outputs; ++o) data.targets(i, o) = y;
   }
   for (int j = 0; j < 10; ++j) data.feature_names.push_back("x" + std::to_string(j));
@@ -147,9 +149,9 @@ TEST(ForestOptionsTest, DefaultsMirrorScikitLearn) {
   EXPECT_EQ(options.max_depth, 0);
   EXPECT_FALSE(options.uses_bootstrap());
   EXPECT_TRUE(ForestOptions::random_forest().uses_bootstrap());
-  EXPECT_EQ(options.max_features.resolve(50, TargetKind::Classes), 7);   // sqrt
+  EXPECT_EQ(options.max_features.resolve(50, TargetKind::Classes), 7);  // sqrt
   EXPECT_EQ(options.max_features.resolve(784, TargetKind::Classes), 28);
-  EXPECT_EQ(options.max_features.resolve(50, TargetKind::Real), 50);     // 1.0
+  EXPECT_EQ(options.max_features.resolve(50, TargetKind::Real), 50);  // 1.0
   EXPECT_NO_THROW(options.validate());
 }
 
@@ -165,12 +167,15 @@ TEST(ForestOptionsTest, ValidateNamesTheField) {
     return std::string("no error");
   };
   EXPECT_NE(message([](auto& o) { o.n_estimators = 0; }).find("n_estimators"), std::string::npos);
-  EXPECT_NE(message([](auto& o) { o.min_samples_split = 1; }).find("min_samples_split"), std::string::npos);
-  EXPECT_NE(message([](auto& o) { o.min_samples_leaf = 0; }).find("min_samples_leaf"), std::string::npos);
+  EXPECT_NE(message([](auto& o) { o.min_samples_split = 1; }).find("min_samples_split"),
+            std::string::npos);
+  EXPECT_NE(message([](auto& o) { o.min_samples_leaf = 0; }).find("min_samples_leaf"),
+            std::string::npos);
   EXPECT_NE(message([](auto& o) { o.max_depth = -1; }).find("max_depth"), std::string::npos);
   EXPECT_NE(message([](auto& o) { o.threads = -2; }).find("threads"), std::string::npos);
-  EXPECT_NE(message([](auto& o) { o.max_features = MaxFeatures::fraction(1.5); }).find("max_features"),
-            std::string::npos);
+  EXPECT_NE(
+      message([](auto& o) { o.max_features = MaxFeatures::fraction(1.5); }).find("max_features"),
+      std::string::npos);
   EXPECT_NE(message([](auto& o) { o.max_features = MaxFeatures::count(0); }).find("max_features"),
             std::string::npos);
 }
@@ -182,7 +187,7 @@ TEST(ForestOptionsTest, MaxFeaturesParsesAndResolves) {
   EXPECT_EQ(MaxFeatures::parse("None").resolve(50, TargetKind::Classes), 50);
   EXPECT_EQ(MaxFeatures::parse("0.5").resolve(51, TargetKind::Classes), 25);
   EXPECT_EQ(MaxFeatures::parse("0.001").resolve(50, TargetKind::Classes), 1);
-  EXPECT_EQ(MaxFeatures::parse("1").resolve(50, TargetKind::Classes), 1);   // a count
+  EXPECT_EQ(MaxFeatures::parse("1").resolve(50, TargetKind::Classes), 1);     // a count
   EXPECT_EQ(MaxFeatures::parse("1.0").resolve(50, TargetKind::Classes), 50);  // a fraction
   EXPECT_EQ(MaxFeatures::parse("12").resolve(50, TargetKind::Classes), 12);
   EXPECT_EQ(MaxFeatures::parse("12").to_string(), "12");
@@ -307,7 +312,8 @@ std::vector<std::vector<std::int64_t>> rows_per_node(const Forest& forest, const
       reached[n].push_back(row);
       const TreeNode& node = tree.nodes[n];
       if (node.feature < 0) break;
-      n = static_cast<std::size_t>(node.child + (x[static_cast<std::size_t>(node.feature)] > node.threshold ? 1 : 0));
+      n = static_cast<std::size_t>(
+          node.child + (x[static_cast<std::size_t>(node.feature)] > node.threshold ? 1 : 0));
     }
   }
   return reached;
@@ -335,7 +341,9 @@ TEST(ForestTest, UnlimitedLeavesArePureUnlessTheirRowsAreEqual) {
           if (tree.nodes[n].feature >= 0) continue;
           const auto& leaf_rows = reached[n];
           for (const auto row : leaf_rows) {
-            if (data.labels[static_cast<std::size_t>(row)] == data.labels[static_cast<std::size_t>(leaf_rows[0])]) continue;
+            if (data.labels[static_cast<std::size_t>(row)] ==
+                data.labels[static_cast<std::size_t>(leaf_rows[0])])
+              continue;
             ++mixed;
             EXPECT_EQ(data.features.row(row), data.features.row(leaf_rows[0]))
                 << to_string(kind) << " max_features " << max_features << ": a leaf of "
@@ -353,7 +361,8 @@ TEST(ForestTest, UnlimitedLeavesArePureUnlessTheirRowsAreEqual) {
 // the best split there is: compare with a brute-force search. 400 rows: the
 // root's values are radix-sorted (std::sort below 256 rows).
 TEST(ForestTest, RandomForestRootIsTheBestSplit) {
-  for (const auto criterion : {SplitCriterion::Gini, SplitCriterion::Entropy, SplitCriterion::SquaredError}) {
+  for (const auto criterion :
+       {SplitCriterion::Gini, SplitCriterion::Entropy, SplitCriterion::SquaredError}) {
     const bool classes = criterion != SplitCriterion::SquaredError;
     Dataset data = classes ? quadrant_classes(400, 4, 7) : friedman(400, 7);
     // Negative values too: the sort keys map the float bits of both signs.
@@ -379,7 +388,8 @@ TEST(ForestTest, RandomForestRootIsTheBestSplit) {
         return squares - sum * sum / size;
       }
       std::vector<double> counts(4, 0.0);
-      for (const auto i : side) counts[static_cast<std::size_t>(data.labels[static_cast<std::size_t>(i)])] += 1.0;
+      for (const auto i : side)
+        counts[static_cast<std::size_t>(data.labels[static_cast<std::size_t>(i)])] += 1.0;
       double impurity = criterion == SplitCriterion::Gini ? 1.0 : 0.0;
       for (const double c : counts) {
         const double p = c / size;
@@ -398,7 +408,8 @@ TEST(ForestTest, RandomForestRootIsTheBestSplit) {
         if (values[p + 1] == values[p]) continue;
         const double threshold = values[p] / 2.0 + values[p + 1] / 2.0;
         std::vector<std::int64_t> left, right;
-        for (std::int64_t i = 0; i < n; ++i) (data.features(i, j) <= threshold ? left : right).push_back(i);
+        for (std::int64_t i = 0; i < n; ++i)
+          (data.features(i, j) <= threshold ? left : right).push_back(i);
         const double total = weighted_impurity(left) + weighted_impurity(right);
         if (total < best - 1e-9) {
           best = total;
@@ -426,7 +437,8 @@ TEST(ForestTest, RandomForestEverySplitIsTheBestOfItsNode) {
   forest.fit(data, rows);
   const auto gini_mass = [&](const std::vector<std::int64_t>& side) {
     std::vector<double> counts(3, 0.0);
-    for (const auto i : side) counts[static_cast<std::size_t>(data.labels[static_cast<std::size_t>(i)])] += 1.0;
+    for (const auto i : side)
+      counts[static_cast<std::size_t>(data.labels[static_cast<std::size_t>(i)])] += 1.0;
     double squares = 0.0;
     for (const double c : counts) squares += c * c;
     return static_cast<double>(side.size()) - squares / static_cast<double>(side.size());
@@ -523,16 +535,20 @@ TEST(ForestTest, ProbabilitiesAreAveragesOfLeafProportions) {
       const TreeNode& leaf = tree.leaf(x.data());
       for (int c = 0; c < 4; ++c) {
         expected[static_cast<std::size_t>(c)] +=
-            leaf.feature == DecisionTree::kPureLeaf ? (leaf.child == c ? 1.0 : 0.0)
-                                                    : tree.values[static_cast<std::size_t>(leaf.child + c)];
+            leaf.feature == DecisionTree::kPureLeaf
+                ? (leaf.child == c ? 1.0 : 0.0)
+                : tree.values[static_cast<std::size_t>(leaf.child + c)];
       }
     }
-    for (int c = 0; c < 4; ++c) EXPECT_NEAR(proba(i, c), expected[static_cast<std::size_t>(c)] / 7.0, 1e-12);
+    for (int c = 0; c < 4; ++c)
+      EXPECT_NEAR(proba(i, c), expected[static_cast<std::size_t>(c)] / 7.0, 1e-12);
     Eigen::Index best = 0;
     proba.row(i).maxCoeff(&best);
     EXPECT_EQ(predicted[static_cast<std::size_t>(i)], best);
   }
-  EXPECT_GT(accuracy(std::vector<std::int32_t>(data.labels.begin() + 200, data.labels.end()), predicted), 0.75);
+  EXPECT_GT(
+      accuracy(std::vector<std::int32_t>(data.labels.begin() + 200, data.labels.end()), predicted),
+      0.75);
 }
 
 TEST(ForestTest, ImportancesRankPlantedFeaturesFirstAndSumToOne) {
@@ -556,7 +572,8 @@ TEST(ForestTest, ImportancesRankPlantedFeaturesFirstAndSumToOne) {
       ASSERT_EQ(importances.size(), 30U);
       EXPECT_NEAR(std::accumulate(importances.begin(), importances.end(), 0.0), 1.0, 1e-12);
       for (const auto& tree : forest.trees()) {
-        EXPECT_NEAR(std::accumulate(tree.importances.begin(), tree.importances.end(), 0.0), 1.0, 1e-12);
+        EXPECT_NEAR(std::accumulate(tree.importances.begin(), tree.importances.end(), 0.0), 1.0,
+                    1e-12);
       }
       std::vector<std::int64_t> order = iota_rows(30);
       std::sort(order.begin(), order.end(), [&](auto a, auto b) {
@@ -564,7 +581,8 @@ TEST(ForestTest, ImportancesRankPlantedFeaturesFirstAndSumToOne) {
       });
       std::vector<std::int64_t> top(order.begin(), order.begin() + 4);
       std::sort(top.begin(), top.end());
-      EXPECT_EQ(top, made.informative) << to_string(kind) << (target == SyntheticOptions::Target::Real ? " real" : " classes");
+      EXPECT_EQ(top, made.informative)
+          << to_string(kind) << (target == SyntheticOptions::Target::Real ? " real" : " classes");
     }
   }
 }
@@ -626,8 +644,8 @@ std::string join(const std::vector<std::int64_t>& values) {
 }
 
 struct ForestScore {
-  double accuracy = 0.0;  // mean over seeds
-  double nodes = 0.0;     // mean per tree
+  double accuracy = 0.0;            // mean over seeds
+  double nodes = 0.0;               // mean per tree
   std::vector<double> importances;  // mean over seeds
 };
 
@@ -646,7 +664,8 @@ ForestScore our_accuracy(const Dataset& data, ForestKind kind) {
     Forest forest(options);
     forest.fit(data, split.train, spread_columns(data.cols()));
     score.accuracy += accuracy(truth, forest.predict_classes(data.features, split.test)) / 5.0;
-    for (const auto& tree : forest.trees()) score.nodes += static_cast<double>(tree.nodes.size()) / 250.0;
+    for (const auto& tree : forest.trees())
+      score.nodes += static_cast<double>(tree.nodes.size()) / 250.0;
     score.importances.resize(forest.feature_importances().size());
     for (std::size_t j = 0; j < score.importances.size(); ++j) {
       score.importances[j] += forest.feature_importances()[j] / 5.0;
@@ -669,9 +688,10 @@ void expect_accuracy_agreement(const std::string& folder, const std::string& fil
   ASSERT_EQ(result.exit_code, 0) << result.err;
   const double theirs = value_after(result.out, "mean");
   const double their_nodes = value_after(result.out, "nodes");
-  std::cout << "[ agreement ] " << folder << " " << to_string(kind) << " (50 trees, 50 columns, mean of 5 seeds): "
-            << "accuracy topkfs " << ours.accuracy << ", scikit-learn " << theirs << "; nodes per tree topkfs "
-            << ours.nodes << ", scikit-learn " << their_nodes << "\n";
+  std::cout << "[ agreement ] " << folder << " " << to_string(kind)
+            << " (50 trees, 50 columns, mean of 5 seeds): "
+            << "accuracy topkfs " << ours.accuracy << ", scikit-learn " << theirs
+            << "; nodes per tree topkfs " << ours.nodes << ", scikit-learn " << their_nodes << "\n";
   EXPECT_NEAR(ours.accuracy, theirs, 0.01) << folder;
   // The same algorithm grows trees of the same size on average: the mean over
   // 250 trees varies by about 0.2% from seed to seed. (A bug that skipped
@@ -686,7 +706,8 @@ void expect_accuracy_agreement(const std::string& folder, const std::string& fil
     for (std::string line; std::getline(lines, line);) {
       if (line.rfind("importances ", 0) != 0) continue;
       std::istringstream values(line.substr(12));
-      for (std::string value; std::getline(values, value, ',');) theirs_importances.push_back(std::stod(value));
+      for (std::string value; std::getline(values, value, ',');)
+        theirs_importances.push_back(std::stod(value));
     }
     ASSERT_EQ(theirs_importances.size(), ours.importances.size());
     double largest = 0.0;
@@ -696,7 +717,8 @@ void expect_accuracy_agreement(const std::string& folder, const std::string& fil
       worst = std::max(worst, std::abs(theirs_importances[j] - ours.importances[j]));
     }
     std::cout << "[ agreement ] " << folder << " " << to_string(kind)
-              << ": largest |importance difference| " << worst << " (largest importance " << largest << ")\n";
+              << ": largest |importance difference| " << worst << " (largest importance " << largest
+              << ")\n";
     EXPECT_LT(worst, 0.008);
   }
 }
@@ -721,7 +743,8 @@ TEST(ForestAgreementTest, RandomForestAccuracyMatchesScikitLearnOnUsps) {
   expect_accuracy_agreement("usps", "usps.h5", ForestKind::RandomForest, true);
 }
 
-void write_csv(const std::string& path, const Dataset& data, const std::vector<std::int64_t>& rows) {
+void write_csv(const std::string& path, const Dataset& data,
+               const std::vector<std::int64_t>& rows) {
   std::ofstream out(path);
   for (std::int64_t j = 0; j < data.cols(); ++j) out << "x" << j << ",";
   out << "y\n";
@@ -754,14 +777,15 @@ TEST(ForestAgreementTest, RegressionR2MatchesScikitLearnOnFriedman) {
       forest.fit(data, train);
       ours += r2_score(truth, forest.predict_values(data.features, test)) / 3.0;
     }
-    const auto result = test::run_command(std::string(TOPKFS_PYTHON) + " " + sklearn_script() +
-                                          " regression " + train_csv + " " + test_csv +
-                                          " --trees 100 --seeds 3 --jobs 2 --model " +
-                                          (kind == ForestKind::ExtraTrees ? "et" : "rf"));
+    const auto result =
+        test::run_command(std::string(TOPKFS_PYTHON) + " " + sklearn_script() + " regression " +
+                          train_csv + " " + test_csv + " --trees 100 --seeds 3 --jobs 2 --model " +
+                          (kind == ForestKind::ExtraTrees ? "et" : "rf"));
     ASSERT_EQ(result.exit_code, 0) << result.err;
     const double theirs = value_after(result.out, "mean_r2");
-    std::cout << "[ agreement ] friedman1 " << to_string(kind) << " R^2 (100 trees, mean of 3 seeds): topkfs "
-              << ours << ", scikit-learn " << theirs << "\n";
+    std::cout << "[ agreement ] friedman1 " << to_string(kind)
+              << " R^2 (100 trees, mean of 3 seeds): topkfs " << ours << ", scikit-learn " << theirs
+              << "\n";
     EXPECT_NEAR(ours, theirs, 0.01);
     EXPECT_GT(ours, 0.8);
   }

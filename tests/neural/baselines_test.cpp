@@ -19,8 +19,8 @@
 #include "test_support.hpp"
 #include "topkfs/core/error.hpp"
 #include "topkfs/data/synthetic.hpp"
-#include "topkfs/neural/baselines.hpp"
 #include "topkfs/methods/registry.hpp"
+#include "topkfs/neural/baselines.hpp"
 
 namespace topkfs {
 namespace {
@@ -60,8 +60,8 @@ class BaselineTest : public ::testing::TestWithParam<std::string> {};
 std::string method_name(const ::testing::TestParamInfo<std::string>& info) { return info.param; }
 
 TEST_P(BaselineTest, RecoversLinearSupportMulticlass) {
-  expect_recovery(GetParam(),
-                  planted_problem(SyntheticOptions::Target::Classes, 3, 61, 2000, Relation::Linear));
+  expect_recovery(GetParam(), planted_problem(SyntheticOptions::Target::Classes, 3, 61, 2000,
+                                              Relation::Linear));
 }
 
 TEST_P(BaselineTest, RecoversLinearSupportRegression) {
@@ -183,8 +183,8 @@ TEST(ConcreteTest, DuplicateNodesAreReportedAndFilledUp) {
   options.noise = 0.05;
   options.seed = 68;
   const auto made = make_synthetic(options);
-  const auto result = fit_method("concrete", made.data, 3,
-                                 with(small_options("concrete"), {{"epochs", "30"}}));
+  const auto result =
+      fit_method("concrete", made.data, 3, with(small_options("concrete"), {{"epochs", "30"}}));
   expect_well_formed(result, made.data, 3);
   EXPECT_EQ(result.selected.front(), made.informative.front());
   ASSERT_EQ(result.warnings.size(), 1u) << ::testing::PrintToString(result.notes);
@@ -194,7 +194,8 @@ TEST(ConcreteTest, DuplicateNodesAreReportedAndFilledUp) {
 
 // The gates' means are the scores: the result reports them as they are.
 TEST(StgTest, ScoresAreTheGateMeans) {
-  const auto made = planted_problem(SyntheticOptions::Target::Classes, 3, 69, 2000, Relation::Linear);
+  const auto made =
+      planted_problem(SyntheticOptions::Target::Classes, 3, 69, 2000, Relation::Linear);
   const auto result = fit_method("stg", made.data, 5, small_options("stg"));
   expect_well_formed(result, made.data, 5);
   // Started at 0.5: the planted columns' gates opened, the others closed.
@@ -214,8 +215,10 @@ std::string synthetic_csv(const SyntheticData& made) {
   for (const auto& name : data.feature_names) text += name + ",";
   text += "label\n";
   for (std::int64_t i = 0; i < data.rows(); ++i) {
-    for (std::int64_t j = 0; j < data.cols(); ++j) text += fmt::format("{:.6g},", data.features(i, j));
-    text += data.class_names[static_cast<std::size_t>(data.labels[static_cast<std::size_t>(i)])] + "\n";
+    for (std::int64_t j = 0; j < data.cols(); ++j)
+      text += fmt::format("{:.6g},", data.features(i, j));
+    text +=
+        data.class_names[static_cast<std::size_t>(data.labels[static_cast<std::size_t>(i)])] + "\n";
   }
   return text;
 }
@@ -232,10 +235,10 @@ TEST(BaselineCliTest, StgSelectsThroughTheCli) {
   const std::string data = test::write_temp_file("stg_data.csv", synthetic_csv(made));
   const std::string output = test::temp_dir() + "/stg_result.json";
   std::remove(output.c_str());
-  const auto run = test::run_cli(fmt::format(
-      "select '{}' --method stg --k 5 --output '{}' --quiet --epochs 30 --hidden 64,32 "
-      "--batch 64 --lr 3e-3 --lambda 1.5 --threads 1 --seed 3",
-      data, output));
+  const auto run = test::run_cli(
+      fmt::format("select '{}' --method stg --k 5 --output '{}' --quiet --epochs 30 --hidden 64,32 "
+                  "--batch 64 --lr 3e-3 --lambda 1.5 --threads 1 --seed 3",
+                  data, output));
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const auto result = nlohmann::json::parse(read_text(output));
   EXPECT_EQ(result.at("method"), "stg");
@@ -254,8 +257,8 @@ TEST(BaselineCliTest, StgSelectsThroughTheCli) {
 TEST(BaselineCliTest, UnknownOwnOptionIsRefusedForAnotherMethod) {
   const auto made = planted_problem(SyntheticOptions::Target::Classes, 2, 71, 100);
   const std::string data = test::write_temp_file("stg_refused.csv", synthetic_csv(made));
-  const auto run = test::run_cli(
-      fmt::format("select '{}' --method concrete --k 5 --sigma 0.3 --quiet", data));
+  const auto run =
+      test::run_cli(fmt::format("select '{}' --method concrete --k 5 --sigma 0.3 --quiet", data));
   EXPECT_EQ(run.exit_code, 2) << run.err;
   EXPECT_TRUE(test::contains(run.err, "--sigma")) << run.err;
 }

@@ -104,9 +104,9 @@ TEST(CliSelectTest, WritesEveryFieldOfTheResultFormat) {
   ASSERT_EQ(run.command.exit_code, 0) << run.command.err;
   ASSERT_TRUE(run.result.is_object());
   const json& r = run.result;
-  for (const char* field : {"format", "method", "k", "selected", "selected_names", "ranking",
-                            "scores", "history", "fit_seconds", "options", "data", "notes",
-                            "warnings"}) {
+  for (const char* field :
+       {"format", "method", "k", "selected", "selected_names", "ranking", "scores", "history",
+        "fit_seconds", "options", "data", "notes", "warnings"}) {
     EXPECT_TRUE(r.contains(field)) << field;
   }
   EXPECT_EQ(r.at("method"), "dnn-top");
@@ -172,8 +172,8 @@ TEST(CliSelectTest, QuietLeavesStderrEmptyAndStdoutHoldsOnlyResults) {
   while (std::getline(lines, line)) {
     ++count;
     bool known = false;
-    for (const char* key : {"method ", "k ", "selected ", "columns ", "epochs ", "fit time ",
-                            "note ", "warning "}) {
+    for (const char* key :
+         {"method ", "k ", "selected ", "columns ", "epochs ", "fit time ", "note ", "warning "}) {
       known = known || line.rfind(key, 0) == 0;
     }
     EXPECT_TRUE(known) << "unexpected line on stdout: " << line;
@@ -216,8 +216,8 @@ TEST(CliSelectTest, KOutOfRangeIsAUsageError) {
 
 TEST(CliSelectTest, UnknownMethodListsTheMethods) {
   const std::string output = fresh_path("should_not_exist.json");
-  const auto command = run_cli(
-      fmt::format("select {} --method nope --k 2 --output {}", shell_quoted(data_csv()), shell_quoted(output)));
+  const auto command = run_cli(fmt::format("select {} --method nope --k 2 --output {}",
+                                           shell_quoted(data_csv()), shell_quoted(output)));
   EXPECT_EQ(command.exit_code, 2);
   EXPECT_NE(command.err.find("nope"), std::string::npos) << command.err;
   EXPECT_NE(command.err.find("dnn-top"), std::string::npos) << command.err;
@@ -232,7 +232,8 @@ TEST(CliSelectTest, OptionThatDoesNotApplyIsAUsageError) {
 
 TEST(CliSelectTest, MalformedOptionValueIsAUsageError) {
   expect_usage_error_without_output(
-      fmt::format("select {} --method dnn-top --k 2 --epochs many", shell_quoted(data_csv())), "epochs");
+      fmt::format("select {} --method dnn-top --k 2 --epochs many", shell_quoted(data_csv())),
+      "epochs");
 }
 
 // Stability selection: the frequencies in the result (read back by
@@ -240,10 +241,10 @@ TEST(CliSelectTest, MalformedOptionValueIsAUsageError) {
 TEST(CliSelectTest, RestartsWriteTheFrequencyAndItsPicture) {
   const std::string output = fresh_path("restarts.json");
   const std::string picture = fresh_path("restarts.png");
-  const auto command = run_cli(fmt::format(
-      "select {} --method dnn-top --k 2 {} --restarts 3 --subsample 0.5 --output {} "
-      "--frequency-map {} --quiet",
-      shell_quoted(data_csv()), kFast, shell_quoted(output), shell_quoted(picture)));
+  const auto command = run_cli(
+      fmt::format("select {} --method dnn-top --k 2 {} --restarts 3 --subsample 0.5 --output {} "
+                  "--frequency-map {} --quiet",
+                  shell_quoted(data_csv()), kFast, shell_quoted(output), shell_quoted(picture)));
   ASSERT_EQ(command.exit_code, 0) << command.err;
   const json result = json::parse(read_text(output));
   const auto frequency = result.at("frequency").get<std::vector<double>>();
@@ -253,16 +254,16 @@ TEST(CliSelectTest, RestartsWriteTheFrequencyAndItsPicture) {
     EXPECT_TRUE(f == 0.0 || std::abs(f * 3 - std::round(f * 3)) < 1e-12) << f;
   }
   EXPECT_EQ(read_text(picture).substr(1, 3), "PNG");
-  const auto reduced = run_cli(fmt::format("transform {} --selection {} --output-data {}",
-                                           shell_quoted(data_csv()), shell_quoted(output),
-                                           shell_quoted(fresh_path("restarts.csv"))));
+  const auto reduced =
+      run_cli(fmt::format("transform {} --selection {} --output-data {}", shell_quoted(data_csv()),
+                          shell_quoted(output), shell_quoted(fresh_path("restarts.csv"))));
   EXPECT_EQ(reduced.exit_code, 0) << reduced.err;
 }
 
 TEST(CliSelectTest, FrequencyMapWithoutRestartsIsAUsageError) {
   expect_usage_error_without_output(
-      fmt::format("select {} --method dnn-top --k 2 {} --frequency-map {}", shell_quoted(data_csv()),
-                  kFast, shell_quoted(fresh_path("no_map.png"))),
+      fmt::format("select {} --method dnn-top --k 2 {} --frequency-map {}",
+                  shell_quoted(data_csv()), kFast, shell_quoted(fresh_path("no_map.png"))),
       "--restarts");
 }
 
@@ -281,8 +282,9 @@ TEST(CliTransformTest, ReducesDataToTheSelectedColumns) {
   ASSERT_EQ(run.command.exit_code, 0) << run.command.err;
   const auto selected = run.result.at("selected").get<std::vector<std::int64_t>>();
   const std::string reduced = fresh_path("reduced.csv");
-  const auto command = run_cli(fmt::format("transform {} --selection {} --output-data {}",
-                                           shell_quoted(data_csv()), shell_quoted(run.output), shell_quoted(reduced)));
+  const auto command =
+      run_cli(fmt::format("transform {} --selection {} --output-data {}", shell_quoted(data_csv()),
+                          shell_quoted(run.output), shell_quoted(reduced)));
   ASSERT_EQ(command.exit_code, 0) << command.err;
 
   const auto original = read_csv(data_csv());
@@ -307,8 +309,9 @@ TEST(CliTransformTest, RefusesDataWithADifferentColumnCount) {
   ASSERT_EQ(run.command.exit_code, 0) << run.command.err;
   const std::string narrow = test::write_temp_file("cli_narrow.csv", fixture_csv(kFeatures - 1));
   const std::string reduced = fresh_path("reduced_narrow.csv");
-  const auto command = run_cli(fmt::format("transform {} --selection {} --output-data {}",
-                                           shell_quoted(narrow), shell_quoted(run.output), shell_quoted(reduced)));
+  const auto command =
+      run_cli(fmt::format("transform {} --selection {} --output-data {}", shell_quoted(narrow),
+                          shell_quoted(run.output), shell_quoted(reduced)));
   EXPECT_EQ(command.exit_code, 1) << command.err;
   EXPECT_NE(command.err.find("7 feature columns"), std::string::npos) << command.err;
   EXPECT_NE(command.err.find("8 columns"), std::string::npos) << command.err;

@@ -130,8 +130,8 @@ TEST(DnnTopRestartsTest, FrequencyIsTheVoteOfTheSeededFits) {
 
 TEST(DnnTopRestartsTest, SubsamplesFindThePlantedFeaturesEveryTime) {
   const auto made = planted_problem(SyntheticOptions::Target::Classes, 3, 67);
-  const auto result = fit_method("dnn-top", made.data, 5,
-                                 with(kSmall, {{"restarts", "4"}, {"subsample", "0.5"}}));
+  const auto result =
+      fit_method("dnn-top", made.data, 5, with(kSmall, {{"restarts", "4"}, {"subsample", "0.5"}}));
   expect_well_formed(result, made.data, 5);
   EXPECT_GE(recovered(result, made.informative), 4);
   int always = 0;
@@ -146,7 +146,8 @@ TEST(DnnTopRestartsTest, SubsamplesFindThePlantedFeaturesEveryTime) {
 
 TEST(DnnTopRestartsTest, OneFitHasNoFrequency) {
   const auto made = planted_problem(SyntheticOptions::Target::Classes, 2, 68, 300);
-  EXPECT_TRUE(fit_method("dnn-top", made.data, 5, with(kSmall, {{"epochs", "2"}})).frequency.empty());
+  EXPECT_TRUE(
+      fit_method("dnn-top", made.data, 5, with(kSmall, {{"epochs", "2"}})).frequency.empty());
 }
 
 // --model-seed: the split changes per run, the method's seed does not. With
@@ -162,7 +163,8 @@ TEST(EvaluateModelSeed, FixesTheMethodsSeedAcrossRuns) {
   options.ks = {5};
   options.seeds = 2;
   options.downstream_trees = 5;
-  options.method_options = {{"hidden", "16"}, {"epochs", "3"}, {"min-steps", "0"}, {"threads", "1"}};
+  options.method_options = {
+      {"hidden", "16"}, {"epochs", "3"}, {"min-steps", "0"}, {"threads", "1"}};
   const auto varied = evaluate_methods(made.data, options);
   options.model_seed = 0;
   const auto fixed = evaluate_methods(made.data, options);

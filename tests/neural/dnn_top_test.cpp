@@ -16,8 +16,8 @@
 #include "topkfs/core/error.hpp"
 #include "topkfs/core/random.hpp"
 #include "topkfs/data/synthetic.hpp"
-#include "topkfs/neural/dnn_top.hpp"
 #include "topkfs/methods/registry.hpp"
+#include "topkfs/neural/dnn_top.hpp"
 
 namespace topkfs {
 namespace {
@@ -27,8 +27,8 @@ using namespace test;  // NOLINT: the suite's helpers
 // Small, fast settings for the synthetic problems; the defaults are tuned for
 // MNIST-sized data (tested in quality_test.cpp). The epochs are taken as
 // given (--min-steps 0), whatever the number of rows.
-const OptionValues kSmall = {{"hidden", "64,32"}, {"epochs", "60"},   {"batch", "64"},
-                             {"lr", "3e-3"},      {"patience", "0"},  {"threads", "1"},
+const OptionValues kSmall = {{"hidden", "64,32"}, {"epochs", "60"},  {"batch", "64"},
+                             {"lr", "3e-3"},      {"patience", "0"}, {"threads", "1"},
                              {"seed", "1"},       {"min-steps", "0"}};
 
 TEST(DnnTopDeterminismTest, SameSeedSameThreadsSameResult) {
@@ -36,7 +36,8 @@ TEST(DnnTopDeterminismTest, SameSeedSameThreadsSameResult) {
   ASSERT_EQ(made.data.cols(), 50);
   for (const char* threads : {"1", "2"}) {
     SCOPED_TRACE(threads);
-    const OptionValues options = with(kSmall, {{"epochs", "5"}, {"threads", threads}, {"seed", "7"}});
+    const OptionValues options =
+        with(kSmall, {{"epochs", "5"}, {"threads", threads}, {"seed", "7"}});
     const auto first = fit_method("dnn-top", made.data, 5, options);
     const auto second = fit_method("dnn-top", made.data, 5, options);
     expect_well_formed(first, made.data, 5);
@@ -64,7 +65,8 @@ TEST(DnnTopDeterminismTest, TwoThreadsTrainAsOneThreadDoes) {
   ASSERT_EQ(two.history.size(), 1u);
   EXPECT_NEAR(one.history[0].loss, two.history[0].loss, 1e-5 * one.history[0].loss);
   ASSERT_EQ(one.scores.size(), two.scores.size());
-  for (std::size_t j = 0; j < one.scores.size(); ++j) EXPECT_NEAR(one.scores[j], two.scores[j], 1e-4);
+  for (std::size_t j = 0; j < one.scores.size(); ++j)
+    EXPECT_NEAR(one.scores[j], two.scores[j], 1e-4);
   EXPECT_EQ(one.selected, two.selected);
 }
 
@@ -83,7 +85,8 @@ TEST(DnnTopThreadsTest, TheTeamStopsAtTheCores) {
 TEST(DnnTopSmallDataTest, EpochsAreRaisedToMakeTheMinimumSteps) {
   // 100 rows in minibatches of 64: 2 steps per epoch, so 50 steps take 25 epochs.
   const auto made = planted_problem(SyntheticOptions::Target::Classes, 2, 5, 100);
-  const OptionValues options = with(kSmall, {{"epochs", "2"}, {"batch", "64"}, {"validation", "0"}});
+  const OptionValues options =
+      with(kSmall, {{"epochs", "2"}, {"batch", "64"}, {"validation", "0"}});
   const auto raised = fit_method("dnn-top", made.data, 5, with(options, {{"min-steps", "50"}}));
   EXPECT_EQ(raised.history.size(), 25u);
   EXPECT_TRUE(std::any_of(raised.notes.begin(), raised.notes.end(), [](const std::string& note) {
@@ -95,8 +98,10 @@ TEST(DnnTopSmallDataTest, EpochsAreRaisedToMakeTheMinimumSteps) {
 
 TEST(DnnTopDeterminismTest, DifferentSeedDifferentScores) {
   const auto made = planted_problem(SyntheticOptions::Target::Classes, 3, 4, 600);
-  const auto first = fit_method("dnn-top", made.data, 5, with(kSmall, {{"epochs", "5"}, {"seed", "7"}}));
-  const auto other = fit_method("dnn-top", made.data, 5, with(kSmall, {{"epochs", "5"}, {"seed", "8"}}));
+  const auto first =
+      fit_method("dnn-top", made.data, 5, with(kSmall, {{"epochs", "5"}, {"seed", "7"}}));
+  const auto other =
+      fit_method("dnn-top", made.data, 5, with(kSmall, {{"epochs", "5"}, {"seed", "8"}}));
   EXPECT_NE(first.scores, other.scores);
 }
 
@@ -167,7 +172,8 @@ TEST(DnnTopRecoveryTest, MultiOutputRegression) {
 }
 
 // 16x16 images of noise in [0, 1] whose class is decided by three pixels.
-Dataset planted_images(std::int64_t n, const std::vector<std::int64_t>& pixels, std::uint64_t seed) {
+Dataset planted_images(std::int64_t n, const std::vector<std::int64_t>& pixels,
+                       std::uint64_t seed) {
   Rng rng(seed);
   Dataset data;
   data.features.resize(n, 256);
@@ -217,9 +223,10 @@ TEST(DnnTopCnnTest, CnnWithoutImageShapeIsAnOptionError) {
   } catch (const OptionError& error) {
     EXPECT_NE(std::string(error.what()).find("--image-shape"), std::string::npos) << error.what();
   }
-  EXPECT_THROW(fit_method("dnn-top", data, 3,
-                          with(kSmall, {{"body", "cnn"}, {"image-shape", "10x10"}, {"epochs", "1"}})),
-               OptionError);
+  EXPECT_THROW(
+      fit_method("dnn-top", data, 3,
+                 with(kSmall, {{"body", "cnn"}, {"image-shape", "10x10"}, {"epochs", "1"}})),
+      OptionError);
 }
 
 TEST(DnnTopErrorTest, DivergenceNamesEpochAndSuggestsLowerRate) {

@@ -9,13 +9,13 @@
 
 #include "test_support.hpp"
 #include "topkfs/data/synthetic.hpp"
-#include "topkfs/scoring/downstream.hpp"
-#include "topkfs/scoring/metrics.hpp"
-#include "topkfs/scoring/detection.hpp"
 #include "topkfs/evaluation/evaluation.hpp"
 #include "topkfs/evaluation/report_io.hpp"
 #include "topkfs/io/result_json.hpp"
 #include "topkfs/io/table_writer.hpp"
+#include "topkfs/scoring/detection.hpp"
+#include "topkfs/scoring/downstream.hpp"
+#include "topkfs/scoring/metrics.hpp"
 
 namespace topkfs {
 namespace {
@@ -125,8 +125,9 @@ TEST(Evaluate, AccuracyRunsMatchTheDownstreamModelRecomputed) {
     DownstreamOptions downstream;
     downstream.trees = 10;
     downstream.seed = 11;
-    EXPECT_DOUBLE_EQ(run.score,
-                     score_downstream(made.data, split.train, split.test, run.selected, downstream).accuracy);
+    EXPECT_DOUBLE_EQ(
+        run.score,
+        score_downstream(made.data, split.train, split.test, run.selected, downstream).accuracy);
   }
 }
 
@@ -238,7 +239,8 @@ TEST(EvaluateCli, WritesTheTableTheReportAndTheCsv) {
   const std::string csv = test::temp_dir() + "/runs.csv";
   const auto result = test::run_cli("evaluate " + data +
                                     " --target y --method ridge,elastic-net-top --k 1,2 --seeds 2 "
-                                    "-q --output " + report + " --csv " + csv);
+                                    "-q --output " +
+                                    report + " --csv " + csv);
   ASSERT_EQ(result.exit_code, 0) << result.err;
   EXPECT_TRUE(contains(result.out, "MAE (lower is better), 2 runs"));
   EXPECT_TRUE(contains(result.out, "all k"));
@@ -259,7 +261,8 @@ TEST(EvaluateCli, BadOptionExitsTwoWithoutOutput) {
   const std::string data = test::temp_dir() + "/planted_bad.csv";
   write_selected_columns(data, made.data, made.informative);
   const std::string report = test::temp_dir() + "/never.json";
-  auto result = test::run_cli("evaluate " + data + " --target y --method ridge --k 9 -q --output " + report);
+  auto result =
+      test::run_cli("evaluate " + data + " --target y --method ridge --k 9 -q --output " + report);
   EXPECT_EQ(result.exit_code, 2);
   EXPECT_TRUE(contains(result.err, "--k 9 is more than the 4 columns")) << result.err;
   EXPECT_TRUE(result.out.empty());
@@ -278,7 +281,8 @@ TEST(SelectScore, ReportsTheDownstreamModelOnTheHeldOutRows) {
   const std::string output = test::temp_dir() + "/scored.json";
   const auto result = test::run_cli("select " + data +
                                     " --target y --method elastic-net-top --k 4 --split random "
-                                    "--split-seed 2 --score -q --output " + output);
+                                    "--split-seed 2 --score -q --output " +
+                                    output);
   ASSERT_EQ(result.exit_code, 0) << result.err;
   EXPECT_TRUE(contains(result.out, "downstream  MAE"));
   const SelectionResult read = read_selection(output);
@@ -296,8 +300,10 @@ TEST(SelectScore, NeedsRowsTheMethodDidNotSee) {
   const std::string data = test::temp_dir() + "/planted_noheld.csv";
   write_selected_columns(data, made.data, made.informative);
   const std::string output = test::temp_dir() + "/never_scored.json";
-  const auto result = test::run_cli("select " + data + " --target y --method ridge --k 2 --score -q "
-                                    "--output " + output);
+  const auto result = test::run_cli("select " + data +
+                                    " --target y --method ridge --k 2 --score -q "
+                                    "--output " +
+                                    output);
   EXPECT_EQ(result.exit_code, 2);
   EXPECT_TRUE(contains(result.err, "add --split random")) << result.err;
   EXPECT_FALSE(test::path_exists(output));
@@ -332,15 +338,20 @@ TEST(EvaluateReport, MergesMethodsOfTheSameGrid) {
   EXPECT_EQ(merged.runs.size(), 3u * 2u * 2u);
   options.ks = {1, 2};
   const auto other_ks = evaluate_methods(made.data, options);
-  EXPECT_TRUE(contains(error_of<DataError>([&] { merge_reports({first, other_ks}, {"a.json", "c.json"}); }),
+  EXPECT_TRUE(contains(error_of<DataError>([&] {
+                         merge_reports({first, other_ks}, {"a.json", "c.json"});
+                       }),
                        "c.json: cannot be merged with a.json"));
 }
 
 TEST(EvaluateReport, RefusesFilesThatAreNotReports) {
-  const std::string path = test::write_temp_file("not_a_report.json", "{\"format\": \"topkfs-selection/1\"}");
-  EXPECT_TRUE(contains(error_of<DataError>([&] { read_report_json(path); }), "not an evaluation report"));
+  const std::string path =
+      test::write_temp_file("not_a_report.json", "{\"format\": \"topkfs-selection/1\"}");
+  EXPECT_TRUE(
+      contains(error_of<DataError>([&] { read_report_json(path); }), "not an evaluation report"));
   const std::string broken = test::write_temp_file("broken.json", "{\"format\": ");
-  EXPECT_TRUE(contains(error_of<DataError>([&] { read_report_json(broken); }), "broken.json: not JSON"));
+  EXPECT_TRUE(
+      contains(error_of<DataError>([&] { read_report_json(broken); }), "broken.json: not JSON"));
 }
 
 TEST(EvaluateReport, TableUsesOneNumberFormatPerColumn) {

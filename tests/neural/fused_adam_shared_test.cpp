@@ -30,7 +30,8 @@ TEST(FusedAdamShared, FirstStepIsProportionalToTheGradient) {
   double mean_square = 0.0;
   for (float g : gradient) mean_square += g * g / 4.0;
   for (std::size_t i = 0; i < gradient.size(); ++i) {
-    const double expected = 1.0 - settings.lr * gradient[i] / (std::sqrt(mean_square) + settings.eps);
+    const double expected =
+        1.0 - settings.lr * gradient[i] / (std::sqrt(mean_square) + settings.eps);
     EXPECT_NEAR(p[static_cast<std::int64_t>(i)].item<float>(), expected, 1e-6) << i;
   }
 }

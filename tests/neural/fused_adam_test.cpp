@@ -70,7 +70,8 @@ struct TorchReference {
     std::vector<torch::optim::OptimizerParamGroup> groups;
     groups.emplace_back(std::vector<torch::Tensor>{parameters[0]}, options(0.0));
     groups.emplace_back(std::vector<torch::Tensor>{parameters[1], parameters[2]}, options(kDecay));
-    optimizer = std::make_unique<torch::optim::Adam>(groups, torch::optim::AdamOptions(settings.lr));
+    optimizer =
+        std::make_unique<torch::optim::Adam>(groups, torch::optim::AdamOptions(settings.lr));
   }
 
   void step(const std::vector<torch::Tensor>& gradients) {
@@ -80,8 +81,8 @@ struct TorchReference {
   }
 };
 
-void expect_same(const std::vector<torch::Tensor>& fused, const std::vector<torch::Tensor>& reference,
-                 int step) {
+void expect_same(const std::vector<torch::Tensor>& fused,
+                 const std::vector<torch::Tensor>& reference, int step) {
   for (std::size_t i = 0; i < fused.size(); ++i) {
     EXPECT_TRUE(torch::allclose(fused[i], reference[i], 1e-5, 1e-6))
         << "step " << step << ", parameter " << i << ": largest difference "
@@ -147,7 +148,8 @@ TEST(FusedAdam, NonFiniteGradientNormChangesNothing) {
   gradients[1][0][0] = std::numeric_limits<float>::infinity();
   set_gradients(parameters, gradients);
   EXPECT_FALSE(fused.step());
-  for (std::size_t i = 0; i < parameters.size(); ++i) EXPECT_TRUE(torch::equal(parameters[i], start[i]));
+  for (std::size_t i = 0; i < parameters.size(); ++i)
+    EXPECT_TRUE(torch::equal(parameters[i], start[i]));
 }
 
 INSTANTIATE_TEST_SUITE_P(Clip, FusedAdamTest, ::testing::Values(0.0, 1.0),

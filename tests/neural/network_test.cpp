@@ -85,7 +85,9 @@ struct ReferenceMlp {
     return h;
   }
 
-  Tensor lead(const Tensor& x) { return body(F::linear(x * p["w"], p["first_weight"], p["first_bias"])); }
+  Tensor lead(const Tensor& x) {
+    return body(F::linear(x * p["w"], p["first_weight"], p["first_bias"]));
+  }
 
   Tensor sub(const Tensor& x, const Tensor& mask) {
     return body(F::linear(x * (p["w"] * mask), p["first_weight"], p["first_bias"]));
@@ -254,7 +256,8 @@ std::vector<std::string> mapped_blas_libraries() {
     if (slash == std::string::npos) continue;
     const std::string path = line.substr(slash);
     std::string lower = path;
-    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return std::tolower(c); });
+    std::transform(lower.begin(), lower.end(), lower.begin(),
+                   [](unsigned char c) { return std::tolower(c); });
     if (lower.find("blas") != std::string::npos) found.insert(path);
   }
   return {found.begin(), found.end()};
@@ -265,9 +268,9 @@ TEST(BlasTest, LibtorchUsesOpenBlas) {
   const Tensor product = torch::mm(a, a);
   ASSERT_FLOAT_EQ(product[17][42].item<float>(), 256.0f);
   const auto libraries = mapped_blas_libraries();
-  const bool openblas = std::any_of(libraries.begin(), libraries.end(), [](const std::string& path) {
-    return path.find("openblas") != std::string::npos;
-  });
+  const bool openblas = std::any_of(
+      libraries.begin(), libraries.end(),
+      [](const std::string& path) { return path.find("openblas") != std::string::npos; });
   std::string listing;
   for (const auto& path : libraries) listing += "\n  " + path;
   EXPECT_TRUE(openblas)

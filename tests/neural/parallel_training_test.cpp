@@ -153,8 +153,8 @@ struct TeamCase {
 // cover an even split, uneven rows and units, a member without hidden units,
 // and fewer rows than members (then each member takes its rows alone).
 TEST(ParallelStepTest, HookSeesTheWholeMinibatchGradient) {
-  for (const TeamCase& c : {TeamCase{2, 96, 16}, TeamCase{3, 95, 7}, TeamCase{2, 9, 1},
-                            TeamCase{3, 2, 8}}) {
+  for (const TeamCase& c :
+       {TeamCase{2, 96, 16}, TeamCase{3, 95, 7}, TeamCase{2, 9, 1}, TeamCase{3, 2, 8}}) {
     SCOPED_TRACE(fmt::format("{} workers, {} rows, {} units", c.workers, c.rows, c.first_hidden));
     const std::int64_t inputs = 20;
     const TeamProblem problem(c.rows, inputs);
@@ -211,7 +211,8 @@ TEST(InputOrderTrainingTest, BestEpochComesBackInTheInputsOwnOrder) {
     auto network = make_mlp(inputs, 3, options.hidden, init);
     const TrainingOutcome outcome = train_network(*network, set, options, k, {}, {}, workers);
     ASSERT_GE(outcome.best_epoch, 1);
-    const double recorded = *outcome.history[static_cast<std::size_t>(outcome.best_epoch - 1)].val_loss;
+    const double recorded =
+        *outcome.history[static_cast<std::size_t>(outcome.best_epoch - 1)].val_loss;
     torch::NoGradGuard no_grad;
     const Tensor w = network->w.detach();
     const Tensor subset =

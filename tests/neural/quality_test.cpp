@@ -40,12 +40,12 @@ Scored select_and_score(const std::string& folder, const std::string& method, in
   // These runs take many minutes; a cleanup of /tmp meanwhile must not turn
   // into a quality failure.
   std::filesystem::create_directories(test::temp_dir());
-  const std::string output =
-      fmt::format("{}/{}-{}-{}.json", test::temp_dir(), folder, method, k);
+  const std::string output = fmt::format("{}/{}-{}-{}.json", test::temp_dir(), folder, method, k);
   const auto start = std::chrono::steady_clock::now();
-  const auto select = test::run_cli(fmt::format("select '{}' --method {} --k {} --split predefined "
-                                                "--output '{}' --quiet",
-                                                data, method, k, output));
+  const auto select =
+      test::run_cli(fmt::format("select '{}' --method {} --k {} --split predefined "
+                                "--output '{}' --quiet",
+                                data, method, k, output));
   Scored scored;
   scored.select_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
@@ -57,15 +57,16 @@ Scored select_and_score(const std::string& folder, const std::string& method, in
   const auto columns = result.at("selected").get<std::vector<std::int64_t>>();
   EXPECT_EQ(columns.size(), static_cast<std::size_t>(k));
   std::filesystem::create_directories(test::temp_dir());
-  const auto score = test::run_command(fmt::format("{} '{}/score_extra_trees.py' '{}' {}",
-                                                   TOPKFS_PYTHON, TOPKFS_NEURAL_TEST_DIR, data,
-                                                   fmt::join(columns, ",")));
+  const auto score =
+      test::run_command(fmt::format("{} '{}/score_extra_trees.py' '{}' {}", TOPKFS_PYTHON,
+                                    TOPKFS_NEURAL_TEST_DIR, data, fmt::join(columns, ",")));
   EXPECT_EQ(score.exit_code, 0) << score.err;
   if (score.exit_code != 0) return scored;
   scored.accuracy = std::stod(score.out);
-  std::cout << fmt::format("[quality] {} {}: ExtraTrees accuracy {:.4f} on {} selected pixels "
-                           "(selection {:.0f} s)\n",
-                           folder, method, scored.accuracy, k, scored.select_seconds)
+  std::cout << fmt::format(
+                   "[quality] {} {}: ExtraTrees accuracy {:.4f} on {} selected pixels "
+                   "(selection {:.0f} s)\n",
+                   folder, method, scored.accuracy, k, scored.select_seconds)
             << std::flush;
   const std::string tag = fmt::format("{}_k{}", method, k);
   ::testing::Test::RecordProperty(tag + "_accuracy", fmt::format("{:.4f}", scored.accuracy));

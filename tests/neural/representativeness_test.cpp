@@ -22,7 +22,8 @@ TEST(Representativeness, DnnTopLeavesTheNoiseBorderOfPaddedUspsAlone) {
   selector->set_option("seed", "0");
   const SelectionResult result = run_selection(padded, *selector, 50, {}, {});
   int border = 0;
-  for (const auto column : result.selected) border += is_padding_pixel({16, 16, 1}, {28, 28, 1}, column);
+  for (const auto column : result.selected)
+    border += is_padding_pixel({16, 16, 1}, {28, 28, 1}, column);
   // 528 of the 784 pixels are noise: chance would put about 34 of 50 there.
   EXPECT_LE(border, 5) << border << " of 50 selected pixels are noise";
 }

@@ -8,14 +8,14 @@
 namespace topkfs {
 
 struct Progress {
-  int epoch = 0;   // 1-based
+  int epoch = 0;  // 1-based
   int epochs = 0;
   long batch = 0;  // 1-based within the epoch
   long batches = 0;
-  double loss = 0.0;                // running mean of the training loss this epoch
-  std::optional<double> val_loss;   // of the previous complete epoch
-  double elapsed_seconds = 0.0;     // since the fit started
-  bool epoch_done = false;          // true on the last call of an epoch
+  double loss = 0.0;               // running mean of the training loss this epoch
+  std::optional<double> val_loss;  // of the previous complete epoch
+  double elapsed_seconds = 0.0;    // since the fit started
+  bool epoch_done = false;         // true on the last call of an epoch
 };
 
 enum class LogLevel { Info, Warning };

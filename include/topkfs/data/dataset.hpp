@@ -54,8 +54,8 @@ struct Dataset {
   std::optional<ImageShape> image_shape;
 
   // Provenance, for results and messages.
-  std::string source;  // path as given by the user
-  std::string format;  // reader that produced it ("csv", "idx", ...)
+  std::string source;              // path as given by the user
+  std::string format;              // reader that produced it ("csv", "idx", ...)
   std::vector<std::string> notes;  // things the reader wants the user to know
 
   std::int64_t rows() const { return features.rows(); }

@@ -11,8 +11,7 @@ namespace topkfs {
 
 // Row-major so that a minibatch of rows is one contiguous block (libtorch
 // reads it without a copy).
-using RowMajorFloatMatrix =
-    Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+using RowMajorFloatMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
 
 // An Eigen::Map over the current buffer, so every read, block and expression
 // of Eigen works as on a matrix; the class adds what a Map lacks: storage

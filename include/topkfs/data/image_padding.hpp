@@ -15,7 +15,8 @@ namespace topkfs {
 // "px_<row>_<column>" of the padded image; target, split and provenance are
 // kept, and a note says what was done. Throws OptionError when the data has
 // no image shape, several channels, or an image larger than `target`.
-Dataset pad_images_with_noise(const Dataset& data, const ImageShape& target, std::uint64_t seed = 0);
+Dataset pad_images_with_noise(const Dataset& data, const ImageShape& target,
+                              std::uint64_t seed = 0);
 
 // Whether column `column` of an image padded by pad_images_with_noise from
 // `original` to `target` is a border (noise) pixel.

@@ -50,7 +50,6 @@ TrainValTest train_validation_split(const Dataset& data, const std::vector<std::
 // stratified_split() otherwise. Predefined on data without a split falls back to
 // a random split silently: the caller checks data.predefined_split and tells
 // the user. test_fraction is validated in both cases.
-Split resolve_split(const Dataset& data, SplitMode mode, double test_fraction,
-                    std::uint64_t seed);
+Split resolve_split(const Dataset& data, SplitMode mode, double test_fraction, std::uint64_t seed);
 
 }  // namespace topkfs

@@ -24,10 +24,10 @@ struct DatasetSummary {
   TargetKind target_kind = TargetKind::None;
   std::vector<std::string> target_names;
   std::vector<std::pair<std::string, std::int64_t>> class_counts;  // name, count
-  std::vector<ValueRange> target_ranges;  // one per output (real targets)
-  ValueRange feature_range;               // over every finite feature value
+  std::vector<ValueRange> target_ranges;                           // one per output (real targets)
+  ValueRange feature_range;  // over every finite feature value
   std::int64_t constant_columns = 0;
-  std::int64_t missing_values = 0;        // NaN or infinite feature/target values
+  std::int64_t missing_values = 0;  // NaN or infinite feature/target values
   std::int64_t rows_with_missing = 0;
   std::optional<std::pair<std::int64_t, std::int64_t>> split;  // train, test rows
   std::optional<ImageShape> image_shape;

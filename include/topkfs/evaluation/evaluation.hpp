@@ -61,10 +61,10 @@ struct EvaluationOptions {
 struct EvaluationRun {
   std::string method;
   int k = 0;
-  int run = 0;              // 0-based seed index
-  std::uint64_t seed = 0;   // the seed used for the split, the method and the trees
+  int run = 0;             // 0-based seed index
+  std::uint64_t seed = 0;  // the seed used for the split, the method and the trees
   std::vector<std::int64_t> selected;
-  double score = 0.0;       // accuracy %, MAE or F1 % (NaN for stability)
+  double score = 0.0;          // accuracy %, MAE or F1 % (NaN for stability)
   std::optional<double> rmse;  // mae protocol
   double fit_seconds = 0.0;    // selection; shared by every k when the ranking ignores k
   double score_seconds = 0.0;  // downstream model
@@ -86,8 +86,8 @@ struct StabilitySummary {
 
 struct MethodSummary {
   std::string method;
-  std::vector<ScoreSummary> per_k;      // in the order of EvaluationReport::ks
-  ScoreSummary over_k;                  // of the per-run scores over every k and seed
+  std::vector<ScoreSummary> per_k;                // in the order of EvaluationReport::ks
+  ScoreSummary over_k;                            // of the per-run scores over every k and seed
   std::vector<StabilitySummary> stability_per_k;  // stability protocol
   StabilitySummary stability_over_k;
   // Stability: share of runs that selected each feature, at the largest k.
@@ -106,11 +106,11 @@ struct ReportData {
 struct EvaluationReport {
   ReportData data;
   Protocol protocol = Protocol::Accuracy;
-  std::string metric;          // "accuracy %", "MAE", "F1 %", "Kuncheva index"
+  std::string metric;  // "accuracy %", "MAE", "F1 %", "Kuncheva index"
   bool higher_is_better = true;
-  std::vector<int> ks;         // detection: the one k = number of original columns
+  std::vector<int> ks;  // detection: the one k = number of original columns
   int seeds = 0;
-  std::string split_note;      // which rows were learned from and tested on
+  std::string split_note;  // which rows were learned from and tested on
   std::vector<EvaluationRun> runs;
   std::vector<MethodSummary> methods;
   std::vector<std::string> notes;
@@ -122,14 +122,14 @@ struct GridStep {
   int done = 0;   // fits finished
   int total = 0;  // fits in the grid
   std::string method;
-  int k = 0;      // 0 for a fit that serves every k
+  int k = 0;  // 0 for a fit that serves every k
   int run = 0;
   double elapsed_seconds = 0.0;
 };
 
 struct EvaluationCallbacks {
-  FitCallbacks fit;                            // passed to every selector
-  std::function<void(const GridStep&)> step;   // before each fit
+  FitCallbacks fit;                           // passed to every selector
+  std::function<void(const GridStep&)> step;  // before each fit
 };
 
 // Runs the grid. Bad options (unknown method or option, k outside

@@ -11,7 +11,8 @@ namespace topkfs {
 // it to `path`. If `write` throws or the stream fails, the temporary file is
 // removed, `path` is left as it was, and the error propagates (FileError for
 // I/O failures).
-void write_file_atomically(const std::string& path, const std::function<void(std::ostream&)>& write);
+void write_file_atomically(const std::string& path,
+                           const std::function<void(std::ostream&)>& write);
 
 // Same for content already in memory.
 void write_file_atomically(const std::string& path, const std::string& content);

@@ -27,9 +27,9 @@ MarkerShape series_marker(std::size_t index);
 std::vector<double> nice_ticks(double low, double high, int target = 6);
 
 struct ChartSeries {
-  std::string name;        // legend entry; truncated with ".." when long
-  std::vector<double> x;   // k values, say; the line joins points in order of x
-  std::vector<double> y;   // means; NaN (or infinite) skips the point and breaks the line
+  std::string name;           // legend entry; truncated with ".." when long
+  std::vector<double> x;      // k values, say; the line joins points in order of x
+  std::vector<double> y;      // means; NaN (or infinite) skips the point and breaks the line
   std::vector<double> error;  // empty, or one std per point drawn as y +- error
 };
 

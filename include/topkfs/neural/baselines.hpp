@@ -33,12 +33,12 @@ struct StgOptions : NeuralTrainingOptions {
 };
 
 struct FirOptions : NeuralTrainingOptions {
-  int masks = 8;                        // masks per minibatch (each row is seen under each)
-  double explore = 0.4;                 // fraction of the steps with random masks only
-  int perturb = 2;                      // 1-swaps applied to the best mask per perturbed mask
+  int masks = 8;         // masks per minibatch (each row is seen under each)
+  double explore = 0.4;  // fraction of the steps with random masks only
+  int perturb = 2;       // 1-swaps applied to the best mask per perturbed mask
   std::vector<int> selector_hidden = {100, 50, 10};  // sigmoid MLP: mask -> predicted loss
-  int selector_every = 8;               // operator steps per selector step
-  int search_steps = 5;                 // local-search steps of the mask optimiser in training
+  int selector_every = 8;                            // operator steps per selector step
+  int search_steps = 5;  // local-search steps of the mask optimiser in training
   FirOptions();
 
   void validate() const;

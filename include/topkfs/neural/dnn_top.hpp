@@ -49,7 +49,7 @@ struct DnnTopOptions : NeuralTrainingOptions {
   // chosen most often are selected, ties by their mean relative |w|.
   int restarts = 1;
   double subsample = 1.0;
-  std::string image_shape;    // e.g. 28x28 for --body cnn when the data has none
+  std::string image_shape;  // e.g. 28x28 for --body cnn when the data has none
 
   // Throws OptionError naming the offending field.
   void validate() const;

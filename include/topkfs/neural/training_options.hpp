@@ -18,9 +18,9 @@ struct NeuralTrainingOptions {
   int min_steps = 1000;
   int batch = 128;
   double lr = 1e-3;
-  double validation = 0.1;  // fraction of the training rows held out for early stopping
-  int patience = 5;         // epochs without validation improvement before stopping; 0 = never
-  double clip = 5.0;        // gradient-norm clipping; 0 = off
+  double validation = 0.1;       // fraction of the training rows held out for early stopping
+  int patience = 5;              // epochs without validation improvement before stopping; 0 = never
+  double clip = 5.0;             // gradient-norm clipping; 0 = off
   std::string scaling = "auto";  // auto | standard | minmax | image | none
   std::uint64_t seed = 0;
   int threads = 0;  // 0 = every core, in the way that measured fastest

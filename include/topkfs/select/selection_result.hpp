@@ -21,9 +21,9 @@ struct EpochRecord {
 struct DataInfo {
   std::string path;
   std::string format;
-  std::int64_t rows = 0;     // rows the method learned from
-  std::int64_t columns = 0;  // feature columns
-  std::string target_kind;   // "classes", "real" or "none"
+  std::int64_t rows = 0;                   // rows the method learned from
+  std::int64_t columns = 0;                // feature columns
+  std::string target_kind;                 // "classes", "real" or "none"
   std::vector<std::string> feature_names;  // all columns, so transform can check them
 };
 
@@ -41,10 +41,10 @@ struct DownstreamResult {
 struct SelectionResult {
   std::string method;
   int k = 0;
-  std::vector<std::int64_t> selected;      // 0-based columns, best first (ranking[0..k))
+  std::vector<std::int64_t> selected;  // 0-based columns, best first (ranking[0..k))
   std::vector<std::string> selected_names;
-  std::vector<std::int64_t> ranking;       // every column, best first
-  std::vector<double> scores;              // per column (index = column), higher is better
+  std::vector<std::int64_t> ranking;  // every column, best first
+  std::vector<double> scores;         // per column (index = column), higher is better
   // Per column: the fraction of a stability fit's runs whose top k held it
   // (dnn-top --restarts); empty for a single fit.
   std::vector<double> frequency;
@@ -52,7 +52,7 @@ struct SelectionResult {
   double fit_seconds = 0.0;
   nlohmann::json options = nlohmann::json::object();  // every option with its value
   DataInfo data;
-  std::vector<std::string> notes;  // e.g. "learned from the predefined training split only"
+  std::vector<std::string> notes;     // e.g. "learned from the predefined training split only"
   std::vector<std::string> warnings;  // e.g. non-convergence
   std::optional<DownstreamResult> downstream;
 };

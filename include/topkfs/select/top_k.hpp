@@ -32,10 +32,9 @@ template <typename Magnitude>
 void keep_top_k(std::vector<std::int64_t>& indices, std::size_t k, const Magnitude& magnitude) {
   if (indices.size() > k) {
     const auto k_end = indices.begin() + static_cast<std::ptrdiff_t>(k);
-    std::nth_element(indices.begin(), k_end, indices.end(),
-                     [&](std::int64_t a, std::int64_t b) {
-                       return ranks_before(magnitude(a), a, magnitude(b), b);
-                     });
+    std::nth_element(indices.begin(), k_end, indices.end(), [&](std::int64_t a, std::int64_t b) {
+      return ranks_before(magnitude(a), a, magnitude(b), b);
+    });
     indices.erase(k_end, indices.end());
   }
   std::sort(indices.begin(), indices.end());

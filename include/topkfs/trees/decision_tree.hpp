@@ -31,7 +31,7 @@ struct DecisionTree {
   std::vector<TreeNode> nodes;  // nodes[0] is the root
   std::vector<double> values;   // leaf values, num_classes or num_outputs per kLeaf leaf
 
-  int depth = 0;   // edges from the root to the deepest leaf
+  int depth = 0;  // edges from the root to the deepest leaf
   int leaves = 0;
   // Fewest (distinct) training samples in a leaf; >= min_samples_leaf.
   std::int64_t min_leaf_samples = 0;

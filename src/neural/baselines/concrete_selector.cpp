@@ -71,10 +71,7 @@ class ConcreteNetwork : public torch::nn::Module {
 class ConcreteModel final : public LoopModel {
  public:
   ConcreteModel(ConcreteNetwork& network, const ConcreteOptions& options, NeuralTask task)
-      : network_(network),
-        options_(options),
-        task_(task),
-        noise_(derive_seed(options.seed, 3)) {}
+      : network_(network), options_(options), task_(task), noise_(derive_seed(options.seed, 3)) {}
 
   std::vector<Tensor> parameters() override { return network_.parameters(); }
 
@@ -82,8 +79,8 @@ class ConcreteModel final : public LoopModel {
                     const FirstLayerSeat*) override {
     const double temperature =
         options_.start_temp * std::pow(options_.end_temp / options_.start_temp, step.progress());
-    const Tensor noisy = (network_.logits + gumbel_tensor(noise_, network_.logits.sizes())) /
-                         temperature;
+    const Tensor noisy =
+        (network_.logits + gumbel_tensor(noise_, network_.logits.sizes())) / temperature;
     const Tensor selection = torch::softmax(noisy, 1);  // k x m, rows sum to 1
     return data_loss(network_.body.forward(x.mm(selection.t())), y, task_);
   }
@@ -138,7 +135,9 @@ NodeChoices choose_columns(const Tensor& probabilities, const std::vector<std::s
       choices.selected.push_back(choice);
     }
   }
-  const auto confidence = [&](int node) { return *std::max_element(p + node * m, p + (node + 1) * m); };
+  const auto confidence = [&](int node) {
+    return *std::max_element(p + node * m, p + (node + 1) * m);
+  };
   std::stable_sort(repeating.begin(), repeating.end(),
                    [&](int a, int b) { return confidence(a) > confidence(b); });
   for (int node : repeating) {

@@ -31,9 +31,10 @@ void FirOptions::validate() const {
   validate_training();
   auto fail = [](const std::string& message) { throw OptionError(message); };
   if (masks < 4) {
-    fail(fmt::format("--masks must be at least 4 (random masks, the optimiser's, the best "
-                     "measured one), got {}",
-                     masks));
+    fail(
+        fmt::format("--masks must be at least 4 (random masks, the optimiser's, the best "
+                    "measured one), got {}",
+                    masks));
   }
   if (!(explore >= 0 && explore <= 1)) {
     fail(fmt::format("--explore must be in [0, 1], got {}", explore));
@@ -45,7 +46,8 @@ void FirOptions::validate() const {
   if (selector_every < 1) {
     fail(fmt::format("--selector-every must be at least 1, got {}", selector_every));
   }
-  if (search_steps < 0) fail(fmt::format("--search-steps must not be negative, got {}", search_steps));
+  if (search_steps < 0)
+    fail(fmt::format("--search-steps must not be negative, got {}", search_steps));
 }
 
 const OptionTable<FirOptions>& fir_option_table() {
@@ -99,10 +101,14 @@ class Operator : public torch::nn::Module {
     const std::int64_t width = body.first_weight.size(0);
     const Tensor weights =
         body.first_weight.index_select(1, torch::cat({flat, flat + inputs_}));  // H x 2Mk
-    const Tensor data_weights = weights.narrow(1, 0, masks * k).view({width, masks, k}).permute({1, 2, 0});
-    const Tensor mask_term = weights.narrow(1, masks * k, masks * k).view({width, masks, k}).sum(2).t();
-    const Tensor kept = x.index_select(1, flat).view({batch, masks, k}).transpose(0, 1);  // M x B x k
-    const Tensor pre = torch::baddbmm((mask_term + body.first_bias).unsqueeze(1), kept, data_weights);
+    const Tensor data_weights =
+        weights.narrow(1, 0, masks * k).view({width, masks, k}).permute({1, 2, 0});
+    const Tensor mask_term =
+        weights.narrow(1, masks * k, masks * k).view({width, masks, k}).sum(2).t();
+    const Tensor kept =
+        x.index_select(1, flat).view({batch, masks, k}).transpose(0, 1);  // M x B x k
+    const Tensor pre =
+        torch::baddbmm((mask_term + body.first_bias).unsqueeze(1), kept, data_weights);
     return body.finish(pre.reshape({masks * batch, width}));
   }
 
@@ -181,15 +187,18 @@ class MaskSearch {
       std::int64_t best_absent = -1;
       for (std::int64_t j = 0; j < inputs_; ++j) {
         if (!present[static_cast<std::size_t>(j)] &&
-            (best_absent < 0 || gain[static_cast<std::size_t>(j)] > gain[static_cast<std::size_t>(best_absent)])) {
+            (best_absent < 0 ||
+             gain[static_cast<std::size_t>(j)] > gain[static_cast<std::size_t>(best_absent)])) {
           best_absent = j;
         }
       }
       std::vector<Mask> candidates;
       std::int64_t weakest = mask.front();
       for (auto column : mask) {
-        if (gain[static_cast<std::size_t>(column)] < gain[static_cast<std::size_t>(weakest)]) weakest = column;
-        if (gain[static_cast<std::size_t>(column)] < 0) candidates.push_back(swapped(mask, column, best_absent));
+        if (gain[static_cast<std::size_t>(column)] < gain[static_cast<std::size_t>(weakest)])
+          weakest = column;
+        if (gain[static_cast<std::size_t>(column)] < 0)
+          candidates.push_back(swapped(mask, column, best_absent));
       }
       candidates.push_back(swapped(mask, weakest, best_absent));
       candidates.push_back(mask);  // the current prediction, last
@@ -334,7 +343,10 @@ class FirModel final : public LoopModel {
     for (std::size_t i = 0; i < masks.size(); ++i) {
       seen_masks_.push_back(masks[i]);
       seen_losses_.push_back(loss[i]);
-      seen_weights_.push_back(!exploiting_ ? 1.0f : i == special ? 5.0f : i == special + 1 ? 10.0f : 1.0f);
+      seen_weights_.push_back(!exploiting_       ? 1.0f
+                              : i == special     ? 5.0f
+                              : i == special + 1 ? 10.0f
+                                                 : 1.0f);
     }
   }
 

@@ -23,7 +23,8 @@ StgOptions::StgOptions() {}
 void StgOptions::validate() const {
   validate_training();
   if (!(sigma > 0)) throw OptionError(fmt::format("--sigma must be positive, got {}", sigma));
-  if (!(lambda >= 0)) throw OptionError(fmt::format("--lambda must not be negative, got {}", lambda));
+  if (!(lambda >= 0))
+    throw OptionError(fmt::format("--lambda must not be negative, got {}", lambda));
 }
 
 const OptionTable<StgOptions>& stg_option_table() {
@@ -115,9 +116,9 @@ class StgSelector final : public NeuralSelector<StgOptions> {
     const Tensor mu = network.mu.detach().to(torch::kDouble).contiguous();
     fit.scores.assign(mu.data_ptr<double>(), mu.data_ptr<double>() + mu.numel());
     const auto open = (mu > 0).sum().item<std::int64_t>();
-    fit.notes.push_back(fmt::format(
-        "{} of {} gates open at the end (mu > 0); the {} of largest mu are selected", open,
-        mu.numel(), k));
+    fit.notes.push_back(
+        fmt::format("{} of {} gates open at the end (mu > 0); the {} of largest mu are selected",
+                    open, mu.numel(), k));
     return fit;
   }
 };
