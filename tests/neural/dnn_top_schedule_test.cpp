@@ -75,7 +75,7 @@ TEST(DnnTopScheduleTest, PatienceCountsOnlyAfterTheSchedule) {
 // not use reach exactly 0 (clipped) instead of hovering around it.
 TEST(DnnTopScheduleTest, NonNegativeWClipsUnusedInputsToZero) {
   const auto made = planted_problem(SyntheticOptions::Target::Classes, 3, 64);
-  const OptionValues strong = with(kSmall, {{"lambda2", "0.1"}});
+  const OptionValues strong = with(kSmall, {{"lambda2", "0.1"}, {"anneal", "0.5"}});
   const auto clipped =
       fit_method("dnn-top", made.data, 5, with(strong, {{"w-constraint", "nonneg"}}));
   const auto free = fit_method("dnn-top", made.data, 5, strong);
