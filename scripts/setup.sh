@@ -17,6 +17,9 @@ packages=(
   libcli11-dev nlohmann-json3-dev libfmt-dev libpng-dev
   # tests and micro-benchmarks
   libgtest-dev libbenchmark-dev
+  # fuzzing the readers (scripts/fuzz.sh): libFuzzer ships only with clang,
+  # in its runtime package; GCC builds everything else
+  clang libclang-rt-14-dev
   # Python face and scikit-learn cross-checks (Debian's /usr/bin/python3)
   pybind11-dev python3-dev python3-numpy python3-sklearn python3-scipy python3-pytest
   python3-matplotlib python3-h5py
