@@ -29,6 +29,7 @@ cmake --build "$build" -j "$(nproc)" --target fuzz_targets >"$build/build.log" 2
   { grep -E 'error' -A3 "$build/build.log" | head -40; exit 1; }
 
 export ASAN_OPTIONS="halt_on_error=1:detect_leaks=1:allocator_may_return_null=1"
+export LSAN_OPTIONS="suppressions=$root/tests/sanitizers/lsan.supp:print_suppressions=0"
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
 status=0
 printf '%-12s %12s %10s %8s %s\n' reader executions exec/s cov result

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "topkfs/core/error.hpp"
@@ -38,60 +39,83 @@ std::uint64_t element_width(std::uint32_t type) {
   }
 }
 
-// Reads the tags and small fields of a matrix element's body.
+// The sub-elements of a matrix element's body: array flags, dimensions,
+// name, then the values (or, for cells and structs, what they hold). Only
+// the first kDescriptionBytes are at hand, but every length is checked
+// against the whole body: matio allocates what a tag claims before reading.
 class MatrixDescription {
  public:
-  MatrixDescription(const std::string& body, bool swapped) : body_(body), swapped_(swapped) {}
+  MatrixDescription(const std::string& head, std::uint64_t body_length, bool swapped)
+      : head_(head), body_length_(body_length), swapped_(swapped) {}
 
-  // The bytes the real part stores and the bytes its dimensions need, or
-  // nothing to check (not a numeric matrix, or a description cut short,
-  // which matio reports itself).
-  bool stored_and_needed(std::uint64_t& stored, std::uint64_t& needed, std::uint64_t& data_end) {
-    std::uint32_t type = 0;
-    std::uint64_t length = 0;
-    if (!tag(type, length) || type != kMiUint32 || length < 8 || !fits(8)) return false;
-    const std::uint32_t matrix_class = u32(at_) & 0xFF;
-    skip(length);
-    if (matrix_class < kFirstNumericClass || matrix_class > kLastNumericClass) return false;
-    if (!tag(type, length) || type != kMiInt32 || !fits(length)) return false;
-    needed = 1;
-    for (std::uint64_t d = 0; d + 4 <= length; d += 4) {
-      if (__builtin_mul_overflow(needed, std::uint64_t{u32(at_ + d)}, &needed)) return false;
+  // Throws `Corrupt` (via fail) naming the sub-element whose length runs
+  // past the body, or the values that are fewer than the dimensions need.
+  template <typename Fail>
+  void check(Fail&& fail) {
+    // After the name: the values (real, then imaginary part), or a sparse
+    // matrix's row indices, column starts and values, or a cell's cells.
+    static const char* const kParts[] = {"array flags", "dimensions", "name", "data"};
+    std::uint32_t matrix_class = 0;
+    std::uint64_t needed = 1;
+    bool overflow = false;
+    for (int part = 0; fits(4); ++part) {
+      std::uint32_t type = 0;
+      std::uint64_t length = 0;
+      const std::uint64_t tag_at = at_;
+      if (!tag(type, length)) return;  // the rest lies beyond the head
+      const char* what = kParts[std::min(part, 3)];
+      if (small_ && length > 4) {
+        fail(
+            fmt::format("its {} (at byte {} of the variable) is a small element of {} bytes, "
+                        "where at most 4 fit",
+                        what, tag_at, length));
+      }
+      if (length > body_length_ - std::min(body_length_, at_)) {
+        fail(
+            fmt::format("its {} (at byte {} of the variable) claim {} bytes, more than the {} "
+                        "left in the variable",
+                        what, tag_at, length, body_length_ - std::min(body_length_, at_)));
+      }
+      if (part == 0 && fits(4)) matrix_class = u32(at_) & 0xFF;
+      if (part == 1) {
+        for (std::uint64_t d = 0; d + 4 <= length && fits(d + 4); d += 4) {
+          overflow |= __builtin_mul_overflow(needed, std::uint64_t{u32(at_ + d)}, &needed);
+        }
+      }
+      const bool numeric = matrix_class >= kFirstNumericClass && matrix_class <= kLastNumericClass;
+      if (part == 3 && numeric && element_width(type) != 0 && !overflow &&
+          !__builtin_mul_overflow(needed, element_width(type), &needed) && length < needed) {
+        fail(
+            fmt::format("it stores {} bytes of values but its dimensions need {}", length, needed));
+      }
+      skip(length);
     }
-    skip(length);
-    if (!tag(type, length)) return false;  // the name
-    skip(length);
-    if (!tag(type, length)) return false;  // the real part
-    const std::uint64_t width = element_width(type);
-    if (width == 0 || __builtin_mul_overflow(needed, width, &needed)) return false;
-    stored = length;
-    data_end = at_ + length;
-    return true;
   }
 
  private:
   std::uint32_t u32(std::uint64_t at) const {
     std::uint32_t value = 0;
-    std::memcpy(&value, body_.data() + at, 4);
+    std::memcpy(&value, head_.data() + at, 4);
     return swapped_ ? __builtin_bswap32(value) : value;
   }
 
   bool fits(std::uint64_t bytes) const {
-    return at_ <= body_.size() && bytes <= body_.size() - at_;
+    return at_ <= head_.size() && bytes <= head_.size() - at_;
   }
 
   // Reads a tag, normal (type, length) or small (length in the upper half of
   // the first word, data in the second); leaves at_ on the data.
   bool tag(std::uint32_t& type, std::uint64_t& length) {
-    if (!fits(8)) return false;
+    if (!fits(4)) return false;
     const std::uint32_t first = u32(at_);
     if ((first >> 16) != 0) {
       type = first & 0xFFFF;
       length = first >> 16;
       small_ = true;
       at_ += 4;
-      return length <= 4;
+      return true;
     }
+    if (!fits(8)) return false;
     type = first;
     length = u32(at_ + 4);
     small_ = false;
@@ -102,7 +126,8 @@ class MatrixDescription {
   // Past the data of the last tag, padded to 8 bytes (4 for small data).
   void skip(std::uint64_t length) { at_ += small_ ? 4 : (length + 7) / 8 * 8; }
 
-  const std::string& body_;
+  const std::string& head_;
+  std::uint64_t body_length_;
   bool swapped_;
   std::uint64_t at_ = 0;
   bool small_ = false;
@@ -167,21 +192,20 @@ void check_mat_v5_element(std::istream& in, std::uint64_t offset, std::uint64_t 
     std::uint32_t inner = 0;
     std::memcpy(&inner, inflated.head.data(), 4);
     if ((swapped ? __builtin_bswap32(inner) : inner) != kMiMatrix) return;
+    // The inner element's own length, but no more than what inflated.
+    std::uint32_t inner_length = 0;
+    std::memcpy(&inner_length, inflated.head.data() + 4, 4);
+    if (swapped) inner_length = __builtin_bswap32(inner_length);
     body = inflated.head.substr(8);
-    body_length = inflated.total - 8;
+    body_length = std::min<std::uint64_t>(inner_length, inflated.total - 8);
   } else {
     return;
   }
-  std::uint64_t stored = 0, needed = 0, data_end = 0;
-  if (!MatrixDescription(body, swapped).stored_and_needed(stored, needed, data_end)) return;
-  const std::uint64_t start = data_end - stored;
-  const std::uint64_t present = body_length > start ? std::min(stored, body_length - start) : 0;
-  if (stored < needed || present < needed) {
-    throw DataError(fmt::format(
-        "{}: the variable at byte {} stores {} bytes of values but its dimensions need {}: the "
-        "file is truncated or corrupt",
-        path, offset, std::min(stored, present), needed));
-  }
+  MatrixDescription(body, body_length, swapped).check([&](const std::string& what) {
+    throw DataError(
+        fmt::format("{}: the variable at byte {} is corrupt: {}; the file is truncated or damaged",
+                    path, offset, what));
+  });
 }
 
 }  // namespace topkfs::detail
