@@ -261,9 +261,13 @@ class VariableCopier {
       corrupt("sparse index beyond the stored values");
     }
     checked_element_size();
+    // Every column start first: one that decreases after a larger one would
+    // let an earlier column run past the stored values.
+    for (std::size_t j = 0; j < cols_; ++j) {
+      if (sparse->jc[j] > sparse->jc[j + 1]) corrupt("sparse column index decreases");
+    }
     with_typed_data(var_.data_type, sparse->data, [&](const auto* values) {
       for (std::size_t j = 0; j < cols_; ++j) {
-        if (sparse->jc[j] > sparse->jc[j + 1]) corrupt("sparse column index decreases");
         for (auto k = sparse->jc[j]; k < sparse->jc[j + 1]; ++k) {
           const std::size_t i = sparse->ir[k];
           if (i >= rows_) corrupt("sparse row index beyond the row count");

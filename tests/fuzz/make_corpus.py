@@ -5,6 +5,13 @@ or stored, v5 or v7.3, the USPS layout), each well under a few kilobytes so
 that the fuzzer mutates structure rather than bulk data.
 
 Run with Debian's Python: /usr/bin/python3 tests/fuzz/make_corpus.py
+
+The evaluation reports beside the selection result (result_json/report.json,
+result_json/stability_report.json) come from the command itself, on a
+40 x 5 table of random normal values with y = (a > 0):
+  topkfs evaluate e.csv --method lasso --k 1,2 -q -o report.json
+  topkfs evaluate e.csv --method ridge --protocol stability --seeds 2 --k 2 -q \
+      -o stability_report.json
 """
 
 import gzip
