@@ -13,6 +13,7 @@
 
 #include "cli_expectations.hpp"
 #include "hand_made_files.hpp"
+#include "python_fixture.hpp"
 #include "test_support.hpp"
 
 namespace topkfs::test {
@@ -66,6 +67,15 @@ TEST(HostileInputCli, ZeroRowNpyOfHugeColumnsIsRefusedBeforeNamingThem) {
       "zero-rows-wide.npy",
       npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (0, 100000000), }", ""));
   expect_refused(wide, {1, {"zero-rows-wide.npy", "no samples"}});
+}
+
+TEST(HostileInputCli, ZeroRowHdf5NamesTheReasonAndTheDataset) {
+  const std::string path =
+      python_fixture("zero-rows.h5",
+                     "import h5py\nwith h5py.File(out, 'w') as f:\n"
+                     "    f['X'] = np.zeros((0, 3), 'f4')\n    f['Y'] = np.zeros(0)");
+  ASSERT_FALSE(HasFatalFailure());
+  expect_refused(path, {1, {"zero-rows.h5", "no samples", "'/X' 0x3"}});
 }
 
 TEST(HostileInputCli, MatVariableWithFewerValuesThanItsDimensionsIsRefused) {
