@@ -112,7 +112,7 @@ std::string mat_v5_bytes(const std::vector<MatVariable>& variables) {
     put_element(body, 5, dims);  // miINT32
     put_element(body, 1, variable.name);
     std::string values(variable.values.size() * 8, '\0');
-    std::memcpy(values.data(), variable.values.data(), values.size());
+    if (!values.empty()) std::memcpy(values.data(), variable.values.data(), values.size());
     put_element(body, 9, values);  // miDOUBLE
     put_element(out, 14, body);    // miMATRIX
   }
