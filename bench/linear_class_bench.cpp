@@ -5,7 +5,7 @@
 // is part of it. One thread.
 //
 //   linear_class_bench BINOMIAL.csv MULTINOMIAL.csv [--repeat 3] [--tol 1e-10]
-//                      [--coef-out PREFIX]
+//                      [--coef-out PREFIX] [--binomial-only]
 //
 // Binomial: one elastic-net fit at lambda1 = lambda2 = 0.005 (scikit-learn's
 // C = 1 / (0.01 n), l1_ratio = 0.5). Multinomial: the 100-point grouped-lasso
@@ -31,6 +31,7 @@ struct Args {
   int repeat = 3;
   double tol = 1e-10;
   std::string coef_out;
+  bool binomial_only = false;
 };
 
 Args parse_args(int argc, char** argv) {
@@ -43,6 +44,8 @@ Args parse_args(int argc, char** argv) {
       args.repeat = number<int>(arg, flag_value(argc, argv, i));
     } else if (arg == "--tol") {
       args.tol = number<double>(arg, flag_value(argc, argv, i));
+    } else if (arg == "--binomial-only") {
+      args.binomial_only = true;
     } else if (arg == "--coef-out") {
       args.coef_out = flag_value(argc, argv, i);
     } else if (args.binomial.empty()) {
@@ -56,7 +59,7 @@ Args parse_args(int argc, char** argv) {
   if (args.multinomial.empty()) {
     throw topkfs::OptionError(
         "usage: linear_class_bench BINOMIAL.csv MULTINOMIAL.csv [--repeat 3] [--tol 1e-10] "
-        "[--coef-out PREFIX]");
+        "[--coef-out PREFIX] [--binomial-only]");
   }
   return args;
 }
@@ -109,6 +112,11 @@ int main(int argc, char** argv) {
         format_timing(fit_time), fit.outer_steps, fit.sweeps, fit.nonzero(), fit.objective,
         fit.converged);
 
+    if (!args.coef_out.empty()) {
+      topkfs::bench::write_matrix(args.coef_out + "binomial.txt", fit.coef_std);
+    }
+    if (args.binomial_only) return 0;
+
     const ClassData multinomial = read_classes(args.multinomial);
     const topkfs::LinearPenalty lasso;
     std::vector<topkfs::GlmFit> path;
@@ -135,7 +143,6 @@ int main(int argc, char** argv) {
         path.back().deviance_ratio, converged);
 
     if (!args.coef_out.empty()) {
-      topkfs::bench::write_matrix(args.coef_out + "binomial.txt", fit.coef_std);
       topkfs::bench::write_matrix(args.coef_out + "path_mid.txt", path[path.size() / 2].coef_std);
       topkfs::bench::write_matrix(args.coef_out + "path_last.txt", path.back().coef_std);
     }

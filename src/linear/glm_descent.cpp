@@ -21,8 +21,10 @@
 #include <limits>
 #include <numeric>
 
+#include "dense_kernels.hpp"
 #include "fit_checks.hpp"
 #include "glm_likelihood.hpp"
+#include "group_step.hpp"
 #include "top_set.hpp"
 #include "topkfs/core/clock.hpp"
 #include "topkfs/core/error.hpp"
@@ -33,6 +35,10 @@ namespace {
 
 using linear_detail::Columns;
 using linear_detail::Expansion;
+
+// An outer step's inner sweeps stop once a sweep decreases the expansion by
+// less than this fraction of what the step has decreased it so far.
+constexpr double inexact_ratio = 0.01;
 
 // Halvings of a step before the line search gives up (the step is then
 // 1e-9 of the Newton step: the point is optimal to rounding).
@@ -48,18 +54,36 @@ double penalty_value(const LinearPenalty& penalty, const Eigen::MatrixXd& coef) 
   return penalty.lambda2 * row_norms(coef).sum() + 0.5 * penalty.lambda1 * coef.squaredNorm();
 }
 
-// eta = b + X_rows B_rows over `rows` (every row when null).
+// eta += X_rows B_rows over `rows`: column by column for a few rows, one
+// matrix product (BLAS) when many would read X anyway.
+void add_rows(const LinearProblem& problem, const Eigen::MatrixXd& coef, const Columns& rows,
+              Eigen::MatrixXd& eta) {
+  if (4 * static_cast<std::int64_t>(rows.size()) > problem.cols()) {
+    Eigen::MatrixXd masked = Eigen::MatrixXd::Zero(coef.rows(), coef.cols());
+    for (auto j : rows) masked.row(j) = coef.row(j);
+    linear_detail::multiply_add(problem.x(), masked, eta);
+    return;
+  }
+  for (auto j : rows) {
+    for (Eigen::Index c = 0; c < coef.cols(); ++c) {
+      if (coef(j, c) != 0.0) eta.col(c).noalias() += coef(j, c) * problem.x().col(j);
+    }
+  }
+}
+
+Columns nonzero_rows(const Eigen::MatrixXd& coef) {
+  Columns rows;
+  for (Eigen::Index j = 0; j < coef.rows(); ++j) {
+    if (!coef.row(j).isZero()) rows.push_back(j);
+  }
+  return rows;
+}
+
+// eta = b + X_rows B_rows over `rows` (every non-zero row when null).
 Eigen::MatrixXd linear_predictor(const LinearProblem& problem, const Eigen::MatrixXd& coef,
                                  const Eigen::VectorXd& intercept, const Columns* rows) {
   Eigen::MatrixXd eta = intercept.transpose().replicate(problem.rows(), 1);
-  auto add = [&](std::int64_t j) {
-    if (!coef.row(j).isZero()) eta.noalias() += problem.x().col(j) * coef.row(j);
-  };
-  if (rows != nullptr) {
-    for (auto j : *rows) add(j);
-  } else {
-    for (std::int64_t j = 0; j < problem.cols(); ++j) add(j);
-  }
+  add_rows(problem, coef, rows != nullptr ? *rows : nonzero_rows(coef), eta);
   return eta;
 }
 
@@ -121,6 +145,13 @@ class GlmDescent {
   double lead_loss() const { return lead_loss_; }
 
  private:
+  struct CachedCurvature {
+    long stamp = -1;
+    bool top = false;
+    Eigen::MatrixXd matrix;  // the model's curvature along the row, plus lambda1
+    linear_detail::GroupStep step;
+  };
+
   // The quadratic approximations at the current point, and F there.
   double refresh() {
     linear_detail::expand(eta_, target_, family_, lead_);
@@ -146,7 +177,12 @@ class GlmDescent {
       const double decrease = sweep();
       ++fit.sweeps;
       predicted += decrease;
-      if (decrease <= control_.tol * std::abs(value)) break;
+      // Inexact Newton: the expansion is only a model, so solving it further
+      // than the step's own progress justifies wastes sweeps; near the
+      // optimum the first bound takes over and the steps become exact.
+      if (decrease <= control_.tol * std::abs(value) || decrease <= inexact_ratio * predicted) {
+        break;
+      }
     }
     working_.erase(std::remove_if(working_.begin(), working_.end(),
                                   [&](std::int64_t j) { return coef_.row(j).isZero(); }),
@@ -154,13 +190,9 @@ class GlmDescent {
 
     // The step of eta, from the rows that changed.
     const Eigen::VectorXd step_intercept = intercept_ - intercept0;
-    Eigen::MatrixXd step_eta = step_intercept.transpose().replicate(problem_.rows(), 1);
-    for (std::int64_t j = 0; j < problem_.cols(); ++j) {
-      if (coef_.row(j) != coef0.row(j)) {
-        step_eta.noalias() += problem_.x().col(j) * (coef_.row(j) - coef0.row(j));
-      }
-    }
     const Eigen::MatrixXd step_coef = coef_ - coef0;
+    Eigen::MatrixXd step_eta = step_intercept.transpose().replicate(problem_.rows(), 1);
+    add_rows(problem_, step_coef, nonzero_rows(step_coef), step_eta);
     const Eigen::MatrixXd eta0 = eta_;
     const double previous = value;
     double t = 1.0;
@@ -223,21 +255,24 @@ class GlmDescent {
     return decrease;
   }
 
-  // A bound of the approximation's curvature along row j
-  // (linear_detail::row_curvature), lead model and sub-model apart; cached
-  // for the outer step.
-  double curvature(std::int64_t j, bool top) {
+  // The model's curvature along row j, lead model plus (for rows that take
+  // it) lambda3 times the sub-model's, with lambda1 added, ready to solve
+  // (GroupStep); cached for the outer step.
+  const CachedCurvature& curvature(std::int64_t j, bool top) {
     auto& cache = curvature_[static_cast<std::size_t>(j)];
-    if (cache.stamp != stamp_) {
-      const Eigen::VectorXd squares = problem_.x().col(j).cwiseAbs2();
-      cache.lead = linear_detail::row_curvature(lead_, family_, squares);
-      if (with_top_) cache.sub = linear_detail::row_curvature(sub_, family_, squares);
+    if (cache.stamp != stamp_ || cache.top != top) {
+      const auto x = problem_.x().col(j);
+      cache.matrix = linear_detail::row_curvature(lead_, family_, x);
+      if (top) cache.matrix += penalty_.lambda3 * linear_detail::row_curvature(sub_, family_, x);
+      cache.matrix.diagonal().array() += penalty_.lambda1;
+      cache.step.reset(cache.matrix);
       cache.stamp = stamp_;
+      cache.top = top;
     }
-    return top ? cache.lead + penalty_.lambda3 * cache.sub : cache.lead;
+    return cache;
   }
 
-  // The group soft-threshold update of row j; returns the approximation's
+  // The exact update of row j in the model (GroupStep); returns the model's
   // decrease.
   double update_row(std::int64_t j) {
     if (problem_.column_norm()[j] == 0.0) return 0.0;
@@ -247,20 +282,19 @@ class GlmDescent {
     const bool top = top_.takes_term(j, zero);
     Eigen::VectorXd gradient = lead_.residual.transpose() * x * inv_n_;
     if (top) gradient.noalias() += penalty_.lambda3 * inv_n_ * (sub_.residual.transpose() * x);
-    const double h = curvature(j, top);
+    const CachedCurvature& cached = curvature(j, top);
+    const Eigen::MatrixXd& a = cached.matrix;  // includes lambda1
     const Eigen::VectorXd old = coef_.row(j).transpose();
-    const Eigen::VectorXd target = h * old + gradient;
-    const double norm = target.norm();
-    Eigen::VectorXd next = Eigen::VectorXd::Zero(old.size());
+    const Eigen::VectorXd c = a * old + gradient - penalty_.lambda1 * old;
     // A row whose gradient ties with lambda2 (the first row at lambda2_max)
     // stays at zero: rounding in the residuals must not move it.
-    if (norm > penalty_.lambda2 * (1.0 + 1e-12)) {
-      next = target * ((1.0 - penalty_.lambda2 / norm) / (h + penalty_.lambda1));
-    }
+    const Eigen::VectorXd next = c.norm() > penalty_.lambda2 * (1.0 + 1e-12)
+                                     ? cached.step.solve(c, penalty_.lambda2)
+                                     : Eigen::VectorXd::Zero(old.size());
     if (next == old) return 0.0;
     const Eigen::VectorXd step = next - old;
-    const double decrease = gradient.dot(step) - 0.5 * h * step.squaredNorm() -
-                            0.5 * penalty_.lambda1 * (next.squaredNorm() - old.squaredNorm()) -
+    const double decrease = gradient.dot(step) - penalty_.lambda1 * old.dot(step) -
+                            0.5 * step.dot(a * step) -
                             penalty_.lambda2 * (next.norm() - old.norm());
     if (free_slot) top_.claim(j);
     linear_detail::shift(lead_, family_, x, step);
@@ -279,8 +313,9 @@ class GlmDescent {
   // The true gradient of the smooth part at the current point (the
   // approximations were just rebuilt there): X^T residual / n, per output.
   void gradients(Eigen::MatrixXd& lead, Eigen::MatrixXd& sub) const {
-    lead.noalias() = problem_.x().transpose() * lead_.residual * inv_n_;
-    if (with_top_) sub.noalias() = problem_.x().transpose() * sub_.residual * inv_n_;
+    linear_detail::multiply_transposed_block(problem_.x(), lead_.residual, inv_n_, lead);
+    if (with_top_)
+      linear_detail::multiply_transposed_block(problem_.x(), sub_.residual, inv_n_, sub);
   }
 
   // The gradient row that decides whether zero row j may stay zero.
@@ -321,11 +356,6 @@ class GlmDescent {
     }
     return set;
   }
-
-  struct CachedCurvature {
-    long stamp = -1;
-    double lead = 0.0, sub = 0.0;
-  };
 
   const LinearProblem& problem_;
   const ClassTarget& target_;
@@ -412,8 +442,9 @@ double glm_lambda2_max(const LinearProblem& problem, const ClassTarget& target, 
   const Eigen::VectorXd b = linear_detail::null_intercepts(target, family);
   Expansion null;
   linear_detail::expand(b.transpose().replicate(problem.rows(), 1), target, family, null);
-  const Eigen::MatrixXd gradient =
-      problem.x().transpose() * null.residual / static_cast<double>(problem.rows());
+  Eigen::MatrixXd gradient;
+  linear_detail::multiply_transposed_block(problem.x(), null.residual,
+                                           1.0 / static_cast<double>(problem.rows()), gradient);
   const double plain = gradient.rows() ? gradient.rowwise().norm().maxCoeff() : 0.0;
   return penalty.lambda3 > 0 ? (1.0 + penalty.lambda3) * plain : plain;
 }

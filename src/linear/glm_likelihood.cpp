@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "dense_kernels.hpp"
 #include "topkfs/core/error.hpp"
 
 namespace topkfs::linear_detail {
@@ -19,8 +20,8 @@ namespace {
 // optimal, whatever positive curvature the steps use); glmnet floors too.
 constexpr double min_weight = 1e-5;
 
-// The curvature bounds are floored likewise, relative to the column's scale.
-constexpr double min_curvature = 1e-5;
+// Rows per block of the multinomial shift: 256 rows of 10 classes are 20 KB.
+constexpr Eigen::Index shift_block = 256;
 
 void expand_binomial(const Eigen::MatrixXd& eta, const ClassTarget& target, Expansion& out) {
   const Eigen::Index n = eta.rows();
@@ -83,27 +84,41 @@ void shift(Expansion& e, LinearFamily family, const Eigen::Ref<const Eigen::Vect
     e.residual.col(0).noalias() -= delta[0] * e.weight.col(0).cwiseProduct(column);
     return;
   }
-  // d_i = column_i delta: residual_ic -= column_i p_ic (delta_c - p_i . delta).
-  const Eigen::VectorXd mean = e.weight * delta;
-  for (Eigen::Index c = 0; c < delta.size(); ++c) {
-    e.residual.col(c).array() -=
-        column.array() * e.weight.col(c).array() * (delta[c] - mean.array());
+  // d_i = column_i delta: residual_ic -= column_i p_ic (delta_c - p_i . delta),
+  // in blocks of rows small enough that their probabilities are read from
+  // memory once for both passes.
+  const Eigen::Index n = e.weight.rows();
+  const Eigen::Index classes = e.weight.cols();
+  double mean[shift_block];
+  for (Eigen::Index i0 = 0; i0 < n; i0 += shift_block) {
+    const Eigen::Index rows = std::min<Eigen::Index>(shift_block, n - i0);
+    std::fill(mean, mean + rows, 0.0);
+    for (Eigen::Index c = 0; c < classes; ++c) {
+      const double* p = e.weight.col(c).data() + i0;
+      for (Eigen::Index i = 0; i < rows; ++i) mean[i] += p[i] * delta[c];
+    }
+    const double* x = column.data() + i0;
+    for (Eigen::Index c = 0; c < classes; ++c) {
+      const double* p = e.weight.col(c).data() + i0;
+      double* r = e.residual.col(c).data() + i0;
+      for (Eigen::Index i = 0; i < rows; ++i) r[i] -= x[i] * p[i] * (delta[c] - mean[i]);
+    }
   }
 }
 
-double row_curvature(const Expansion& e, LinearFamily family, const Eigen::VectorXd& squares) {
-  const double floor = min_curvature * squares.mean();
-  const auto n = static_cast<double>(e.weight.rows());
+Eigen::MatrixXd row_curvature(const Expansion& e, LinearFamily family,
+                              const Eigen::Ref<const Eigen::VectorXd>& column) {
+  const double inv_n = 1.0 / static_cast<double>(e.weight.rows());
+  const Eigen::VectorXd squares = column.cwiseAbs2();
   if (family == LinearFamily::Binomial) {
-    return std::max(e.weight.col(0).dot(squares) / n, floor);
+    return Eigen::MatrixXd::Constant(1, 1, e.weight.col(0).dot(squares) * inv_n);
   }
-  // Per row the Hessian diag(p) - p p' is at most diag(p) and, being
-  // diagonally dominant, at most diag(2 p (1 - p)); either bound's largest
-  // diagonal entry bounds the eigenvalues. The smaller one wins.
-  const Eigen::VectorXd plain = e.weight.transpose() * squares;
-  const Eigen::VectorXd dominant =
-      2.0 * (e.weight.array() * (1.0 - e.weight.array())).matrix().transpose() * squares;
-  return std::max(std::min(plain.maxCoeff(), dominant.maxCoeff()) / n, floor);
+  // sum_i x_i^2 (diag(p_i) - p_i p_i') = diag(P' x^2) - (x P)'(x P).
+  const Eigen::MatrixXd scaled = e.weight.array().colwise() * column.array();
+  Eigen::MatrixXd curvature;
+  gram_full(scaled, -inv_n, curvature);
+  curvature.diagonal() += e.weight.transpose() * squares * inv_n;
+  return curvature;
 }
 
 double intercept_curvature(const Expansion& e, LinearFamily family, Eigen::Index c) {

@@ -29,10 +29,10 @@ void expand(const Eigen::MatrixXd& eta, const ClassTarget& target, LinearFamily 
 void shift(Expansion& e, LinearFamily family, const Eigen::Ref<const Eigen::VectorXd>& column,
            const Eigen::VectorXd& delta);
 
-// An upper bound of the largest eigenvalue of the model's curvature along a
-// feature's row of coefficients (`squares`: the column's squared entries),
-// divided by n; the block updates step by it. Binomial: exact.
-double row_curvature(const Expansion& e, LinearFamily family, const Eigen::VectorXd& squares);
+// The model's curvature along a feature's row of coefficients (outputs x
+// outputs): sum_i x_ij^2 H_i / n, H_i the row's Hessian.
+Eigen::MatrixXd row_curvature(const Expansion& e, LinearFamily family,
+                              const Eigen::Ref<const Eigen::VectorXd>& column);
 
 // The model's curvature along intercept c alone, times n.
 double intercept_curvature(const Expansion& e, LinearFamily family, Eigen::Index c);
