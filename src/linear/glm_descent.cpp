@@ -6,10 +6,8 @@
 // objective from rising.
 //
 // A feature's row of coefficients B_j (one entry per output) is updated as a
-// block: the approximation's curvature along it is bounded by its largest
-// diagonal entry H, and the row then has a closed form (the group soft
-// threshold). With one output (binomial) H is exact and the update is
-// glmnet's.
+// block, exactly in the approximation (group_step.hpp): with one output
+// (binomial) that is glmnet's soft-threshold update.
 //
 // The top-k set S is fixed during an outer step (recomputed between them);
 // rows in S see the sub-model's loss as well, and a zero row takes a free
@@ -45,7 +43,7 @@ constexpr double inexact_ratio = 0.01;
 constexpr int max_halvings = 30;
 
 // The path stops once the model explains this fraction of the null deviance
-// (glmnet's default `fdev` rule): beyond it the classes are nearly separated.
+// (glmnet's `devmax`): beyond it the classes are nearly separated.
 constexpr double max_deviance_ratio = 0.999;
 
 Eigen::VectorXd row_norms(const Eigen::MatrixXd& coef) { return coef.rowwise().norm(); }
