@@ -20,8 +20,11 @@ void LinearOptions::validate() const {
   if (!(eps > 0 && eps < 1)) fail(fmt::format("--eps must be in (0, 1), got {}", eps));
   parse_linear_solver(solver);
   if (family != "auto") parse_linear_family(family);
-  if (scaling != "standard" && scaling != "none") {
-    fail(fmt::format("--scaling takes standard or none for the linear models, not '{}'", scaling));
+  if (scaling != "standard" && scaling != "none" && scaling != "auto") {
+    fail(
+        fmt::format("--scaling takes standard (or auto, the same) or none for the linear models, "
+                    "not '{}'",
+                    scaling));
   }
   if (path_stop != "k" && path_stop != "end") {
     fail(fmt::format("--path-stop takes k or end, not '{}'", path_stop));
@@ -59,8 +62,8 @@ const OptionTable<LinearOptions>& linear_option_table() {
              "(least squares; two classes as 0/1), binomial (logistic) or multinomial (softmax, "
              "grouped penalty: a feature is in or out for every class)")
         .add("scaling", &LinearOptions::scaling,
-             "standard (columns to mean 0, sd 1 over the training rows, as glmnet) or none "
-             "(centred only: the penalties act on the columns' own units)")
+             "standard (columns to mean 0, sd 1 over the training rows, as glmnet; auto is the "
+             "same) or none (centred only: the penalties act on the columns' own units)")
         .add("threads", &LinearOptions::threads,
              "Threads for standardising and the Gram matrix (0 = every core)");
     return t;

@@ -164,7 +164,7 @@ class LinearSelector final : public TableSelector<LinearOptions> {
     if (!target.note.empty()) result.notes.push_back(target.note);
 
     LinearProblem problem(data.features, rows, target.y, options_.threads,
-                          parse_scaling(options_.scaling));
+                          options_.scaling == "none" ? ScalingKind::None : ScalingKind::Standard);
     if (target.family == LinearFamily::Gaussian) {
       select_with(GaussianFits{problem}, problem, data, k, callbacks, start, result);
     } else {
