@@ -178,6 +178,29 @@ TEST(LinearClassSolver, UnscaledFitsAreOptimalOnTheRawColumns) {
   EXPECT_LT((fit.coef - fit.coef_std).cwiseAbs().maxCoeff(), 1e-15);
 }
 
+// Separable classes: a lasso's coefficients would grow without bound as
+// lambda2 falls; the path stops, as glmnet's, once 99.9% of the deviance is
+// explained, every point converged and finite.
+TEST(LinearClassSolver, PathStopsWhenTheClassesAreSeparated) {
+  ClassData raw = make_class_data(100, 10, 2, 0, 9);
+  for (Eigen::Index i = 0; i < raw.x.rows(); ++i) {
+    raw.target.labels[static_cast<std::size_t>(i)] = raw.x(i, 0) > 0 ? 1 : 0;
+  }
+  Fixture f(raw);
+  const LinearPenalty lasso;
+  const auto grid = lambda2_grid(
+      glm_lambda2_max(f.problem, f.raw.target, LinearFamily::Binomial, lasso), 100, 1e-4);
+  const auto path =
+      fit_glm_path(f.problem, f.raw.target, LinearFamily::Binomial, lasso, grid, SolverControl{});
+  ASSERT_LT(path.size(), grid.size());
+  EXPECT_GT(path.back().deviance_ratio, 0.999);
+  for (std::size_t i = 0; i + 1 < path.size(); ++i) EXPECT_LE(path[i].deviance_ratio, 0.999);
+  for (const auto& point : path) {
+    EXPECT_TRUE(point.converged);
+    EXPECT_TRUE(point.coef_std.allFinite());
+  }
+}
+
 // elastic-net-top with its defaults finds the planted columns among noise.
 TEST(LinearClassSolver, TopKSelectorRecoversPlantedFeatures) {
   for (const int classes : {2, 5}) {
