@@ -32,7 +32,13 @@ PAPER_DETECTION = {  # Table 2, F1 %; CS-FS is the concrete selector
     "ailerons": {"elastic-net": 62.5, "dfs": 27.5, "random-forest": 10.0, "concrete": 42.5,
                  "elastic-net-top": 82.5, "dnn-top": 45.0},
 }
-NAMES = {"usps-stability": "USPS (stability)", "mnist": "MNIST", "fashion-mnist": "Fashion-MNIST", "usps": "USPS", "coil20": "COIL20",
+# The stability runs (bench/reproduce): report name -> what changes between
+# its runs.
+STABILITY = {
+    "usps-stability": "split (seed fixed)",
+    "usps-stability-seed": "split and seed",
+}
+NAMES = {**{name: "USPS (stability)" for name in STABILITY}, "mnist": "MNIST", "fashion-mnist": "Fashion-MNIST", "usps": "USPS", "coil20": "COIL20",
          "allaml": "ALLAML", "pyrim": "Pyrimidines", "kin8nm": "Kinematics (kin8nm)",
          "cpu_act": "CompAct (cpu_act)", "ailerons": "Ailerons"}
 ORDER = ["dnn-top", "dfs", "random-forest", "stg", "concrete", "fir", "inffs",
@@ -118,21 +124,30 @@ def overview(reports, names, paper_table, what):
             f"the method does not apply).\n\n" + table(rows, ["dataset"] + methods))
 
 
-def stability_section(folder, report):
+def stability_section(folder, reports):
+    first = reports["usps-stability"]
     out = ["## Stability", "",
-           f"Selections on {report['seeds']} random stratified 80/20 splits of USPS; mean "
+           f"Selections on {first['seeds']} random stratified 80/20 splits of USPS; mean "
            "pairwise Jaccard index and Kuncheva index (1: the same features every time; "
-           "about 0: no more overlap than chance) of the selected sets, per k.", ""]
+           "about 0: no more overlap than chance) of the selected sets, per k. The protocol's "
+           "default changes the split alone (each method keeps its seed, `--seed 0`); the "
+           "second variation changes the method's seed with the split (`--vary-model-seed`).", ""]
     rows = []
-    for m in methods_of(report):
-        s = summary(report, m)
-        cells = [f"J {e['jaccard']:.3f} / K {e['kuncheva']:.3f}" for e in s["per_k"]]
-        rows.append([m] + cells + [f"{s['fit_seconds']:.1f}"])
-    out.append(table(rows, ["method"] + [f"k = {k}" for k in report["ks"]] + ["selection time, s"]))
-    for m in methods_of(report):
+    for name, varies in STABILITY.items():
+        report = reports.get(name)
+        if report is None:
+            continue
+        for m in methods_of(report):
+            s = summary(report, m)
+            cells = [f"J {e['jaccard']:.3f} / K {e['kuncheva']:.3f}" for e in s["per_k"]]
+            rows.append([m, varies] + cells + [f"{s['fit_seconds']:.1f}"])
+    out.append(table(rows, ["method", "what changes"] + [f"k = {k}" for k in first["ks"]]
+                     + ["selection time, s"]))
+    for m in methods_of(first):
         picture = f"img/stability-usps-{m}.png"
         if os.path.exists(os.path.join(os.path.dirname(os.path.abspath(folder)), "..", "docs", picture)):
-            out += ["", f"![{m}: how often each pixel was selected at k = {max(report['ks'])}]({picture})"]
+            out += ["", f"![{m}: how often each pixel was selected at k = {max(first['ks'])}, "
+                    f"split alone]({picture})"]
     return "\n".join(out)
 
 
@@ -202,7 +217,7 @@ def main():
                   "noise seeds.", "",
                   overview(reports, detection, PAPER_DETECTION, "F1 %"), ""]
     if "usps-stability" in reports:
-        parts += [stability_section(folder, reports["usps-stability"]), ""]
+        parts += [stability_section(folder, reports), ""]
     commentary = os.path.join(folder, "commentary.md")
     if os.path.exists(commentary):
         parts += [open(commentary).read().strip(), ""]

@@ -31,6 +31,7 @@ struct EvaluateFlags {
   std::string split = "predefined";
   double test_size = 0.2;
   std::optional<std::uint64_t> model_seed;
+  bool vary_model_seed = false;
   int trees = 50;
   OutputFlags out;
   std::string csv;
@@ -59,6 +60,7 @@ EvaluationOptions to_options(const EvaluateFlags& flags) {
   options.split = parse_split_mode(flags.split);
   options.test_size = flags.test_size;
   options.model_seed = flags.model_seed;
+  options.vary_model_seed = flags.vary_model_seed;
   options.downstream_trees = flags.trees;
   options.method_options = flags.method.values;
   if (const auto seed = options.method_options.find("seed"); seed != options.method_options.end()) {
@@ -189,9 +191,14 @@ Command add_evaluate_command(CLI::App& app) {
       ->capture_default_str();
   grid->add_option("--test-size", flags->test_size, "Test fraction of random splits")
       ->capture_default_str();
-  grid->add_option("--model-seed", flags->model_seed,
-                   "Give every run's method this seed, so that only the split (and the trees) "
-                   "change between runs; default: each run's seed");
+  CLI::Option* model_seed =
+      grid->add_option("--model-seed", flags->model_seed,
+                       "Give every run's method this seed, so that only the split (and the trees) "
+                       "change between runs; default: each run's seed, but --seed for stability");
+  grid->add_flag("--vary-model-seed", flags->vary_model_seed,
+                 "Stability: change the method's seed with each split (default: the split "
+                 "alone changes)")
+      ->excludes(model_seed);
   grid->add_option("--trees", flags->trees, "Trees of the downstream ExtraTrees")
       ->capture_default_str();
   OutputHelp help;

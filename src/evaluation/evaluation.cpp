@@ -315,13 +315,19 @@ EvaluationReport evaluate_methods(const Dataset& data, const EvaluationOptions& 
       report.protocol != Protocol::Detection) {
     report.notes.push_back("the data has no predefined split: each run uses a random split");
   }
-  if (options.model_seed) {
-    report.notes.push_back(
-        fmt::format("every run's method has seed {} (--model-seed): only the split changes",
-                    *options.model_seed));
+  EvaluationOptions run_options = options;
+  if (report.protocol == Protocol::Stability && !options.model_seed && !options.vary_model_seed) {
+    run_options.model_seed = options.seed;
+  }
+  if (run_options.model_seed) {
+    report.notes.push_back(fmt::format(
+        "every run's method has seed {}{}: only the split changes", *run_options.model_seed,
+        options.model_seed ? " (--model-seed)" : " (stability; --vary-model-seed changes it too)"));
+  } else if (report.protocol == Protocol::Stability) {
+    report.notes.push_back("the split and the method's seed change together (--vary-model-seed)");
   }
 
-  GridRunner(data, options, report.protocol, callbacks, report).run_all();
+  GridRunner(data, run_options, report.protocol, callbacks, report).run_all();
   const std::int64_t columns =
       report.protocol == Protocol::Detection ? 2 * data.cols() : data.cols();
   for (const auto& method : options.methods) {

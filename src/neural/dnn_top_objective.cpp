@@ -46,6 +46,7 @@ class DnnTopModel final : public LoopModel {
 
   void optimizer_ready(FusedAdam& optimizer) override {
     if (options_.w_step == "shared") optimizer.share_second_moment(network_.w);
+    if (options_.w_lr > 0) optimizer.set_learning_rate(network_.w, options_.w_lr);
     if (!order_) return;
     for (const auto& tensor : network_.input_indexed()) {
       for (const auto& moment : optimizer.moments_of(tensor)) order_->track(moment);

@@ -33,6 +33,7 @@ void DnnTopOptions::validate() const {
   if (w_step != "adam" && w_step != "shared") {
     fail(fmt::format("--w-step takes adam or shared, not '{}'", w_step));
   }
+  if (!(w_lr >= 0)) fail(fmt::format("--w-lr must not be negative, got {}", w_lr));
   if (stop_on != "sum" && stop_on != "sub") {
     fail(fmt::format("--stop-on takes sum or sub, not '{}'", stop_on));
   }
@@ -64,6 +65,9 @@ const OptionTable<DnnTopOptions>& dnn_top_option_table() {
         .add("w-step", &DnnTopOptions::w_step,
              "Adam's scaling of w's steps: adam (per input) or shared (one second moment for "
              "all inputs: steps in proportion to the gradients)")
+        .add("w-lr", &DnnTopOptions::w_lr,
+             "Adam learning rate of w alone (0 = --lr); each input moves by about this much a "
+             "step at most")
         .add("stop-on", &DnnTopOptions::stop_on,
              "Validation loss for early stopping and the best epoch: sum (lead + lambda3 * "
              "sub-model) or sub (the sub-model on the k selected inputs)")
@@ -89,6 +93,10 @@ DnnTopOptions dfs_default_options() {
   options.lambda2 = 1e-4;
   options.w_step = "adam";
   options.anneal = 0.0;
+  // and the training budget every neural method has, which dnn-top changed
+  const NeuralTrainingOptions shared;
+  options.lr = shared.lr;
+  options.min_steps = shared.min_steps;
   return options;
 }
 

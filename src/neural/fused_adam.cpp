@@ -20,6 +20,7 @@ FusedAdam::FusedAdam(std::vector<torch::Tensor> parameters, std::vector<double> 
     second_moment_.push_back(torch::zeros_like(parameter));
   }
   shared_.assign(parameters_.size(), 0);
+  lr_factor_.assign(parameters_.size(), 1.0f);
   shared_square_.assign(parameters_.size(), 0.0f);
 }
 
@@ -113,6 +114,12 @@ bool FusedAdam::begin_step(double squared_norm) {
   return true;
 }
 
+void FusedAdam::set_learning_rate(const torch::Tensor& parameter, double lr) {
+  for (std::size_t t = 0; t < parameters_.size(); ++t) {
+    if (parameters_[t].is_same(parameter)) lr_factor_[t] = static_cast<float>(lr / settings_.lr);
+  }
+}
+
 void FusedAdam::update(const std::vector<ParameterRun>& runs) const {
   kernels::AdamConstants constants;
   constants.beta1 = static_cast<float>(settings_.beta1);
@@ -126,6 +133,7 @@ void FusedAdam::update(const std::vector<ParameterRun>& runs) const {
     if (!grad.defined()) continue;
     TOPKFS_ASSERT(grad.is_contiguous());
     constants.decay = static_cast<float>(weight_decay_[run.tensor]);
+    constants.step_size = current_.step_size * lr_factor_[run.tensor];
     const std::int64_t at = run.begin;
     float* p = parameters_[run.tensor].data_ptr<float>() + at;
     const float* g = grad.data_ptr<float>() + at;

@@ -55,6 +55,10 @@ class FusedAdam {
   // about lr (dnn-top's --w-step shared).
   void share_second_moment(const torch::Tensor& parameter);
 
+  // From now on `parameter` (one of the optimizer's) steps with learning
+  // rate `lr` instead of the settings' (dnn-top's --w-lr).
+  void set_learning_rate(const torch::Tensor& parameter, double lr);
+
   // Adam's first and second moments of `parameter` (one of the optimizer's):
   // whoever reorders a parameter's elements reorders these alike.
   std::vector<torch::Tensor> moments_of(const torch::Tensor& parameter) const;
@@ -88,6 +92,7 @@ class FusedAdam {
   std::vector<torch::Tensor> second_moment_;
   std::vector<char> shared_;          // per parameter: one second moment for all elements
   std::vector<float> shared_square_;  // this step's mean squared gradient of those
+  std::vector<float> lr_factor_;      // per parameter: its learning rate / the settings'
   AdamSettings settings_;
   std::int64_t steps_ = 0;
   StepConstants current_;

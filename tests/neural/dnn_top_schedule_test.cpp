@@ -173,5 +173,32 @@ TEST(EvaluateModelSeed, FixesTheMethodsSeedAcrossRuns) {
   EXPECT_NE(varied.runs[0].selected, varied.runs[1].selected);
 }
 
+// The stability protocol keeps the method's seed at --seed unless told to
+// vary it: its default selections are those of --model-seed 0, and
+// --vary-model-seed gives the split-and-seed variation.
+TEST(EvaluateModelSeed, StabilityFixesTheSeedUnlessToldToVaryIt) {
+  const auto made = planted_problem(SyntheticOptions::Target::Classes, 3, 70, 400);
+  EvaluationOptions options;
+  options.methods = {"dnn-top"};
+  options.protocol = Protocol::Stability;
+  options.ks = {5};
+  options.seeds = 3;
+  options.method_options = {
+      {"hidden", "16"}, {"epochs", "2"}, {"min-steps", "0"}, {"threads", "1"}};
+  const auto by_default = evaluate_methods(made.data, options);
+  options.model_seed = 0;
+  const auto fixed = evaluate_methods(made.data, options);
+  options.model_seed.reset();
+  options.vary_model_seed = true;
+  const auto varied = evaluate_methods(made.data, options);
+  ASSERT_EQ(by_default.runs.size(), 3u);
+  bool differs = false;
+  for (std::size_t r = 0; r < 3; ++r) {
+    EXPECT_EQ(by_default.runs[r].selected, fixed.runs[r].selected) << "run " << r;
+    differs = differs || varied.runs[r].selected != fixed.runs[r].selected;
+  }
+  EXPECT_TRUE(differs) << "the seed changes some selection";
+}
+
 }  // namespace
 }  // namespace topkfs

@@ -56,5 +56,31 @@ TEST(FusedAdamShared, KeepsTheRatioOfStepsAndOneSecondMoment) {
   EXPECT_EQ(v[0].item<float>(), v[1].item<float>());
 }
 
+// dnn-top's --w-lr: one parameter steps with its own learning rate, the
+// others with the settings'; its steps are those of an optimizer that has
+// that rate for everything.
+TEST(FusedAdamOwnRate, OneParameterStepsWithItsOwnLearningRate) {
+  AdamSettings settings;
+  settings.lr = 1e-3;
+  AdamSettings slow = settings;
+  slow.lr = 3e-4;
+  torch::Tensor w = with_gradient({1, 1, 1}, {0.3f, -0.2f, 0.01f});
+  torch::Tensor body = with_gradient({1, 1}, {0.5f, -0.5f});
+  torch::Tensor w_alone = with_gradient({1, 1, 1}, {0.3f, -0.2f, 0.01f});
+  torch::Tensor body_alone = with_gradient({1, 1}, {0.5f, -0.5f});
+  FusedAdam both({w, body}, {0.0, 0.0}, settings);
+  both.set_learning_rate(w, slow.lr);
+  FusedAdam w_reference({w_alone}, {0.0}, slow);
+  FusedAdam body_reference({body_alone}, {0.0}, settings);
+  for (int step = 0; step < 3; ++step) {
+    ASSERT_TRUE(both.step());
+    ASSERT_TRUE(w_reference.step());
+    ASSERT_TRUE(body_reference.step());
+  }
+  EXPECT_TRUE(torch::allclose(w, w_alone, 0.0, 1e-7));
+  EXPECT_TRUE(torch::allclose(body, body_alone, 0.0, 1e-7));
+  EXPECT_NEAR(1.0 - w[0].item<float>(), 3 * slow.lr, 1e-5);
+}
+
 }  // namespace
 }  // namespace topkfs

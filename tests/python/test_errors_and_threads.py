@@ -108,7 +108,7 @@ def large_problem():
 def test_the_gil_is_released_while_a_method_trains():
     X, y = large_problem()
     selector = topkfs.TopKSelector(
-        "dnn-top", k=2, epochs=40, hidden=[64], patience=0, validation=0, threads=1
+        "dnn-top", k=2, epochs=40, min_steps=0, hidden=[64], patience=0, validation=0, threads=1
     )
     worker = threading.Thread(target=selector.fit, args=(X, y))
     worker.start()

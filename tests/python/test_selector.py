@@ -150,7 +150,7 @@ def test_none_means_the_method_default(classes_data):
     X, y = classes_data
     selector = topkfs.TopKSelector("dnn-top", k=2, options=dict(FAST_NEURAL, lr=None))
     selector.fit(X, y)
-    assert selector.result_["options"]["lr"] == 0.001
+    assert selector.result_["options"]["lr"] == 3e-4  # dnn-top's own default
 
 
 def test_regression_float_target_and_multi_output():

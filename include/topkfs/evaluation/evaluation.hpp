@@ -45,6 +45,11 @@ struct EvaluationOptions {
   // trees still change per run): how stable a selection is against the data
   // alone, as a user who keeps the default seed on new data sees it.
   std::optional<std::uint64_t> model_seed;
+  // The stability protocol fixes the method's seed (to `seed`) unless this is
+  // set or model_seed is given: its question is how the selection follows
+  // the data (docs/results.md, "Stability"). Set, the seed changes with the
+  // split as in the other protocols.
+  bool vary_model_seed = false;
   int downstream_trees = 50;
   int threads = 0;  // downstream trees (0 = every core); methods take --threads themselves
   // Method options by name (as `topkfs select` takes them); each applies to

@@ -13,13 +13,21 @@
 namespace topkfs {
 
 struct DnnTopOptions : NeuralTrainingOptions {
+  // dnn-top's own training budget (docs/algorithms.md, "Defaults and why"):
+  // a lower learning rate, which ranks the inputs by many small steps of w,
+  // and enough steps on small data for w to travel.
+  DnnTopOptions() {
+    lr = 3e-4;
+    min_steps = 4000;
+  }
+
   // hidden: MLP hidden sizes; CNN: the dense layer(s) after the convolutions
   std::string body = "mlp";  // mlp | cnn
   double beta1 = 0.9;
   double beta2 = 0.999;
   double weight_decay = 0.0;  // Adam weight decay on the body (w has lambda1/lambda2)
   double lambda1 = 1e-4;      // lambda1 * ||w||_2^2
-  double lambda2 = 0.1;       // lambda2 * ||w||_1 (docs/algorithms.md: why so strong)
+  double lambda2 = 0.01;      // lambda2 * ||w||_1 (docs/algorithms.md: why this size)
   double lambda3 = 1.0;       // weight of the sub-model's loss; 0 = DFS
   // The schedule of the top-k term (docs/algorithms.md, "Training schedule"),
   // as fractions of the planned steps: the first `warmup` train the lead
@@ -38,6 +46,11 @@ struct DnnTopOptions : NeuralTrainingOptions {
   // proportional to its gradient and |w| accumulates how much the loss
   // depends on it.
   std::string w_step = "adam";
+  // w's own Adam learning rate; 0 = --lr. Every input moves by at most about
+  // lr a step, so lr times the number of steps bounds how far |w| can travel
+  // from its start at 1: a smaller rate with more steps lets the ranking
+  // follow the mean gradient rather than the last minibatches.
+  double w_lr = 0.0;
   // What early stopping and the best-epoch choice compare on the validation
   // rows: sum (lead + lambda3 * sub-model, the training objective's data
   // part) or sub (the sub-model on the final k inputs alone: the selection
