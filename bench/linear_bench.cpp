@@ -11,22 +11,23 @@
 // Lasso path point for comparison with scikit-learn.
 #include <fmt/format.h>
 
-#include <chrono>
 #include <cstdlib>
-#include <ctime>
-#include <fstream>
-#include <functional>
 #include <string>
 #include <vector>
 
 #include "bench_args.hpp"
+#include "bench_timing.hpp"
 #include "topkfs/core/error.hpp"
 #include "topkfs/io/read_dataset.hpp"
 #include "topkfs/linear/linear_model.hpp"
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using topkfs::bench::best_of;
+using topkfs::bench::Clock;
+using topkfs::bench::format_timing;
+using topkfs::bench::seconds;
+using topkfs::bench::Timing;
 
 struct Args {
   std::string data;
@@ -67,46 +68,6 @@ Args parse_args(int argc, char** argv) {
         "[--solver auto|covariance|naive] [--tol 1e-6] [--no-path]");
   }
   return args;
-}
-
-double seconds(Clock::time_point start) {
-  return std::chrono::duration<double>(Clock::now() - start).count();
-}
-
-double cpu_seconds() {
-  timespec now{};
-  ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
-  return static_cast<double>(now.tv_sec) + 1e-9 * static_cast<double>(now.tv_nsec);
-}
-
-// Wall and CPU time of the fastest of `repeat` runs: the machine is shared,
-// the minimum is the least disturbed; on a busy machine the CPU time of one
-// thread is the steadier figure.
-struct Timing {
-  double wall = 1e300;
-  double cpu = 1e300;
-};
-
-Timing best_of(int repeat, const std::function<void()>& run) {
-  Timing best;
-  for (int r = 0; r < repeat; ++r) {
-    const auto start = Clock::now();
-    const double cpu_start = cpu_seconds();
-    run();
-    const double wall = seconds(start);
-    if (wall < best.wall) best = {wall, cpu_seconds() - cpu_start};
-  }
-  return best;
-}
-
-std::string format_timing(const Timing& t) {
-  return fmt::format("{:.4f} s (cpu {:.4f} s)", t.wall, t.cpu);
-}
-
-void write_vector(const std::string& path, const Eigen::VectorXd& v) {
-  std::ofstream out(path);
-  out.precision(17);
-  for (Eigen::Index j = 0; j < v.size(); ++j) out << v[j] << "\n";
 }
 
 }  // namespace
@@ -194,9 +155,9 @@ int main(int argc, char** argv) {
           threads, format_timing(path_time), sweeps, path.back().nonzero(), converged);
 
       if (!args.coef_out.empty() && threads == args.threads.front()) {
-        write_vector(args.coef_out + "enet.txt", fit.coef_std);
-        write_vector(args.coef_out + "path_last.txt", path.back().coef_std);
-        write_vector(args.coef_out + "path_mid.txt", path[path.size() / 2].coef_std);
+        topkfs::bench::write_matrix(args.coef_out + "enet.txt", fit.coef_std);
+        topkfs::bench::write_matrix(args.coef_out + "path_last.txt", path.back().coef_std);
+        topkfs::bench::write_matrix(args.coef_out + "path_mid.txt", path[path.size() / 2].coef_std);
       }
     }
     return 0;

@@ -17,11 +17,18 @@ packages=(
   libcli11-dev nlohmann-json3-dev libfmt-dev libpng-dev
   # tests and micro-benchmarks
   libgtest-dev libbenchmark-dev
+  # fuzzing the readers (scripts/fuzz.sh): libFuzzer ships only with clang,
+  # in its runtime package; GCC builds everything else
+  clang libclang-rt-14-dev
   # Python face and scikit-learn cross-checks (Debian's /usr/bin/python3)
   pybind11-dev python3-dev python3-numpy python3-sklearn python3-scipy python3-pytest
   python3-matplotlib python3-h5py
   # pip install / python3 -m build of the Python package, offline (docs/python.md)
   python3-venv python3-pip python3-setuptools python3-wheel python3-build
+  # R's glmnet: the reference of the multinomial family's golden values
+  # (tests/linear/make_class_golden.py) and of its path benchmark
+  # (bench/linear_class_vs_references.sh); nothing builds or runs against it
+  r-cran-glmnet
   # demo data: Fashion-MNIST under /usr/share/datasets/fashion-mnist/
   dataset-fashion-mnist
 )

@@ -17,6 +17,7 @@
 #include "topkfs/evaluation/evaluation.hpp"
 #include "topkfs/evaluation/report_io.hpp"
 #include "topkfs/evaluation/report_pictures.hpp"
+#include "topkfs/io/atomic_file.hpp"
 
 namespace topkfs::cli {
 namespace {
@@ -130,6 +131,12 @@ void write_pictures(const EvaluateFlags& flags, const EvaluationReport& report,
 
 int run(const EvaluateFlags& flags) {
   const EvaluationOptions options = to_options(flags);
+  check_output_paths({{"--output", flags.out.output},
+                      {"--csv", flags.csv},
+                      {"--plot", flags.plot},
+                      {"--picture", flags.out.picture},
+                      {"--frequency-map", flags.frequency_map}},
+                     input_paths(flags.data));
   const Dataset data = load_dataset(flags.data, flags.data.to_options());
   check_pictures(flags, options, data);
 
@@ -138,9 +145,11 @@ int run(const EvaluateFlags& flags) {
       evaluate_methods(data, options, make_grid_callbacks(bar, flags.out.quiet));
   bar.finish();
 
+  OutputGroup outputs;  // every output or none
   if (!flags.out.output.empty()) write_report_json(flags.out.output, report);
   if (!flags.csv.empty()) write_report_csv(flags.csv, report);
   write_pictures(flags, report, data);
+  outputs.commit();
   if (flags.out.json) {
     std::cout << report_to_json(report).dump(2) << "\n";
   } else {

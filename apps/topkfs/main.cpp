@@ -50,8 +50,10 @@ int main(int argc, char** argv) {
   } catch (const CLI::Success& done) {
     return app.exit(done);
   } catch (const CLI::ParseError& error) {
-    app.exit(error);
-    return kExitUsage;
+    // CLI11's own printing lacks the "topkfs: error:" prefix of every other
+    // failure, which scripts and the tests look for.
+    return report("error: ", fmt::format("{}; run with --help for the options", error.what()),
+                  kExitUsage);
   } catch (const topkfs::OptionError& error) {
     return report("error: ", error.what(), kExitUsage);
   }
@@ -68,6 +70,8 @@ int main(int argc, char** argv) {
   } catch (const std::bad_alloc&) {
     return report("error: ", "out of memory", kExitFailure);
   } catch (const std::exception& error) {
-    return report("error: ", error.what(), kExitFailure);
+    // The first line only: libtorch's errors carry a stack trace after it.
+    const std::string message = error.what();
+    return report("error: ", message.substr(0, message.find('\n')), kExitFailure);
   }
 }

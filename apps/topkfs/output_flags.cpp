@@ -1,6 +1,9 @@
 #include "output_flags.hpp"
 
 #include <fmt/format.h>
+#include <sys/stat.h>
+
+#include <filesystem>
 
 #include "topkfs/core/error.hpp"
 
@@ -14,6 +17,49 @@ void add_output_flags(CLI::App& command, OutputFlags& flags, const OutputHelp& h
   group->add_option("--picture", flags.picture, help.picture);
   group->add_flag("--json", flags.json, help.json);
   group->add_flag("--quiet,-q", flags.quiet, "No progress or notes on stderr");
+}
+
+namespace {
+
+// Same file: the same inode when both exist (hard links, symbolic links,
+// "./x" and "x"), else the same resolved path.
+bool same_file(const std::string& a, const std::string& b) {
+  struct stat sa {
+  }, sb{};
+  if (::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0) {
+    return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+  }
+  std::error_code error;
+  const auto resolved_a = std::filesystem::weakly_canonical(std::filesystem::absolute(a), error);
+  const auto resolved_b = std::filesystem::weakly_canonical(std::filesystem::absolute(b), error);
+  return !error && resolved_a == resolved_b;
+}
+
+}  // namespace
+
+std::vector<NamedPath> input_paths(const ReaderFlags& flags) {
+  return {{"DATA", flags.path}, {"--y-file", flags.y_file}, {"--labels", flags.labels}};
+}
+
+void check_output_paths(const std::vector<NamedPath>& outputs,
+                        const std::vector<NamedPath>& inputs) {
+  for (std::size_t i = 0; i < outputs.size(); ++i) {
+    if (outputs[i].path.empty()) continue;
+    for (const auto& input : inputs) {
+      if (!input.path.empty() && same_file(outputs[i].path, input.path)) {
+        throw OptionError(fmt::format(
+            "{} {} is the input file of {}: writing it would destroy the data; choose another "
+            "path",
+            outputs[i].flag, outputs[i].path, input.flag));
+      }
+    }
+    for (std::size_t j = 0; j < i; ++j) {
+      if (!outputs[j].path.empty() && same_file(outputs[i].path, outputs[j].path)) {
+        throw OptionError(fmt::format("{} and {} both name {}: give each output its own file",
+                                      outputs[j].flag, outputs[i].flag, outputs[i].path));
+      }
+    }
+  }
 }
 
 void check_picture_data(const OutputFlags& flags, const ReaderFlags& data_flags,

@@ -12,6 +12,7 @@
 #include "progress_bar.hpp"
 #include "reader_flags.hpp"
 #include "topkfs/core/error.hpp"
+#include "topkfs/io/atomic_file.hpp"
 #include "topkfs/io/chart.hpp"
 #include "topkfs/io/picture.hpp"
 #include "topkfs/io/result_json.hpp"
@@ -65,6 +66,12 @@ int run(const SelectFlags& flags) {
         "--frequency-map shows how often restarts chose each feature: add --restarts 2 or more "
         "(dnn-top and dfs)");
   }
+  check_output_paths({{"--output", flags.out.output},
+                      {"--output-data", flags.output_data},
+                      {"--picture", flags.out.picture},
+                      {"--frequency-map", flags.frequency_map},
+                      {"--save-model", flags.save_model}},
+                     input_paths(flags.data));
   const Dataset data = load_dataset(flags.data, flags.data.to_options());
   check_picture_data(flags.out, flags.data, data);
   SelectionSplitOptions split;
@@ -85,6 +92,8 @@ int run(const SelectFlags& flags) {
     result.downstream = score_held_out(data, learned_rows, result.selected, downstream);
   }
 
+  // Every output or none: a failing picture must not leave a new JSON.
+  OutputGroup outputs;
   if (!flags.save_model.empty()) selector->save_model(flags.save_model);
   if (!flags.out.output.empty()) write_selection(flags.out.output, result);
   if (!flags.output_data.empty()) write_selected_columns(flags.output_data, data, result.selected);
@@ -98,6 +107,7 @@ int run(const SelectFlags& flags) {
     write_png(flags.frequency_map,
               draw_frequency_map(frequency_map_of(data, result.frequency, title)));
   }
+  outputs.commit();
   if (flags.out.json) {
     std::cout << to_json_text(result);
   } else {

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "commands.hpp"
+#include "output_flags.hpp"
 #include "reader_flags.hpp"
 #include "topkfs/core/error.hpp"
 #include "topkfs/io/result_json.hpp"
@@ -36,6 +37,9 @@ Command add_transform_command(CLI::App& app) {
       "\nThe data must have the same columns as the data the selection was made on (checked by "
       "count and, where the result records them, by name).");
   return {command, [flags] {
+            std::vector<NamedPath> inputs = input_paths(flags->data);
+            inputs.push_back({"--selection", flags->selection});
+            check_output_paths({{"--output-data", flags->output_data}}, inputs);
             const SelectionResult selection = read_selection(flags->selection);
             const Dataset data = load_dataset(flags->data, flags->data.to_options());
             if (data.cols() != selection.data.columns) {

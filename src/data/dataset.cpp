@@ -2,7 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <charconv>
 #include <cstdio>
+#include <limits>
+#include <vector>
 
 #include "topkfs/core/error.hpp"
 
@@ -18,14 +21,32 @@ const char* to_string(TargetKind kind) {
 }
 
 ImageShape parse_image_shape(const std::string& text, const std::string& what) {
-  ImageShape shape;
-  char tail = 0;
-  const int parsed =
-      std::sscanf(text.c_str(), "%dx%dx%d%c", &shape.height, &shape.width, &shape.channels, &tail);
-  if (parsed == 2) shape.channels = 1;
-  if ((parsed != 2 && parsed != 3) || shape.height <= 0 || shape.width <= 0 ||
-      shape.channels <= 0) {
-    throw OptionError(fmt::format("{} takes HxW or HxWxC (e.g. 28x28), not '{}'", what, text));
+  // from_chars refuses what does not fit an int, where sscanf's %d would
+  // wrap 4294967301 to 5.
+  constexpr int kMaxSide = 1 << 20;
+  std::vector<int> sides;
+  const char* at = text.data();
+  const char* end = text.data() + text.size();
+  bool ok = !text.empty();
+  while (ok) {
+    int side = 0;
+    const auto [next, error] = std::from_chars(at, end, side);
+    ok = error == std::errc() && next != at && side > 0 && side <= kMaxSide;
+    sides.push_back(side);
+    at = next;
+    if (!ok || at == end) break;
+    ok = *at == 'x' && ++at != end;
+  }
+  ok = ok && (sides.size() == 2 || sides.size() == 3);
+  if (!ok) {
+    throw OptionError(
+        fmt::format("{} takes HxW or HxWxC with sides from 1 to {} (e.g. 28x28), not '{}'", what,
+                    kMaxSide, text));
+  }
+  ImageShape shape{sides[0], sides[1], sides.size() == 3 ? sides[2] : 1};
+  if (shape.pixels() > std::numeric_limits<int>::max()) {
+    throw OptionError(fmt::format("{} {} has {} pixels, more than {}", what, text, shape.pixels(),
+                                  std::numeric_limits<int>::max()));
   }
   return shape;
 }

@@ -9,27 +9,23 @@
 #include "topkfs/core/error.hpp"
 #include "topkfs/evaluation/report_io.hpp"
 #include "topkfs/io/file_util.hpp"
+#include "topkfs/io/json_field.hpp"
 
 namespace topkfs {
 namespace {
 
 using nlohmann::json;
 
-// The field `key` of `object` as T, or DataError naming the file and field.
+// The field `key` of `object` as T, or DataError naming the file and field;
+// a null score reads as NaN (a score that does not exist).
 template <typename T>
 T field(const json& object, const char* key, const std::string& where) {
-  if (!object.is_object() || !object.contains(key)) {
-    throw DataError(fmt::format("{}: not an evaluation report: field '{}' is missing", where, key));
-  }
-  const json& value = object.at(key);
   if constexpr (std::is_same_v<T, double>) {
-    if (value.is_null()) return std::nan("");  // a score that does not exist
+    if (object.is_object() && object.contains(key) && object.at(key).is_null()) {
+      return std::nan("");
+    }
   }
-  try {
-    return value.get<T>();
-  } catch (const json::exception&) {
-    throw DataError(fmt::format("{}: field '{}' has the wrong type", where, key));
-  }
+  return json_field::get<T>(object, key, where, "an evaluation report");
 }
 
 ScoreSummary summary_from(const json& object, const std::string& where) {
@@ -83,7 +79,9 @@ EvaluationReport read_report_json(const std::string& path) {
   } catch (const json::parse_error& error) {
     throw DataError(fmt::format("{}: not JSON: {}", path, error.what()));
   }
-  if (!object.is_object() || object.value("format", "") != "topkfs-evaluation") {
+  const bool is_report =
+      object.is_object() && object.contains("format") && object.at("format") == "topkfs-evaluation";
+  if (!is_report) {
     throw DataError(
         fmt::format("{}: not an evaluation report (written by `topkfs evaluate --output`)", path));
   }

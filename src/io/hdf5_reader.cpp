@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "hdf5_util.hpp"
+#include "memory_budget.hpp"
 #include "topkfs/core/error.hpp"
 #include "topkfs/io/file_util.hpp"
 #include "topkfs/io/readers.hpp"
@@ -165,6 +166,7 @@ class Hdf5Reader {
   Dataset read_pair(const std::string& x_name, const std::string& y_name) {
     const Array x = open_array(x_name, "--x-path");
     const Array y = open_array(y_name, "--y-path");
+    check_feature_shape(x, x.rows());
     check_rows(x, y);
     Dataset data;
     data.features.resize(static_cast<Eigen::Index>(x.rows()), static_cast<Eigen::Index>(x.cols()));
@@ -188,6 +190,7 @@ class Hdf5Reader {
     const auto n_train = x_train.rows();
     const auto n = n_train + x_test.rows();
     const auto m = x_train.cols();
+    check_feature_shape(x_train, n);
     Dataset data;
     data.features.resize(static_cast<Eigen::Index>(n), static_cast<Eigen::Index>(m));
     // Row-major: the test rows start right after the train rows.
@@ -253,8 +256,20 @@ class Hdf5Reader {
     return y.dims.size() == 2 && y.rows() == 1 && y.cols() == samples ? 1 : y.cols();
   }
 
+  // Before the matrix of `rows` rows of x's columns is allocated.
+  void check_feature_shape(const Array& x, std::uint64_t rows) const {
+    detail::check_feature_shape(rows, x.cols(),
+                                fmt::format("'{}' {}", x.name, hdf5::shape_text(x.dims)), path_);
+  }
+
   void check_rows(const Array& x, const Array& y) const {
-    if (y.rows() * y.cols() == 0 || y.rows() * y.cols() / target_columns(y, x.rows()) != x.rows()) {
+    if (y.rows() * y.cols() == 0) {
+      throw DataError(
+          fmt::format("{}: '{}' holds no target values (shape {}); it needs one per "
+                      "row of '{}'",
+                      path_, y.name, hdf5::shape_text(y.dims), x.name));
+    }
+    if (y.rows() * y.cols() / target_columns(y, x.rows()) != x.rows()) {
       throw DataError(
           fmt::format("{}: '{}' has {} rows (samples) but '{}' has {} target rows; they must agree",
                       path_, x.name, x.rows(), y.name, y.rows()));

@@ -12,6 +12,7 @@
 #include <memory>
 #include <vector>
 
+#include "memory_budget.hpp"
 #include "npy_format.hpp"
 #include "topkfs/core/error.hpp"
 #include "topkfs/io/file_util.hpp"
@@ -25,10 +26,6 @@ namespace fs = std::filesystem;
 using detail::ElementKind;
 using detail::ElementType;
 
-// Deflate cannot expand data by more than about 1032:1, so a gzip file of C
-// bytes never holds more than 1032 * C bytes: a header claiming more is
-// corrupt and is refused before anything is allocated.
-constexpr std::uint64_t kMaxDeflateRatio = 1032;
 // A multiple of every element size (1, 2, 4, 8), so chunks hold whole elements.
 constexpr std::size_t kChunkBytes = std::size_t{1} << 20;
 
@@ -237,6 +234,13 @@ Dataset assemble(std::vector<IdxPart>& parts, const ReadOptions& options,
     total_rows += part.images->header().rows();
   }
 
+  // Before the labels are read: 0 rows of 2^32 x 2^32 pixels is refused
+  // here, not by an assertion in the matrix.
+  std::vector<std::uint64_t> stacked_dims = first.images->header().dims;
+  stacked_dims.front() = total_rows;
+  detail::check_feature_shape(total_rows,
+                              detail::checked_product(first.images->header().row_dims(), 1, where),
+                              detail::join_dims(stacked_dims), where);
   std::vector<double> labels;
   labels.reserve(static_cast<std::size_t>(total_rows));
   for (auto& part : parts) {

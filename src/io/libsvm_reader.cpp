@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "memory_budget.hpp"
 #include "topkfs/core/error.hpp"
 #include "topkfs/io/file_util.hpp"
 #include "topkfs/io/readers.hpp"
@@ -176,6 +177,9 @@ Dataset read_libsvm(const std::string& path, const ReadOptions& options) {
         4.0 * static_cast<double>(n) * static_cast<double>(rows.columns) / 1e9));
   }
 
+  detail::check_feature_shape(static_cast<std::uint64_t>(n),
+                              static_cast<std::uint64_t>(rows.columns),
+                              fmt::format("{} lines x {} features", n, rows.columns), path);
   Dataset data;
   data.source = path;
   data.format = "libsvm";

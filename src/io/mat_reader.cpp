@@ -14,6 +14,8 @@
 #include <vector>
 
 #include "hdf5_util.hpp"
+#include "mat_v5_elements.hpp"
+#include "memory_budget.hpp"
 #include "topkfs/core/error.hpp"
 #include "topkfs/io/file_util.hpp"
 #include "topkfs/io/readers.hpp"
@@ -96,6 +98,7 @@ void check_mat_structure(const std::string& path) {
           fmt::format("{}: truncated: the variable at byte {} claims {} bytes, but only {} remain",
                       path, offset, claimed, left < 8 ? 0 : left - 8));
     }
+    detail::check_mat_v5_element(in, offset, claimed, swapped, path);
     offset += 8 + claimed;
   }
 }
@@ -258,9 +261,13 @@ class VariableCopier {
       corrupt("sparse index beyond the stored values");
     }
     checked_element_size();
+    // Every column start first: one that decreases after a larger one would
+    // let an earlier column run past the stored values.
+    for (std::size_t j = 0; j < cols_; ++j) {
+      if (sparse->jc[j] > sparse->jc[j + 1]) corrupt("sparse column index decreases");
+    }
     with_typed_data(var_.data_type, sparse->data, [&](const auto* values) {
       for (std::size_t j = 0; j < cols_; ++j) {
-        if (sparse->jc[j] > sparse->jc[j + 1]) corrupt("sparse column index decreases");
         for (auto k = sparse->jc[j]; k < sparse->jc[j + 1]; ++k) {
           const std::size_t i = sparse->ir[k];
           if (i >= rows_) corrupt("sparse row index beyond the row count");
@@ -294,6 +301,8 @@ class MatReader {
     const MatVar y = read_variable(options_.y_var, "--y-var");
     const std::size_t n = x->dims[0];
     const std::size_t m = x->dims[1];
+    detail::check_feature_shape(n, m, fmt::format("variable '{}' {}x{}", options_.x_var, n, m),
+                                path_);
     data.features.resize(static_cast<Eigen::Index>(n), static_cast<Eigen::Index>(m));
     VariableCopier(path_, *x).copy_to(data.features.data());
     set_target(data, *y, n);
@@ -309,7 +318,10 @@ class MatReader {
                                   name, list_variables(file_.get()), flag));
     }
     require_real_matrix(*info, name);
-    hdf5::checked_element_count(dims_of(*info), path_, fmt::format("variable '{}'", name));
+    const std::uint64_t count =
+        hdf5::checked_element_count(dims_of(*info), path_, fmt::format("variable '{}'", name));
+    detail::check_fits_in_memory(count * 8, fmt::format("variable '{}' ({} values)", name, count),
+                                 path_);
     if (Mat_GetVersion(file_.get()) == MAT_FT_MAT73) check_hdf5_storage(name);
     matio_last_message.clear();
     MatVar var{Mat_VarRead(file_.get(), name.c_str())};

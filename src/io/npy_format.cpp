@@ -10,6 +10,7 @@
 #include <new>
 #include <type_traits>
 
+#include "memory_budget.hpp"
 #include "topkfs/core/error.hpp"
 #include "topkfs/io/target_encoding.hpp"
 
@@ -102,8 +103,13 @@ struct Literal {
 };
 
 // Parses the small subset of Python literals numpy writes in NPY headers:
-// a dict of str keys to str, bool, int and tuple/list values.
+// a dict of str keys to str, bool, int and tuple/list values. Sequences nest
+// at most kMaxNesting deep: numpy writes one level (the shape), and the
+// parser recurses once per level, so a hostile header of thousands of
+// brackets would otherwise overflow the stack.
 class LiteralParser {
+  static constexpr int kMaxNesting = 32;
+
  public:
   LiteralParser(const std::string& text, const std::string& where) : text_(text), where_(where) {}
 
@@ -164,6 +170,10 @@ class LiteralParser {
       value.text = text_.substr(pos_ + 1, end - pos_ - 1);
       pos_ = end + 1;
     } else if (c == '(' || c == '[') {
+      if (depth_ == kMaxNesting) {
+        fail(fmt::format("at most {} nested brackets (numpy writes one level)", kMaxNesting));
+      }
+      const DepthGuard guard(depth_);
       value.kind = Literal::Kind::Sequence;
       const char close = c == '(' ? ')' : ']';
       ++pos_;
@@ -203,9 +213,16 @@ class LiteralParser {
     return value;
   }
 
+  struct DepthGuard {
+    explicit DepthGuard(int& depth) : depth_(depth) { ++depth_; }
+    ~DepthGuard() { --depth_; }
+    int& depth_;
+  };
+
   const std::string& text_;
   const std::string& where_;
   std::size_t pos_ = 0;
+  int depth_ = 0;
 };
 
 [[noreturn]] void unsupported_dtype(const std::string& descr, const std::string& why,
@@ -443,14 +460,14 @@ MatrixLayout feature_layout(const NpyHeader& header, const std::string& what) {
                     shape.size() == 1 ? "; for a single feature save X.reshape(-1, 1)" : ""));
   }
   const auto limit = static_cast<std::uint64_t>(std::numeric_limits<int>::max());
+  // The columns are counted on their own: with 0 rows the whole product is
+  // 0 whatever the other axes claim.
+  const std::uint64_t cols =
+      checked_product(std::vector<std::uint64_t>(shape.begin() + 1, shape.end()), 1, what);
+  check_feature_shape(shape[0], cols, header.shape_text(), what);
   MatrixLayout layout;
   layout.rows = static_cast<std::int64_t>(shape[0]);
-  layout.cols = static_cast<std::int64_t>(header.elements() / std::max<std::uint64_t>(shape[0], 1));
-  if (shape[0] == 0) {
-    layout.cols = 1;
-    for (std::size_t k = 1; k < shape.size(); ++k)
-      layout.cols *= static_cast<std::int64_t>(shape[k]);
-  }
+  layout.cols = static_cast<std::int64_t>(cols);
   const bool image =
       (shape.size() == 3 || shape.size() == 4) &&
       std::all_of(shape.begin() + 1, shape.end(), [&](auto d) { return d <= limit; });

@@ -22,6 +22,7 @@
 #include <optional>
 #include <vector>
 
+#include "memory_budget.hpp"
 #include "npy_format.hpp"
 #include "topkfs/core/error.hpp"
 #include "topkfs/io/file_util.hpp"
@@ -30,9 +31,6 @@
 namespace topkfs {
 namespace {
 
-// Bounds a deflated member's claimed size before allocating it (deflate
-// cannot expand data more than about 1032:1).
-constexpr std::uint64_t kMaxDeflateRatio = 1032;
 constexpr std::uint32_t kEndOfCentralDirectory = 0x06054b50;
 constexpr std::uint32_t kZip64Locator = 0x07064b50;
 constexpr std::uint32_t kZip64End = 0x06064b50;
@@ -236,6 +234,10 @@ class NpzArchive {
     const std::uint64_t data_offset = entry.local_offset + 30 +
                                       little_endian(local.data() + 26, 2) +
                                       little_endian(local.data() + 28, 2);
+    detail::check_fits_in_memory(entry.compressed + entry.uncompressed,
+                                 fmt::format("member {} ({} bytes, {} stored)", entry.name,
+                                             entry.uncompressed, entry.compressed),
+                                 path_);
     std::string stored = read_at(data_offset, entry.compressed, "member data");
     std::string bytes;
     if (entry.method == 0) {

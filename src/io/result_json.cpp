@@ -7,6 +7,7 @@
 #include "topkfs/core/error.hpp"
 #include "topkfs/io/atomic_file.hpp"
 #include "topkfs/io/file_util.hpp"
+#include "topkfs/io/json_field.hpp"
 #include "topkfs/version.hpp"
 
 namespace topkfs {
@@ -14,22 +15,18 @@ namespace {
 
 using nlohmann::json;
 
+const char* const kKind = "a topkfs selection result";
+
 const json& require(const json& object, const char* field, const std::string& where) {
   if (!object.is_object() || !object.contains(field)) {
-    throw DataError(
-        fmt::format("{}: not a topkfs selection result: field '{}' is missing", where, field));
+    throw DataError(fmt::format("{}: not {}: field '{}' is missing", where, kKind, field));
   }
   return object.at(field);
 }
 
 template <typename T>
 T field_as(const json& object, const char* field, const std::string& where) {
-  try {
-    return require(object, field, where).get<T>();
-  } catch (const json::exception& error) {
-    throw DataError(
-        fmt::format("{}: field '{}' has the wrong type: {}", where, field, error.what()));
-  }
+  return json_field::get<T>(object, field, where, kKind);
 }
 
 }  // namespace

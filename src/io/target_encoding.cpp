@@ -33,7 +33,10 @@ void set_classes(Dataset& data, const std::vector<std::string>& names_per_row,
   data.target_kind = TargetKind::Classes;
   data.class_names = ordered_names;
   data.labels.resize(names_per_row.size());
-  for (std::size_t i = 0; i < names_per_row.size(); ++i) data.labels[i] = code.at(names_per_row[i]);
+  for (std::size_t i = 0; i < names_per_row.size(); ++i) {
+    const auto found = code.find(names_per_row[i]);
+    data.labels[i] = found == code.end() ? kMissingLabel : found->second;
+  }
   data.target_names = {name};
 }
 
@@ -78,7 +81,10 @@ void set_target_from_numbers(Dataset& data, const std::vector<double>& values, i
   bool integral = q == 1;
   std::map<double, std::int64_t> distinct;
   if (integral) {
+    // A missing label (NaN) does not make a 0/1 target real-valued: it is
+    // refused or dropped below, as the NaN policy says.
     for (double v : values) {
+      if (std::isnan(v)) continue;
       if (!std::isfinite(v) || v != std::floor(v) || std::fabs(v) > 1e15) {
         integral = false;
         break;
@@ -95,21 +101,23 @@ void set_target_from_numbers(Dataset& data, const std::vector<double>& values, i
       options.task == TaskHint::Classification || (options.task == TaskHint::Auto && integral);
   if (as_classes) {
     for (std::size_t i = 0; i < values.size(); ++i) {
-      if (!std::isfinite(values[i])) {
-        throw DataError(
-            fmt::format("{}: sample {}: the class label is {}; a class must be a "
-                        "finite number or a name",
-                        where, i + 1, std::isnan(values[i]) ? "NaN" : "infinite"));
+      const bool missing = std::isnan(values[i]) && options.nan != NanPolicy::Error;
+      if (!std::isfinite(values[i]) && !missing) {
+        throw DataError(fmt::format(
+            "{}: sample {}: the class label '{}' is {}; a class must be a finite number or a "
+            "name{}",
+            where, i + 1, names.front(), std::isnan(values[i]) ? "missing (NaN)" : "infinite",
+            std::isnan(values[i]) ? "; fill it in or pass --nan drop to drop such samples" : ""));
       }
     }
     std::vector<std::string> per_row(values.size());
-    std::vector<std::pair<double, std::string>> ordered;
+    std::map<double, std::string> by_value;
     for (std::size_t i = 0; i < values.size(); ++i) {
+      if (std::isnan(values[i])) continue;
       per_row[i] = values[i] == std::floor(values[i]) ? integer_name(values[i])
                                                       : fmt::format("{}", values[i]);
+      by_value.emplace(values[i], per_row[i]);
     }
-    std::map<double, std::string> by_value;
-    for (std::size_t i = 0; i < values.size(); ++i) by_value.emplace(values[i], per_row[i]);
     std::vector<std::string> names_in_order;
     for (const auto& entry : by_value) names_in_order.push_back(entry.second);
     set_classes(data, per_row, names_in_order, names.front());
@@ -123,15 +131,22 @@ void set_target_from_numbers(Dataset& data, const std::vector<double>& values, i
 
 void check_values(Dataset& data, const ReadOptions& options, const std::string& where) {
   const auto n = data.rows();
-  if (options.nan == NanPolicy::Keep) {
+  const bool missing_labels =
+      data.target_kind == TargetKind::Classes &&
+      std::find(data.labels.begin(), data.labels.end(), kMissingLabel) != data.labels.end();
+  if (options.nan == NanPolicy::Keep && !missing_labels) {
     check_classes(data, where);
     return;
   }
   std::vector<std::int64_t> keep;
   keep.reserve(static_cast<std::size_t>(n));
   for (Eigen::Index i = 0; i < n; ++i) {
-    bool bad = false;
-    for (Eigen::Index j = 0; j < data.cols() && !bad; ++j) {
+    // A sample without its class cannot be kept, whatever the policy (the
+    // reader refused it under NanPolicy::Error).
+    bool bad = data.target_kind == TargetKind::Classes &&
+               data.labels[static_cast<std::size_t>(i)] == kMissingLabel;
+    const bool check_numbers = options.nan != NanPolicy::Keep;
+    for (Eigen::Index j = 0; check_numbers && j < data.cols() && !bad; ++j) {
       const float v = data.features(i, j);
       if (!std::isfinite(v)) {
         if (options.nan == NanPolicy::Error) {
@@ -144,7 +159,7 @@ void check_values(Dataset& data, const ReadOptions& options, const std::string& 
         bad = true;
       }
     }
-    if (data.target_kind == TargetKind::Real) {
+    if (check_numbers && data.target_kind == TargetKind::Real) {
       for (Eigen::Index j = 0; j < data.targets.cols() && !bad; ++j) {
         const double v = data.targets(i, j);
         if (!std::isfinite(v)) {
@@ -188,8 +203,9 @@ void check_values(Dataset& data, const ReadOptions& options, const std::string& 
       data = take_rows(data, keep);
       data.notes = std::move(notes);
     }
-    data.notes.push_back(fmt::format("dropped {} of {} samples holding NaN or infinite values",
-                                     n - static_cast<std::int64_t>(keep.size()), n));
+    data.notes.push_back(fmt::format("dropped {} of {} samples holding NaN or infinite values{}",
+                                     n - static_cast<std::int64_t>(keep.size()), n,
+                                     missing_labels ? " or a missing class label" : ""));
   }
   check_classes(data, where);
 }

@@ -16,6 +16,8 @@
 #include <numeric>
 
 #include "dense_kernels.hpp"
+#include "fit_checks.hpp"
+#include "top_set.hpp"
 #include "topkfs/core/clock.hpp"
 #include "topkfs/core/error.hpp"
 #include "topkfs/linear/linear_model.hpp"
@@ -25,7 +27,8 @@
 namespace topkfs {
 namespace {
 
-using Columns = std::vector<std::int64_t>;
+using linear_detail::Columns;
+using linear_detail::top_nonzero;
 
 // Auto picks covariance updates up to this Gram size (512 MB); forced, they
 // are refused beyond 4 GB.
@@ -177,17 +180,6 @@ class CovarianceUpdates {
   Eigen::VectorXd q_, qs_;
 };
 
-// The top-k set of non-zero weights: the k largest |w| over `candidates`
-// (which hold every non-zero weight), ties to the lower index; ascending.
-Columns top_nonzero(const Eigen::VectorXd& w, const Columns& candidates, int k) {
-  Columns nonzero;
-  for (auto j : candidates) {
-    if (w[j] != 0.0) nonzero.push_back(j);
-  }
-  keep_top_k(nonzero, static_cast<std::size_t>(k), [&](std::int64_t j) { return std::abs(w[j]); });
-  return nonzero;
-}
-
 template <class Updates>
 class CoordinateDescent {
  public:
@@ -198,8 +190,8 @@ class CoordinateDescent {
         control_(control),
         with_top_(penalty.lambda3 > 0.0),
         w_(std::move(start)),
-        in_top_(static_cast<std::size_t>(w_.size()), 0),
-        updates_(problem, w_, set_initial_top(), with_top_) {}
+        top_(penalty.k, with_top_, w_.size()),
+        updates_(problem, w_, start_top(), with_top_) {}
 
   // Runs from the start weights; `previous_lambda2` is the penalty the start
   // weights solve (for the strong rule), +inf when unknown.
@@ -225,29 +217,16 @@ class CoordinateDescent {
     fit.converged = converged;
     fit.objective = last;
     fit.coef_std = w_;
-    fit.top_set_settled =
-        !with_top_ || top_nonzero(w_, working_, penalty_.k) == top_nonzero(w_, top_, penalty_.k);
+    fit.top_set_settled = top_.settled(w_, working_);
   }
 
  private:
-  const std::vector<char>& set_initial_top() {
-    if (with_top_) {
-      Columns all(static_cast<std::size_t>(w_.size()));
-      std::iota(all.begin(), all.end(), 0);
-      top_ = top_nonzero(w_, all, penalty_.k);
-      for (auto j : top_) in_top_[static_cast<std::size_t>(j)] = 1;
-      previous_top_ = top_;
-      seen_sets_.push_back(set_hash(top_));
-      open_slots_ = penalty_.k - static_cast<int>(top_.size());
-    }
-    return in_top_;
+  const std::vector<char>& start_top() {
+    top_.start(w_);
+    return top_.flags();
   }
 
-  // Whether weight j's update includes the sub-model's term: j is in S, or
-  // its weight is zero while S has a free slot.
-  bool takes_top_term(std::int64_t j) const {
-    return with_top_ && (in_top_[static_cast<std::size_t>(j)] || (open_slots_ > 0 && w_[j] == 0.0));
-  }
+  bool takes_top_term(std::int64_t j) const { return top_.takes_term(j, w_[j] == 0.0); }
 
   // Non-zero weights plus the columns whose gradient at the start passes the
   // sequential strong rule |g_j| >= 2 lambda - lambda_previous.
@@ -284,8 +263,7 @@ class CoordinateDescent {
     for (auto j : columns) {
       const double d = norm[j];
       if (d == 0.0) continue;
-      const bool free_slot =
-          with_top_ && !in_top_[static_cast<std::size_t>(j)] && open_slots_ > 0 && w_[j] == 0.0;
+      const bool free_slot = top_.is_free_slot(j, w_[j] == 0.0);
       const bool top = takes_top_term(j);
       double g = updates_.gradient(j);
       double curvature = d;
@@ -300,60 +278,22 @@ class CoordinateDescent {
       decrease += g * step - 0.5 * curvature * step * step -
                   0.5 * penalty_.lambda1 * step * (next + w_[j]) -
                   penalty_.lambda2 * (std::abs(next) - std::abs(w_[j]));
-      if (free_slot) {
-        in_top_[static_cast<std::size_t>(j)] = 1;
-        top_.push_back(j);  // re-sorted at the next recompute
-        --open_slots_;
-      }
+      if (free_slot) top_.claim(j);
       updates_.change(j, step, top);
       w_[j] = next;
     }
     return decrease;
   }
 
-  // Makes S the top k of the non-zero weights; true when it did not change.
-  //
-  // The objective is discontinuous where two weights tie for the k-th place,
-  // and its minimum can sit on such a tie: then each set's optimum puts the
-  // other set on top and the sweeps cycle. When a set comes back, it is
-  // frozen (free slots closed) and the now convex problem is solved with it;
-  // the fit reports that the set did not settle.
+  // Makes S the top k of the non-zero weights (TopSet::recompute); true when
+  // it did not change.
   bool recompute_top() {
-    if (!with_top_ || frozen_) return true;
-    Columns next = top_nonzero(w_, working_, penalty_.k);
-    const bool stable = next == previous_top_;
-    if (!stable) {
-      const std::uint64_t hash = set_hash(next);
-      if (std::find(seen_sets_.begin(), seen_sets_.end(), hash) != seen_sets_.end()) {
-        frozen_ = true;
-      }
-      seen_sets_.push_back(hash);
-    }
-    for (auto j : top_) {
-      if (!std::binary_search(next.begin(), next.end(), j)) {
-        if (w_[j] != 0.0) updates_.leave_top(j, w_[j]);
-        in_top_[static_cast<std::size_t>(j)] = 0;
-      }
-    }
-    for (auto j : next) {
-      if (!in_top_[static_cast<std::size_t>(j)]) {
-        updates_.enter_top(j, w_[j]);
-        in_top_[static_cast<std::size_t>(j)] = 1;
-      }
-    }
-    top_ = next;
-    previous_top_ = next;
-    open_slots_ = frozen_ ? 0 : penalty_.k - static_cast<int>(top_.size());
-    return stable;
-  }
-
-  static std::uint64_t set_hash(const Columns& set) {
-    std::uint64_t hash = 1469598103934665603ULL;  // FNV-1a over the column numbers
-    for (auto j : set) {
-      hash ^= static_cast<std::uint64_t>(j);
-      hash *= 1099511628211ULL;
-    }
-    return hash;
+    return top_.recompute(
+        w_, working_,
+        [&](std::int64_t j) {
+          if (w_[j] != 0.0) updates_.leave_top(j, w_[j]);
+        },
+        [&](std::int64_t j) { updates_.enter_top(j, w_[j]); });
   }
 
   double objective() const {
@@ -364,7 +304,7 @@ class CoordinateDescent {
     }
     double value =
         updates_.loss(w_, working_) + penalty_.lambda2 * l1 + 0.5 * penalty_.lambda1 * l2;
-    if (with_top_) value += penalty_.lambda3 * updates_.loss_top(w_, top_);
+    if (with_top_) value += penalty_.lambda3 * updates_.loss_top(w_, top_.members());
     return value;
   }
 
@@ -415,12 +355,7 @@ class CoordinateDescent {
   SolverControl control_;
   bool with_top_;
   Eigen::VectorXd w_;
-  std::vector<char> in_top_;
-  Columns top_;           // members of S (non-zero at the last recompute, plus free-slot entries)
-  Columns previous_top_;  // S at the last recompute
-  int open_slots_ = 0;
-  bool frozen_ = false;                   // S fixed after it cycled
-  std::vector<std::uint64_t> seen_sets_;  // hashes of the sets S has been
+  linear_detail::TopSet top_;
   Columns working_;
   Updates updates_;
 };
@@ -437,21 +372,6 @@ LinearSolver choose_solver(const LinearProblem& problem, LinearSolver requested)
   return problem.rows() >= 2 * problem.cols() && gram_bytes <= auto_gram_bytes
              ? LinearSolver::Covariance
              : LinearSolver::Naive;
-}
-
-void validate(const LinearProblem& problem, const LinearPenalty& penalty,
-              const SolverControl& control) {
-  if (!(penalty.lambda1 >= 0) || !(penalty.lambda2 >= 0) || !(penalty.lambda3 >= 0)) {
-    throw OptionError(
-        fmt::format("lambda1, lambda2 and lambda3 must not be negative (got {}, {}, {})",
-                    penalty.lambda1, penalty.lambda2, penalty.lambda3));
-  }
-  if (penalty.lambda3 > 0) check_k(penalty.k, problem.cols(), "the data");
-  if (!(control.tol > 0))
-    throw OptionError(fmt::format("--tol must be positive, got {}", control.tol));
-  if (control.max_sweeps < 1) {
-    throw OptionError(fmt::format("--max-iter must be at least 1, got {}", control.max_sweeps));
-  }
 }
 
 // One fit from `start` (which solves `previous_lambda2`, +inf when unknown).
@@ -479,6 +399,25 @@ void finish_fit(const LinearProblem& problem, LinearFit& fit) {
 
 }  // namespace
 
+namespace linear_detail {
+
+void check_fit_request(const LinearProblem& problem, const LinearPenalty& penalty,
+                       const SolverControl& control) {
+  if (!(penalty.lambda1 >= 0) || !(penalty.lambda2 >= 0) || !(penalty.lambda3 >= 0)) {
+    throw OptionError(
+        fmt::format("lambda1, lambda2 and lambda3 must not be negative (got {}, {}, {})",
+                    penalty.lambda1, penalty.lambda2, penalty.lambda3));
+  }
+  if (penalty.lambda3 > 0) check_k(penalty.k, problem.cols(), "the data");
+  if (!(control.tol > 0))
+    throw OptionError(fmt::format("--tol must be positive, got {}", control.tol));
+  if (control.max_sweeps < 1) {
+    throw OptionError(fmt::format("--max-iter must be at least 1, got {}", control.max_sweeps));
+  }
+}
+
+}  // namespace linear_detail
+
 std::int64_t LinearFit::nonzero() const { return (coef_std.array() != 0.0).count(); }
 
 double lambda2_max(const LinearProblem& problem, const LinearPenalty& penalty) {
@@ -500,7 +439,7 @@ std::vector<double> lambda2_grid(double max, int points, double eps) {
 
 LinearFit fit_linear(LinearProblem& problem, const LinearPenalty& penalty,
                      const SolverControl& control, const LinearFit* warm_start) {
-  validate(problem, penalty, control);
+  linear_detail::check_fit_request(problem, penalty, control);
   LinearFit fit;
   fit.penalty = penalty;
   fit.solver = choose_solver(problem, control.solver);
@@ -561,7 +500,7 @@ std::vector<LinearFit> fit_linear_path(LinearProblem& problem, const LinearPenal
   for (double lambda : lambdas) {
     LinearPenalty point = penalty;
     point.lambda2 = lambda;
-    validate(problem, point, control);
+    linear_detail::check_fit_request(problem, point, control);
     LinearFit fit;
     fit.penalty = point;
     fit.solver = choose_solver(problem, control.solver);

@@ -43,6 +43,29 @@ void multiply_transposed(const Eigen::Ref<const Eigen::MatrixXd>& x, const Eigen
 #endif
 }
 
+void multiply_transposed_block(const Eigen::Ref<const Eigen::MatrixXd>& x, const Eigen::MatrixXd& v,
+                               double alpha, Eigen::MatrixXd& out) {
+  out.resize(x.cols(), v.cols());
+#ifdef TOPKFS_LINEAR_BLAS
+  cblas_dgemm(CblasColMajor, CblasTrans, CblasNoTrans, blas_int(x.cols()), blas_int(v.cols()),
+              blas_int(x.rows()), alpha, x.data(), blas_int(x.outerStride()), v.data(),
+              blas_int(v.rows()), 0.0, out.data(), blas_int(out.rows()));
+#else
+  out.noalias() = alpha * (x.transpose() * v);
+#endif
+}
+
+void multiply_add(const Eigen::Ref<const Eigen::MatrixXd>& x, const Eigen::MatrixXd& b,
+                  Eigen::MatrixXd& out) {
+#ifdef TOPKFS_LINEAR_BLAS
+  cblas_dgemm(CblasColMajor, CblasNoTrans, CblasNoTrans, blas_int(x.rows()), blas_int(b.cols()),
+              blas_int(x.cols()), 1.0, x.data(), blas_int(x.outerStride()), b.data(),
+              blas_int(b.rows()), 1.0, out.data(), blas_int(out.rows()));
+#else
+  out.noalias() += x * b;
+#endif
+}
+
 void add_scaled(double alpha, const double* x, double* y, Eigen::Index n) {
 #ifdef TOPKFS_LINEAR_BLAS
   cblas_daxpy(blas_int(n), alpha, x, 1, y, 1);

@@ -11,6 +11,14 @@ namespace topkfs::linear_detail {
 void multiply_transposed(const Eigen::Ref<const Eigen::MatrixXd>& x, const Eigen::VectorXd& v,
                          double alpha, Eigen::VectorXd& out);
 
+// out = alpha X^T V (V: one column per output of the class families).
+void multiply_transposed_block(const Eigen::Ref<const Eigen::MatrixXd>& x, const Eigen::MatrixXd& v,
+                               double alpha, Eigen::MatrixXd& out);
+
+// out += X B.
+void multiply_add(const Eigen::Ref<const Eigen::MatrixXd>& x, const Eigen::MatrixXd& b,
+                  Eigen::MatrixXd& out);
+
 // y += alpha x (length n): the covariance updates' inner loop, where the
 // BLAS kernel uses the widest vector unit of the machine.
 void add_scaled(double alpha, const double* x, double* y, Eigen::Index n);

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "topkfs/core/error.hpp"
+#include "topkfs/linear/glm_model.hpp"
 #include "topkfs/linear/linear_model.hpp"
 #include "topkfs/linear/linear_selector.hpp"
 
@@ -18,6 +19,13 @@ void LinearOptions::validate() const {
   if (path_points < 1) fail(fmt::format("--path-points must be at least 1, got {}", path_points));
   if (!(eps > 0 && eps < 1)) fail(fmt::format("--eps must be in (0, 1), got {}", eps));
   parse_linear_solver(solver);
+  if (family != "auto") parse_linear_family(family);
+  if (scaling != "standard" && scaling != "none" && scaling != "auto") {
+    fail(
+        fmt::format("--scaling takes standard (or auto, the same) or none for the linear models, "
+                    "not '{}'",
+                    scaling));
+  }
   if (path_stop != "k" && path_stop != "end") {
     fail(fmt::format("--path-stop takes k or end, not '{}'", path_stop));
   }
@@ -28,14 +36,15 @@ const OptionTable<LinearOptions>& linear_option_table() {
   static const OptionTable<LinearOptions> table = [] {
     OptionTable<LinearOptions> t;
     t.add("lambda1", &LinearOptions::lambda1,
-          "Ridge weight: lambda1/2 ||w||^2 beside the mean squared error/2 on standardised "
+          "Ridge weight: lambda1/2 ||w||^2 beside the mean squared error/2 (class families: the "
+          "negative log-likelihood / n) on standardised "
           "columns (scikit-learn: alpha = lambda1 + lambda2, l1_ratio = lambda2 / alpha)")
         .add("lambda2", &LinearOptions::lambda2,
              "L1 weight lambda2 ||w||_1, in the unit of the target; negative: a path of "
              "--path-points values from the smallest one that zeroes every weight down to --eps "
              "times it, with warm starts, stopped where --path-stop says")
         .add("lambda3", &LinearOptions::lambda3,
-             "Weight of the top-k sub-model's squared error (the top-k term)")
+             "Weight of the top-k sub-model's loss (the top-k term)")
         .add("tol", &LinearOptions::tol,
              "Stop when the top-k set is stable and the objective changed by less than this "
              "fraction over a sweep (and no zero weight violates its optimality condition)")
@@ -48,6 +57,13 @@ const OptionTable<LinearOptions>& linear_option_table() {
              "or end (its last point)")
         .add("solver", &LinearOptions::solver,
              "auto (covariance updates when rows >= 2 x columns, as glmnet), covariance or naive")
+        .add("family", &LinearOptions::family,
+             "auto (real target: gaussian; two classes: binomial; more: multinomial), gaussian "
+             "(least squares; two classes as 0/1), binomial (logistic) or multinomial (softmax, "
+             "grouped penalty: a feature is in or out for every class)")
+        .add("scaling", &LinearOptions::scaling,
+             "standard (columns to mean 0, sd 1 over the training rows, as glmnet; auto is the "
+             "same) or none (centred only: the penalties act on the columns' own units)")
         .add("threads", &LinearOptions::threads,
              "Threads for standardising and the Gram matrix (0 = every core)");
     return t;

@@ -45,11 +45,13 @@ double* allocate_columns(std::size_t count) {
   return static_cast<double*>(memory);
 }
 
-// Copies columns [j0, j1) of rows `rows` into `out` (column-major, n rows) and
-// standardises them; fills mean, scale, norm and X^T y / n for them.
+// Copies columns [j0, j1) of rows `rows` into `out` (column-major, n rows),
+// centres them and, when `standardise`, divides them by their standard
+// deviation; fills mean, scale (sd, or 1 unscaled; 0 for a constant column),
+// norm and X^T y / n for them.
 void standardise_columns(const FeatureMatrix& features, const std::vector<std::int64_t>& rows,
-                         const Eigen::VectorXd& y, Eigen::Index j0, Eigen::Index j1,
-                         LinearProblem::ColumnMatrix& out, Eigen::VectorXd& mean,
+                         const Eigen::VectorXd& y, bool standardise, Eigen::Index j0,
+                         Eigen::Index j1, LinearProblem::ColumnMatrix& out, Eigen::VectorXd& mean,
                          Eigen::VectorXd& scale, Eigen::VectorXd& norm, Eigen::VectorXd& xty) {
   const Eigen::Index n = out.rows();
   const double inv_n = 1.0 / static_cast<double>(n);
@@ -77,6 +79,7 @@ void standardise_columns(const FeatureMatrix& features, const std::vector<std::i
     const double squares = column.squaredNorm();
     double sd = std::sqrt(squares * inv_n);
     if (is_constant(sd, m)) sd = 0.0;
+    if (!standardise && sd > 0) sd = 1.0;  // centred only: the intercept stays unpenalised
     const double inv_sd = sd > 0 ? 1.0 / sd : 0.0;
     column *= inv_sd;
     mean[j] = m;
@@ -105,7 +108,11 @@ const char* to_string(LinearSolver solver) {
 }
 
 LinearProblem::LinearProblem(const FeatureMatrix& features, const std::vector<std::int64_t>& rows,
-                             const Eigen::VectorXd& y, int threads) {
+                             const Eigen::VectorXd& y, int threads, ScalingKind scaling) {
+  if (scaling != ScalingKind::Standard && scaling != ScalingKind::None) {
+    throw OptionError(fmt::format("the linear models scale their columns standard or none, not {}",
+                                  to_string(scaling)));
+  }
   const auto n = static_cast<Eigen::Index>(rows.size());
   const Eigen::Index m = features.cols();
   TOPKFS_ASSERT(y.size() == n);
@@ -130,8 +137,8 @@ LinearProblem::LinearProblem(const FeatureMatrix& features, const std::vector<st
   // result does not depend on it.
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads_)
   for (Eigen::Index t = 0; t < tiles; ++t) {
-    standardise_columns(features, rows, y_, t * tile, std::min(m, (t + 1) * tile), x_, mean_,
-                        scale_, norm_, xty_);
+    standardise_columns(features, rows, y_, scaling == ScalingKind::Standard, t * tile,
+                        std::min(m, (t + 1) * tile), x_, mean_, scale_, norm_, xty_);
   }
 }
 

@@ -6,51 +6,17 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <functional>
 
+#include "linear_target.hpp"
 #include "topkfs/core/clock.hpp"
 #include "topkfs/core/error.hpp"
+#include "topkfs/data/scaling.hpp"
+#include "topkfs/linear/glm_model.hpp"
 #include "topkfs/linear/linear_model.hpp"
 
 namespace topkfs {
 namespace {
-
-// What the linear models can learn from: a real target, or two classes as
-// 0/1 (a linear probability model). `note` says which.
-Eigen::VectorXd target_vector(const Dataset& data, const std::vector<std::int64_t>& rows,
-                              const std::string& method, std::string& note) {
-  Eigen::VectorXd y(static_cast<Eigen::Index>(rows.size()));
-  switch (data.target_kind) {
-    case TargetKind::Real:
-      if (data.num_outputs() != 1) {
-        throw DataError(fmt::format(
-            "{}: {} target columns ({}); {} fits one: choose it with --target NAME", data.source,
-            data.num_outputs(), fmt::join(data.target_names, ", "), method));
-      }
-      for (std::size_t i = 0; i < rows.size(); ++i) {
-        y[static_cast<Eigen::Index>(i)] = data.targets(rows[i], 0);
-      }
-      return y;
-    case TargetKind::Classes:
-      if (data.num_classes() != 2) {
-        throw DataError(fmt::format(
-            "{}: the target has {} classes; {} is a regression model and takes a real target or "
-            "two classes: use --method dnn-top (softmax cross-entropy) for {} classes, or --task "
-            "regression if the labels are numbers on a scale",
-            data.source, data.num_classes(), method, data.num_classes()));
-      }
-      for (std::size_t i = 0; i < rows.size(); ++i) {
-        y[static_cast<Eigen::Index>(i)] = data.labels[static_cast<std::size_t>(rows[i])];
-      }
-      note = fmt::format(
-          "two classes: {} is a regression model, fitted here to the labels '{}' = 0 and '{}' = 1 "
-          "(a linear probability model, no logistic loss); dnn-top has a classification loss",
-          method, data.class_names[0], data.class_names[1]);
-      return y;
-    case TargetKind::None: break;
-  }
-  throw DataError(
-      fmt::format("{}: supervised selection needs a target, and this data has none", data.source));
-}
 
 // Options that mean nothing for a model are hidden from it (the CLI then says
 // "--lambda3 does not apply to method lasso").
@@ -63,11 +29,77 @@ bool applies(LinearModel model, bool top_k, const std::string& option) {
   return true;
 }
 
+// How each family's fits are run, seen the same way by the selector: the
+// largest useful lambda2, one fit, a path.
+struct GaussianFits {
+  LinearProblem& problem;
+  double max(const LinearPenalty& penalty) const { return lambda2_max(problem, penalty); }
+  LinearFit once(const LinearPenalty& penalty, const SolverControl& control) const {
+    return fit_linear(problem, penalty, control);
+  }
+  std::vector<LinearFit> path(const LinearPenalty& penalty, const std::vector<double>& grid,
+                              const SolverControl& control, int stop,
+                              const std::function<void(const LinearFit&)>& on_point) const {
+    return fit_linear_path(problem, penalty, grid, control, stop, on_point);
+  }
+};
+
+struct ClassFits {
+  const LinearProblem& problem;
+  const ClassTarget& target;
+  LinearFamily family;
+  double max(const LinearPenalty& penalty) const {
+    return glm_lambda2_max(problem, target, family, penalty);
+  }
+  GlmFit once(const LinearPenalty& penalty, const SolverControl& control) const {
+    return fit_glm(problem, target, family, penalty, control);
+  }
+  std::vector<GlmFit> path(const LinearPenalty& penalty, const std::vector<double>& grid,
+                           const SolverControl& control, int stop,
+                           const std::function<void(const GlmFit&)>& on_point) const {
+    return fit_glm_path(problem, target, family, penalty, grid, control, stop, on_point);
+  }
+};
+
+// The ranking: |w_j|, or the norm of feature j's row of class coefficients.
+Eigen::VectorXd scores_of(const LinearFit& fit) { return fit.coef_std.cwiseAbs(); }
+Eigen::VectorXd scores_of(const GlmFit& fit) { return fit.row_norms(); }
+
 std::string describe_fit(const LinearFit& fit, const LinearProblem& problem, int sweeps) {
   return fmt::format(
-      "coordinate descent ({} updates) on standardised columns: {} of {} weights non-zero, {} "
-      "sweeps in all, objective {:.6g}, intercept {:.6g}",
+      "coordinate descent ({} updates): {} of {} weights non-zero, {} sweeps in all, objective "
+      "{:.6g}, intercept {:.6g}",
       to_string(fit.solver), fit.nonzero(), problem.cols(), sweeps, fit.objective, fit.intercept);
+}
+
+std::string describe_fit(const GlmFit& fit, const LinearProblem& problem, int sweeps) {
+  return fmt::format(
+      "proximal Newton ({} family; coordinate descent inside): {} of {} features non-zero, {} "
+      "sweeps in all, objective {:.6g}, deviance ratio {:.4f}",
+      to_string(fit.family), fit.nonzero(), problem.cols(), sweeps, fit.objective,
+      fit.deviance_ratio);
+}
+
+std::vector<double> as_vector(const Eigen::VectorXd& v) {
+  return std::vector<double>(v.data(), v.data() + v.size());
+}
+
+// The model on the original columns: intercept + sum_j coef_j x_j.
+nlohmann::json model_json(const LinearFit& fit, const Dataset&) {
+  return {{"intercept", fit.intercept}, {"coefficients", as_vector(fit.coef)}};
+}
+
+nlohmann::json model_json(const GlmFit& fit, const Dataset& data) {
+  if (fit.family == LinearFamily::Binomial) {
+    return {{"intercept", fit.intercept[0]},
+            {"coefficients", as_vector(fit.coef.col(0))},
+            {"log_odds_of", data.class_names[1]}};
+  }
+  nlohmann::json rows = nlohmann::json::array();
+  for (Eigen::Index j = 0; j < fit.coef.rows(); ++j) rows.push_back(as_vector(fit.coef.row(j)));
+  return {{"intercept", as_vector(fit.intercept)},
+          {"coefficients", rows},  // one row per feature, one entry per class
+          {"classes", data.class_names}};
 }
 
 class LinearSelector final : public TableSelector<LinearOptions> {
@@ -127,30 +159,29 @@ class LinearSelector final : public TableSelector<LinearOptions> {
     SelectionResult result;
     result.method = name();
     result.k = k;
-    std::string target_note;
-    const Eigen::VectorXd y = target_vector(data, rows, name(), target_note);
-    if (!target_note.empty()) result.notes.push_back(target_note);
+    const linear_detail::LinearTarget target =
+        linear_detail::linear_target(data, rows, options_.family, name());
+    if (!target.note.empty()) result.notes.push_back(target.note);
 
-    LinearProblem problem(data.features, rows, y, options_.threads);
-    const LinearPenalty penalty = make_penalty(k);
-    const Outcome outcome = options_.lambda2 >= 0
-                                ? fit_once(problem, penalty, result)
-                                : fit_path(problem, penalty, callbacks, start, result);
-    report(problem, outcome, k, result);
-
-    result.scores.assign(outcome.fit.coef_std.data(),
-                         outcome.fit.coef_std.data() + outcome.fit.coef_std.size());
-    for (auto& score : result.scores) score = std::abs(score);
-    finish_selection(result, data.feature_names);
-    record_options(problem, outcome, data, result);
+    LinearProblem problem(data.features, rows, target.y, options_.threads,
+                          options_.scaling == "none" ? ScalingKind::None : ScalingKind::Standard);
+    if (target.family == LinearFamily::Gaussian) {
+      select_with(GaussianFits{problem}, problem, data, k, callbacks, start, result);
+    } else {
+      select_with(ClassFits{problem, target.classes, target.family}, problem, data, k, callbacks,
+                  start, result);
+    }
+    result.options["family_used"] = to_string(target.family);
+    result.options["task"] = target.task;
     result.fit_seconds = seconds_since(start);
     return result;
   }
 
  private:
   // The fit the selection comes from, and what the way there adds up to.
+  template <class Fit>
   struct Outcome {
-    LinearFit fit;
+    Fit fit;
     double lambda2_max = 0.0;
     int sweeps = 0;
     bool converged = true;
@@ -174,12 +205,28 @@ class LinearSelector final : public TableSelector<LinearOptions> {
     return control;
   }
 
-  // One fit at the given lambda2 (ridge: 0); history per sweep.
-  Outcome fit_once(LinearProblem& problem, const LinearPenalty& penalty,
+  // One fit or a path with `fits` (GaussianFits or ClassFits), and the
+  // selection: the top k of the scores.
+  template <class Fits>
+  void select_with(const Fits& fits, const LinearProblem& problem, const Dataset& data, int k,
+                   const FitCallbacks& callbacks, Clock::time_point start,
                    SelectionResult& result) const {
-    Outcome outcome;
-    outcome.lambda2_max = lambda2_max(problem, penalty);
-    outcome.fit = fit_linear(problem, penalty, make_control());
+    const LinearPenalty penalty = make_penalty(k);
+    const auto outcome = options_.lambda2 >= 0 ? fit_once(fits, penalty, result)
+                                               : fit_path(fits, penalty, callbacks, start, result);
+    report(problem, outcome, k, result);
+    const Eigen::VectorXd scores = scores_of(outcome.fit);
+    result.scores.assign(scores.data(), scores.data() + scores.size());
+    finish_selection(result, data.feature_names);
+    record_options(problem, outcome, data, result);
+  }
+
+  // One fit at the given lambda2 (ridge: 0); history per sweep.
+  template <class Fits>
+  auto fit_once(const Fits& fits, const LinearPenalty& penalty, SelectionResult& result) const {
+    Outcome<decltype(fits.once(penalty, make_control()))> outcome;
+    outcome.lambda2_max = fits.max(penalty);
+    outcome.fit = fits.once(penalty, make_control());
     outcome.sweeps = outcome.fit.sweeps;
     outcome.converged = outcome.fit.converged;
     result.history = outcome.fit.history;
@@ -194,15 +241,16 @@ class LinearSelector final : public TableSelector<LinearOptions> {
   // The lambda2 path down from lambda2_max, stopped where --path-stop says;
   // history per path point (a path runs thousands of sweeps). Progress: the
   // path is one "epoch" whose points are its "batches".
-  Outcome fit_path(LinearProblem& problem, const LinearPenalty& penalty,
-                   const FitCallbacks& callbacks, Clock::time_point start,
-                   SelectionResult& result) const {
-    Outcome outcome;
-    outcome.lambda2_max = lambda2_max(problem, penalty);
+  template <class Fits>
+  auto fit_path(const Fits& fits, const LinearPenalty& penalty, const FitCallbacks& callbacks,
+                Clock::time_point start, SelectionResult& result) const {
+    using Fit = decltype(fits.once(penalty, make_control()));
+    Outcome<Fit> outcome;
+    outcome.lambda2_max = fits.max(penalty);
     const auto grid = lambda2_grid(outcome.lambda2_max, options_.path_points, options_.eps);
     const bool stop_at_k = options_.path_stop == "k";
     long done = 0;
-    auto on_point = [&](const LinearFit& point) {
+    auto on_point = [&](const Fit& point) {
       Progress progress;
       progress.epoch = 1;
       progress.epochs = 1;
@@ -213,8 +261,8 @@ class LinearSelector final : public TableSelector<LinearOptions> {
       progress.epoch_done = done == progress.batches || (stop_at_k && point.nonzero() >= penalty.k);
       callbacks.report(progress);
     };
-    const auto path = fit_linear_path(problem, penalty, grid, make_control(),
-                                      stop_at_k ? penalty.k : 0, on_point);
+    const auto path = fits.path(penalty, grid, make_control(), stop_at_k ? penalty.k : 0,
+                                std::function<void(const Fit&)>(on_point));
     for (const auto& point : path) {
       outcome.sweeps += point.sweeps;
       EpochRecord record;
@@ -236,14 +284,23 @@ class LinearSelector final : public TableSelector<LinearOptions> {
                   : fmt::format("lambda2 path from lambda2_max = {:.6g} to its end, point {} "
                                 "(lambda2 = {:.6g}); history: one entry per path point",
                                 outcome.lambda2_max, path.size(), outcome.fit.penalty.lambda2));
+    const bool stopped_early =
+        path.size() < grid.size() && !(stop_at_k && outcome.fit.nonzero() >= penalty.k);
+    if (stopped_early) {
+      result.notes.push_back(fmt::format(
+          "the path stopped at point {} of {}: the model explains more than 99.9% of the null "
+          "deviance (glmnet's rule; the classes are nearly separated there)",
+          path.size(), grid.size()));
+    }
     result.options["path_point"] = path.size();
     return outcome;
   }
 
   // Notes and warnings about the fit the selection comes from.
-  void report(const LinearProblem& problem, const Outcome& outcome, int k,
+  template <class Fit>
+  void report(const LinearProblem& problem, const Outcome<Fit>& outcome, int k,
               SelectionResult& result) const {
-    const LinearFit& fit = outcome.fit;
+    const Fit& fit = outcome.fit;
     result.notes.push_back(describe_fit(fit, problem, outcome.sweeps));
     if (!fit.top_set_settled) {
       result.warnings.push_back(fmt::format(
@@ -272,9 +329,10 @@ class LinearSelector final : public TableSelector<LinearOptions> {
   }
 
   // Every option, what was decided at run time, and the model.
-  void record_options(const LinearProblem& problem, const Outcome& outcome, const Dataset& data,
-                      SelectionResult& result) const {
-    const LinearFit& fit = outcome.fit;
+  template <class Fit>
+  void record_options(const LinearProblem& problem, const Outcome<Fit>& outcome,
+                      const Dataset& data, SelectionResult& result) const {
+    const Fit& fit = outcome.fit;
     result.options.update(options_json());
     result.options["lambda2_used"] = fit.penalty.lambda2;
     result.options["lambda2_max"] = outcome.lambda2_max;
@@ -284,15 +342,12 @@ class LinearSelector final : public TableSelector<LinearOptions> {
     result.options["objective"] = fit.objective;
     result.options["converged"] = outcome.converged;
     result.options["nonzero"] = fit.nonzero();
-    result.options["task"] =
-        data.target_kind == TargetKind::Classes ? "binary-as-regression" : "regression";
-    // On the original columns (the scores are |w| on the standardised ones).
-    result.options["model"] = {
-        {"intercept", fit.intercept},
-        {"coefficients", std::vector<double>(fit.coef.data(), fit.coef.data() + fit.coef.size())}};
+    // On the original columns (the scores are on the problem's columns).
+    result.options["model"] = model_json(fit, data);
   }
 
-  std::string not_converged(const LinearFit& fit) const {
+  template <class Fit>
+  std::string not_converged(const Fit& fit) const {
     return fmt::format(
         "{}: coordinate descent did not converge at lambda2 = {:.6g} within --max-iter {} sweeps "
         "(objective {:.6g}); raise --max-iter or --tol",

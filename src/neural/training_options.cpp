@@ -8,8 +8,14 @@ namespace topkfs {
 
 void NeuralTrainingOptions::validate_training() const {
   auto fail = [](const std::string& message) { throw OptionError(message); };
+  // A layer wider than this is a typo, not a network: its weights alone
+  // would be gigabytes for any real data, and libtorch would fail inside.
+  constexpr int kMaxHidden = 1 << 20;
   for (int size : hidden) {
     if (size <= 0) fail(fmt::format("--hidden: sizes must be positive, got {}", size));
+    if (size > kMaxHidden) {
+      fail(fmt::format("--hidden: a layer of {} units is too wide (at most {})", size, kMaxHidden));
+    }
   }
   if (epochs < 1) fail(fmt::format("--epochs must be at least 1, got {}", epochs));
   if (min_steps < 0) fail(fmt::format("--min-steps must not be negative, got {}", min_steps));

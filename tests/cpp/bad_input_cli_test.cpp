@@ -6,42 +6,12 @@
 #include <fstream>
 #include <string>
 
+#include "cli_expectations.hpp"
 #include "python_fixture.hpp"
 #include "test_support.hpp"
 
 namespace topkfs::test {
 namespace {
-
-struct Expected {
-  int exit_code;
-  std::vector<std::string> fragments;  // each must appear in stderr
-};
-
-void expect_message(const CommandResult& result, const std::string& args,
-                    const Expected& expected) {
-  EXPECT_EQ(result.exit_code, expected.exit_code) << args << "\n" << result.err;
-  EXPECT_TRUE(result.out.empty()) << "stdout must stay empty on error: " << result.out;
-  EXPECT_EQ(result.err.rfind("topkfs: error: ", 0), 0u) << result.err;
-  for (const auto& fragment : expected.fragments) {
-    EXPECT_NE(result.err.find(fragment), std::string::npos)
-        << "'" << fragment << "' missing from: " << result.err;
-  }
-}
-
-// `select -o` must refuse the data and leave no output file behind.
-void expect_select_refused(const std::string& args, const Expected& expected) {
-  const std::string output = temp_dir() + "/never-written.json";
-  const CommandResult select = run_cli("select " + args + " --k 1 -q -o " + output);
-  expect_message(select, args, expected);
-  EXPECT_FALSE(path_exists(output)) << "select left " << output << " behind for " << args;
-  EXPECT_FALSE(path_exists(output + ".tmp")) << args;
-}
-
-// Both `info` (reads the data only) and `select` refuse it.
-void expect_refused(const std::string& args, const Expected& expected) {
-  expect_message(run_cli("info " + args), args, expected);
-  expect_select_refused(args, expected);
-}
 
 std::string file(const std::string& name, const std::string& content) {
   return write_temp_file(name, content);

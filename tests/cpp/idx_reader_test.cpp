@@ -258,7 +258,7 @@ TEST(IdxReaderTest, GzipAndPlainGiveTheSameData) {
 
 TEST(IdxReaderTest, WrongMagicIsNamed) {
   const std::string path =
-      test::write_temp_file("zip-images-idx3-ubyte", std::string("PK\x03\x04 not idx", 14));
+      test::write_temp_file("zip-images-idx3-ubyte", std::string("PK\x03\x04 not idx", 12));
   const auto message = error_of<DataError>([&] { read_idx(path, {}); });
   EXPECT_NE(message.find(path + ": not an IDX file: magic 0x50 0x4B 0x03 0x04"), std::string::npos)
       << message;

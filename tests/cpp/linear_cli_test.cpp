@@ -98,14 +98,31 @@ TEST(LinearCli, RefusesOptionsThatDoNotApplyOrAreOutOfRange) {
   EXPECT_NE(run.err.find("--k 9"), std::string::npos) << run.err;
 }
 
-TEST(LinearCli, ThreeClassesAreRefusedWithAPointerToDnnTop) {
+TEST(LinearCli, ThreeClassesAreMultinomialAndRefusedAsARegression) {
   std::string text = "x1,x2,label\n";
   for (int i = 0; i < 30; ++i) text += fmt::format("{},{},{}\n", i, (i * 7) % 11, "abc"[i % 3]);
   const std::string path = test::write_temp_file("linear_three_classes.csv", text);
-  const auto run = test::run_cli(fmt::format("select '{}' --method elastic-net --k 1 -q", path));
+  auto run = test::run_cli(fmt::format("select '{}' --method elastic-net-top --k 1 -q", path));
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  run = test::run_cli(
+      fmt::format("select '{}' --method elastic-net --family gaussian --k 1 -q", path));
   EXPECT_EQ(run.exit_code, 1);
   EXPECT_NE(run.err.find("3 classes"), std::string::npos) << run.err;
   EXPECT_NE(run.err.find("dnn-top"), std::string::npos) << run.err;
+}
+
+TEST(LinearCli, FamilyAndScalingAreOptionsAndBadChoicesAreRefused) {
+  auto run = test::run_cli(
+      fmt::format("select '{}' --method elastic-net-top --k 2 --scaling none -q", data_csv()));
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  run = test::run_cli(
+      fmt::format("select '{}' --method lasso --k 2 --family multinomial -q", data_csv()));
+  EXPECT_EQ(run.exit_code, 1);
+  EXPECT_NE(run.err.find("needs a class target"), std::string::npos) << run.err;
+  run = test::run_cli(
+      fmt::format("select '{}' --method lasso --k 2 --family poisson -q", data_csv()));
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_NE(run.err.find("--family takes"), std::string::npos) << run.err;
 }
 
 }  // namespace

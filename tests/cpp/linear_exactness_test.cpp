@@ -22,21 +22,6 @@ nlohmann::json load_golden() {
   return nlohmann::json::parse(in);
 }
 
-Eigen::MatrixXd matrix_of(const nlohmann::json& rows) {
-  Eigen::MatrixXd x(static_cast<Eigen::Index>(rows.size()),
-                    static_cast<Eigen::Index>(rows[0].size()));
-  for (Eigen::Index i = 0; i < x.rows(); ++i) {
-    for (Eigen::Index j = 0; j < x.cols(); ++j) x(i, j) = rows[i][j].get<double>();
-  }
-  return x;
-}
-
-Eigen::VectorXd vector_of(const nlohmann::json& values) {
-  Eigen::VectorXd v(static_cast<Eigen::Index>(values.size()));
-  for (Eigen::Index i = 0; i < v.size(); ++i) v[i] = values[i].get<double>();
-  return v;
-}
-
 SolverControl tight(LinearSolver solver) {
   SolverControl control;
   control.tol = 1e-20;
@@ -52,8 +37,8 @@ TEST_P(LinearExactness, MatchesScikitLearnElasticNetLassoRidge) {
   ASSERT_EQ(golden["problems"].size(), 7u);
   for (const auto& case_ : golden["problems"]) {
     SCOPED_TRACE(case_["name"].get<std::string>());
-    const Eigen::MatrixXd x = matrix_of(case_["x"]);
-    const Eigen::VectorXd y = vector_of(case_["y"]);
+    const Eigen::MatrixXd x = test::matrix_of(case_["x"]);
+    const Eigen::VectorXd y = test::vector_of(case_["y"]);
     // The golden features are exact in float32, the precision Dataset keeps.
     ASSERT_EQ((x.cast<float>().cast<double>() - x).cwiseAbs().maxCoeff(), 0.0);
     const Dataset data = test::regression_dataset(x, y);
@@ -65,10 +50,10 @@ TEST_P(LinearExactness, MatchesScikitLearnElasticNetLassoRidge) {
     EXPECT_TRUE(fit.converged);
     EXPECT_EQ(fit.solver, GetParam());
 
-    const Eigen::VectorXd expected_std = vector_of(case_["coef_std"]);
+    const Eigen::VectorXd expected_std = test::vector_of(case_["coef_std"]);
     EXPECT_LT((fit.coef_std - expected_std).cwiseAbs().maxCoeff(), 1e-6)
         << "ours:    " << fit.coef_std.transpose() << "\nsklearn: " << expected_std.transpose();
-    const Eigen::VectorXd expected = vector_of(case_["coef"]);
+    const Eigen::VectorXd expected = test::vector_of(case_["coef"]);
     for (Eigen::Index j = 0; j < expected.size(); ++j) {
       EXPECT_NEAR(fit.coef[j], expected[j], 1e-6 * std::max(1.0, std::abs(expected[j])))
           << "column " << j;
@@ -85,7 +70,8 @@ TEST_P(LinearExactness, MatchesScikitLearnElasticNetLassoRidge) {
 TEST_P(LinearExactness, LassoPathMatchesScikitLearnLassoPath) {
   const auto golden = load_golden();
   const auto& case_ = golden["paths"][0];
-  const Dataset data = test::regression_dataset(matrix_of(case_["x"]), vector_of(case_["y"]));
+  const Dataset data =
+      test::regression_dataset(test::matrix_of(case_["x"]), test::vector_of(case_["y"]));
   LinearProblem problem = test::make_problem(data);
   const int points = case_["points"].get<int>();
   const auto grid = lambda2_grid(lambda2_max(problem, {}), points, case_["eps"].get<double>());
@@ -100,7 +86,7 @@ TEST_P(LinearExactness, LassoPathMatchesScikitLearnLassoPath) {
   EXPECT_EQ(fits.front().nonzero(), 0);  // lambda2_max zeroes every weight
   for (int i = 0; i < points; ++i) {
     SCOPED_TRACE(fmt::format("path point {}", i));
-    const Eigen::VectorXd expected = vector_of(case_["coef_std"][i]);
+    const Eigen::VectorXd expected = test::vector_of(case_["coef_std"][i]);
     EXPECT_LT((fits[static_cast<std::size_t>(i)].coef_std - expected).cwiseAbs().maxCoeff(), 1e-6);
     EXPECT_TRUE(fits[static_cast<std::size_t>(i)].converged);
   }

@@ -219,15 +219,16 @@ TEST(LinearSelector, NonConvergenceIsAWarningNotAnError) {
   EXPECT_EQ(result.options.at("sweeps").get<int>(), 2);
 }
 
-TEST(LinearSelector, TwoClassesAreFittedAsARegressionWithANote) {
+TEST(LinearSelector, TwoClassesWithTheGaussianFamilyAreARegressionWithANote) {
   const Dataset data = synthetic(200, 30, SyntheticOptions::Target::Classes, 2);
   auto selector = make_linear_selector(LinearModel::ElasticNet, true);
+  selector->set_option("family", "gaussian");
   const SelectionResult result = select(*selector, data, 5);
   EXPECT_EQ(result.selected.size(), 5u);
   EXPECT_EQ(result.options.at("task"), "binary-as-regression");
   const bool noted =
       std::any_of(result.notes.begin(), result.notes.end(), [](const std::string& note) {
-        return note.find("regression model") != std::string::npos &&
+        return note.find("as a regression") != std::string::npos &&
                note.find("'0' = 0") != std::string::npos;
       });
   EXPECT_TRUE(noted) << fmt::format("{}", fmt::join(result.notes, "\n"));
@@ -237,8 +238,10 @@ TEST(LinearSelector, RefusesTargetsItCannotFit) {
   auto selector = make_linear_selector(LinearModel::Lasso, true);
   const Dataset three = synthetic(90, 20, SyntheticOptions::Target::Classes, 3);
   try {
-    select(*selector, three, 3);
-    FAIL() << "three classes accepted";
+    auto gaussian = make_linear_selector(LinearModel::Lasso, true);
+    gaussian->set_option("family", "gaussian");
+    select(*gaussian, three, 3);
+    FAIL() << "three classes accepted as a regression";
   } catch (const DataError& error) {
     const std::string message = error.what();
     EXPECT_NE(message.find("3 classes"), std::string::npos) << message;
@@ -271,6 +274,48 @@ TEST(LinearSelector, LearnsFromTheGivenRowsOnly) {
   const SelectionResult b = select(*on_copy, take_rows(data, rows), 6);
   EXPECT_EQ(a.selected, b.selected);
   for (std::size_t j = 0; j < a.scores.size(); ++j) EXPECT_NEAR(a.scores[j], b.scores[j], 1e-12);
+}
+
+TEST(LinearSelector, ClassTargetsChooseTheirFamily) {
+  for (const int classes : {2, 3}) {
+    SCOPED_TRACE(fmt::format("{} classes", classes));
+    const Dataset data = synthetic(150, 20, SyntheticOptions::Target::Classes, classes);
+    auto selector = make_linear_selector(LinearModel::ElasticNet, false);
+    const SelectionResult result = select(*selector, data, 4);
+    EXPECT_EQ(result.selected.size(), 4u);
+    const std::string family = classes == 2 ? "binomial" : "multinomial";
+    EXPECT_EQ(result.options.at("family_used"), family);
+    EXPECT_EQ(result.options.at("task"), family);
+    const auto& model = result.options.at("model");
+    ASSERT_EQ(model.at("coefficients").size(), 20u);
+    if (classes == 2) {
+      EXPECT_TRUE(model.at("coefficients")[0].is_number());
+      EXPECT_EQ(model.at("log_odds_of"), data.class_names[1]);
+    } else {
+      EXPECT_EQ(model.at("coefficients")[0].size(), 3u);
+      EXPECT_EQ(model.at("intercept").size(), 3u);
+    }
+  }
+}
+
+TEST(LinearSelector, FamiliesAndScalingsThatDoNotFitAreRefused) {
+  auto multinomial = make_linear_selector(LinearModel::Lasso, false);
+  multinomial->set_option("family", "multinomial");
+  EXPECT_THROW(select(*multinomial, synthetic(), 3), DataError);
+  auto binomial = make_linear_selector(LinearModel::Lasso, false);
+  binomial->set_option("family", "binomial");
+  try {
+    select(*binomial, synthetic(90, 20, SyntheticOptions::Target::Classes, 3), 3);
+    FAIL() << "binomial accepted three classes";
+  } catch (const DataError& error) {
+    EXPECT_NE(std::string(error.what()).find("--family multinomial"), std::string::npos);
+  }
+  auto bad = make_linear_selector(LinearModel::Lasso, false);
+  bad->set_option("family", "poisson");
+  EXPECT_THROW(select(*bad, synthetic(), 3), OptionError);
+  auto minmax = make_linear_selector(LinearModel::Lasso, false);
+  minmax->set_option("scaling", "minmax");
+  EXPECT_THROW(select(*minmax, synthetic(), 3), OptionError);
 }
 
 }  // namespace

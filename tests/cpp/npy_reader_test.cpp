@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "hand_made_files.hpp"
 #include "test_support.hpp"
 #include "topkfs/core/error.hpp"
 #include "topkfs/io/file_util.hpp"
@@ -18,6 +19,7 @@ namespace topkfs {
 namespace {
 
 using test::error_of;
+using test::npy_bytes;
 
 // Runs a numpy script in the test temp dir (`np` imported, `os.chdir`ed).
 // Returns false (and the test should skip) when numpy is not available.
@@ -38,18 +40,6 @@ bool run_numpy(const std::string& name, const std::string& body) {
   } while (0)
 
 std::string in_temp(const std::string& name) { return test::temp_dir() + "/" + name; }
-
-// A version 1.0 NPY blob with the header dictionary `dict`, padded as numpy
-// pads it (to a multiple of 64 bytes, ending in a newline).
-std::string npy_bytes(const std::string& dict, const std::string& payload) {
-  std::string text = dict;
-  while ((10 + text.size() + 1) % 64 != 0) text += ' ';
-  text += '\n';
-  std::string bytes("\x93NUMPY\x01\x00", 8);
-  bytes += static_cast<char>(text.size() & 0xff);
-  bytes += static_cast<char>(text.size() >> 8);
-  return bytes + text + payload;
-}
 
 std::string float64_payload(const std::vector<double>& values) {
   std::string bytes(values.size() * 8, '\0');

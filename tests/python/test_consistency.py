@@ -41,6 +41,7 @@ CASES = [
     ("dnn-top", {"epochs": 4, "hidden": [8], "seed": 3, "threads": 1}, "real"),
     ("lasso-top", {"threads": 1}, "real"),
     ("elastic-net-top", {"threads": 1, "lambda1": 0.1}, "real"),
+    ("elastic-net-top", {"threads": 1}, "classes"),
 ]
 
 

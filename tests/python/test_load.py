@@ -222,3 +222,22 @@ def test_missing_and_malformed_files(tmp_path):
     with pytest.raises(OSError, match="not an MNIST-style folder"):
         topkfs.load(folder)
     assert isinstance(os.fspath(folder), str)
+
+
+def test_deeply_nested_npy_header_is_a_value_error_not_a_crash(tmp_path):
+    # A version 2.0 header whose shape nests 60,000 brackets: the parser
+    # refuses it instead of recursing until the stack overflows.
+    text = "{'descr': '<f4', 'fortran_order': False, 'shape': " + "[" * 60000 + "}"
+    text += " " * ((64 - (12 + len(text) + 1) % 64) % 64) + "\n"
+    header = b"\x93NUMPY\x02\x00" + len(text).to_bytes(4, "little") + text.encode()
+    path = tmp_path / "deep.npy"
+    path.write_bytes(header)
+    with pytest.raises(ValueError, match=r"deep\.npy: .*nested brackets"):
+        topkfs.load(str(path))
+
+
+def test_fifo_is_an_os_error_not_a_hang(tmp_path):
+    fifo = tmp_path / "data.fifo"
+    os.mkfifo(fifo)
+    with pytest.raises(OSError, match=r"data\.fifo: is a FIFO"):
+        topkfs.load(str(fifo))

@@ -8,8 +8,18 @@
 
 namespace topkfs {
 
-// Throws FileError if `path` does not exist, is a directory, or cannot be
-// opened for reading; DataError if it is empty.
+// Deflate cannot expand data by more than about 1032:1, so compressed data
+// of C bytes never holds more than kMaxDeflateRatio * C: a header claiming
+// more is corrupt and is refused before anything is allocated.
+constexpr std::uint64_t kMaxDeflateRatio = 1032;
+
+// "a FIFO (named pipe)", "a character device", ... for a st_mode that is
+// not a regular file.
+const char* kind_of_special_file(unsigned mode);
+
+// Throws FileError if `path` does not exist, is a directory or another file
+// that is not regular (opening a FIFO would block), or cannot be opened for
+// reading; DataError if it is empty.
 void require_readable_file(const std::string& path);
 
 // Size in bytes of a readable file (after require_readable_file).

@@ -10,6 +10,10 @@
 
 namespace topkfs {
 
+// The label of a sample whose class is missing (NaN under NanPolicy::Drop or
+// Keep); check_values drops such samples, so no Dataset it returns holds one.
+constexpr std::int32_t kMissingLabel = -1;
+
 // Sets data.target_kind, labels/class_names or targets/target_names from a
 // target read as text (one string per row). Text that is not a number makes
 // the target classes; `where` names the file for messages.
@@ -27,7 +31,8 @@ void set_target_from_numbers(Dataset& data, const std::vector<double>& values, i
 
 // Checks features and targets for NaN/Inf. NanPolicy::Error throws a
 // DataError naming the file, row and column; Drop removes such rows and adds a
-// note saying how many went. Also rejects a class target with one class.
+// note saying how many went; samples with kMissingLabel are dropped under
+// every policy. Also rejects a class target with one class.
 void check_values(Dataset& data, const ReadOptions& options, const std::string& where);
 
 // Throws DataError when a class target holds fewer than two classes.

@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "topkfs/data/dataset.hpp"
+#include "topkfs/data/scaling.hpp"
 #include "topkfs/select/selection_result.hpp"
 
 namespace topkfs {
@@ -51,12 +52,15 @@ class LinearProblem {
   // the system allows: a large matrix then costs far fewer page faults).
   using ColumnMatrix = Eigen::Map<Eigen::MatrixXd, Eigen::Aligned64>;
 
-  // Rows `rows` of `features`; `y` holds one target value per entry of `rows`.
-  // Columns constant over those rows get scale 0 and weight 0 in every fit.
-  // threads <= 0: every core; the count also becomes OpenBLAS's (process-wide),
-  // for the Gram products.
+  // Rows `rows` of `features`; `y` holds one target value per entry of `rows`
+  // (the class models pass zeros: their labels are apart). Columns constant
+  // over those rows get scale 0 and weight 0 in every fit. threads <= 0:
+  // every core; the count also becomes OpenBLAS's (process-wide), for the
+  // Gram products. Scaling None centres the columns without dividing them
+  // (scale 1): the penalties then act on the columns' own units.
   LinearProblem(const FeatureMatrix& features, const std::vector<std::int64_t>& rows,
-                const Eigen::VectorXd& y, int threads = 1);
+                const Eigen::VectorXd& y, int threads = 1,
+                ScalingKind scaling = ScalingKind::Standard);
 
   std::int64_t rows() const { return x_.rows(); }
   std::int64_t cols() const { return x_.cols(); }
@@ -65,9 +69,11 @@ class LinearProblem {
   const ColumnMatrix& x() const { return x_; }     // standardised, column-major
   const Eigen::VectorXd& y() const { return y_; }  // centred
   const Eigen::VectorXd& column_mean() const { return mean_; }
-  const Eigen::VectorXd& column_scale() const { return scale_; }  // 0: constant column
-  const Eigen::VectorXd& column_norm() const { return norm_; }    // ||x_j||^2 / n (1, or 0)
-  const Eigen::VectorXd& xty() const { return xty_; }             // X^T y / n
+  const Eigen::VectorXd& column_scale() const { return scale_; }  // sd, 1 unscaled, 0 constant
+  const Eigen::VectorXd& column_norm() const {
+    return norm_;
+  }                                                    // ||x_j||^2 / n (1 standardised, or 0)
+  const Eigen::VectorXd& xty() const { return xty_; }  // X^T y / n
   double target_mean() const { return y_mean_; }
   double yy() const { return yy_; }  // y^T y / n (centred y)
   std::int64_t constant_columns() const;

@@ -23,7 +23,9 @@ struct LinearOptions {
   double eps = 1e-3;            // the path ends at eps * lambda2_max
   std::string path_stop = "k";  // k: first point with >= k non-zero weights; end: the last point
   std::string solver = "auto";  // auto | covariance | naive
-  int threads = 0;              // 0 = every core
+  std::string family = "auto";  // auto | gaussian | binomial | multinomial
+  std::string scaling = "standard";  // standard | none
+  int threads = 0;                   // 0 = every core
 
   // Throws OptionError naming the offending field.
   void validate() const;

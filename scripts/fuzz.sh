@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Builds the fuzz targets with clang + libFuzzer (ASan and UBSan on) in
+# ./build-fuzz and runs each for a bounded time on top of its seed corpus
+# (tests/fuzz/corpus/<reader>), then prints the executions and the coverage
+# of each. A crash stops nothing: its input is kept as
+# build-fuzz/findings/<reader>/crash-*, the script exits 1 at the end, and
+# the input belongs in tests/fuzz/regressions/<reader>/ once fixed (the
+# replay test runs it from then on).
+#
+#   scripts/fuzz.sh [SECONDS_PER_TARGET] [READER...]      (default 60, all)
+#   TOPKFS_FUZZ_RUNS=N scripts/fuzz.sh 0 npy   # N executions instead of a time
+set -euo pipefail
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build="${TOPKFS_FUZZ_BUILD_DIR:-$root/build-fuzz}"
+seconds="${1:-60}"
+shift || true
+readers=("$@")
+if [ ${#readers[@]} -eq 0 ]; then readers=(csv libsvm idx npy npz mat hdf5 result_json); fi
+
+if [ ! -f "$build/CMakeCache.txt" ]; then
+  # Only the readers are fuzzed: no libtorch, tests, benchmarks or Python.
+  cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+    -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
+    -DTOPKFS_FUZZ=ON -DTOPKFS_SANITIZE=address,undefined -DTOPKFS_WITH_TORCH=OFF \
+    -DTOPKFS_BUILD_TESTS=OFF -DTOPKFS_BUILD_BENCH=OFF -DTOPKFS_BUILD_PYTHON=OFF \
+    >"$build.configure.log" 2>&1 || { cat "$build.configure.log"; exit 1; }
+fi
+cmake --build "$build" -j "$(nproc)" --target fuzz_targets >"$build/build.log" 2>&1 ||
+  { grep -E 'error' -A3 "$build/build.log" | head -40; exit 1; }
+
+export ASAN_OPTIONS="halt_on_error=1:detect_leaks=1:allocator_may_return_null=1"
+export LSAN_OPTIONS="suppressions=$root/tests/sanitizers/lsan.supp:print_suppressions=0"
+export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
+status=0
+printf '%-12s %12s %10s %8s %s\n' reader executions exec/s cov result
+for reader in "${readers[@]}"; do
+  work="$build/corpus/$reader"      # grows with what the fuzzer finds; the seeds stay clean
+  findings="$build/findings/$reader"
+  mkdir -p "$work" "$findings"
+  limit=(-max_total_time="$seconds")
+  if [ -n "${TOPKFS_FUZZ_RUNS:-}" ]; then limit=(-runs="$TOPKFS_FUZZ_RUNS"); fi
+  log="$build/fuzz-$reader.log"
+  result=ok
+  # rss_limit: a reader that allocates what the header claims is a finding.
+  if ! "$build/tests/fuzz/fuzz_$reader" "${limit[@]}" -max_len=8192 -rss_limit_mb=2048 \
+      -timeout=20 -print_final_stats=1 -artifact_prefix="$findings/" \
+      "$work" "$root/tests/fuzz/corpus/$reader" >"$log" 2>&1; then
+    result="FINDING (see $log)"
+    status=1
+  fi
+  executions=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo 0)
+  speed=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo 0)
+  coverage=$(grep -o 'cov: [0-9]*' "$log" | tail -1 | grep -o '[0-9]*' || echo 0)
+  printf '%-12s %12s %10s %8s %s\n' "$reader" "$executions" "$speed" "$coverage" "$result"
+done
+exit $status

@@ -1,0 +1,25 @@
+#pragma once
+// Private to the readers. Sizes read from a file's header are checked against
+// the machine before anything is allocated, so that a hostile or corrupt
+// header ends in a message with the sizes instead of std::bad_alloc, an
+// allocation that the kernel kills later, or an internal assertion.
+#include <cstdint>
+#include <string>
+
+namespace topkfs::detail {
+
+// The memory this process may use in bytes: the machine's physical memory,
+// or less under a process limit (RLIMIT_AS, RLIMIT_DATA).
+std::uint64_t physical_memory_bytes();
+
+// Throws DataError naming `where` when `bytes` (what `what` needs: "the
+// feature matrix (60000 x 784 float32)") exceed the physical memory.
+void check_fits_in_memory(std::uint64_t bytes, const std::string& what, const std::string& where);
+
+// Checks the shape of a feature matrix before it is allocated: at least one
+// sample and one column, and the float32 matrix plus a name per column fit
+// in memory. `shape` is the shape as the file states it ("(0, 5)").
+void check_feature_shape(std::uint64_t rows, std::uint64_t cols, const std::string& shape,
+                         const std::string& where);
+
+}  // namespace topkfs::detail

@@ -1,0 +1,83 @@
+#include "temporary_files.hpp"
+
+#include <signal.h>
+#include <unistd.h>
+
+#include <array>
+#include <atomic>
+#include <cstring>
+#include <mutex>
+
+namespace topkfs::detail {
+namespace {
+
+// Fixed storage: the handler may only read memory that nothing frees or
+// moves (no std::string, no allocation).
+constexpr std::size_t kSlots = 32;
+constexpr std::size_t kPathBytes = 4096;
+constexpr std::array<int, 4> kSignals = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
+
+struct Slot {
+  std::atomic<bool> used{false};
+  char path[kPathBytes] = {};
+};
+
+std::array<Slot, kSlots> slots;
+std::mutex registry_mutex;  // registration only; never taken in the handler
+int remembered = 0;
+std::array<struct sigaction, kSignals.size()> previous{};
+
+void remove_temporaries_and_die(int signal_number) {
+  for (auto& slot : slots) {
+    if (slot.used.load()) ::unlink(slot.path);
+  }
+  ::signal(signal_number, SIG_DFL);
+  ::raise(signal_number);
+}
+
+void install_handlers() {
+  struct sigaction action {};
+  action.sa_handler = remove_temporaries_and_die;
+  sigemptyset(&action.sa_mask);
+  for (std::size_t s = 0; s < kSignals.size(); ++s) {
+    ::sigaction(kSignals[s], nullptr, &previous[s]);
+    // A signal the process ignores (nohup) stays ignored.
+    if (previous[s].sa_handler == SIG_IGN) continue;
+    ::sigaction(kSignals[s], &action, nullptr);
+  }
+}
+
+void restore_handlers() {
+  for (std::size_t s = 0; s < kSignals.size(); ++s) {
+    if (previous[s].sa_handler == SIG_IGN) continue;
+    ::sigaction(kSignals[s], &previous[s], nullptr);
+  }
+}
+
+}  // namespace
+
+void remember_temporary(const std::string& path) {
+  const std::lock_guard<std::mutex> lock(registry_mutex);
+  for (auto& slot : slots) {
+    if (slot.used.load() || path.size() >= kPathBytes) continue;
+    std::memcpy(slot.path, path.c_str(), path.size() + 1);
+    slot.used.store(true);
+    if (remembered++ == 0) install_handlers();
+    return;
+  }
+  // More temporaries at once than slots (or an over-long path): this one is
+  // removed on errors but not on a signal.
+}
+
+void forget_temporary(const std::string& path) {
+  const std::lock_guard<std::mutex> lock(registry_mutex);
+  for (auto& slot : slots) {
+    if (slot.used.load() && path == slot.path) {
+      slot.used.store(false);
+      if (--remembered == 0) restore_handlers();
+      return;
+    }
+  }
+}
+
+}  // namespace topkfs::detail

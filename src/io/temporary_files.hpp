@@ -1,0 +1,13 @@
+#pragma once
+// Private to atomic_file.cpp. The temporaries that exist right now, so that a
+// signal that ends the process removes them instead of leaving "*.tmpPID"
+// files behind: while any is remembered, SIGINT, SIGTERM, SIGHUP and SIGQUIT
+// go to a handler that unlinks them and then dies of the same signal.
+#include <string>
+
+namespace topkfs::detail {
+
+void remember_temporary(const std::string& path);
+void forget_temporary(const std::string& path);
+
+}  // namespace topkfs::detail

@@ -1,0 +1,150 @@
+// Probabilities, weights and loss of the logistic and multinomial models,
+// computed so that large |eta| neither overflows nor loses the small
+// probabilities (log-sum-exp with the row's maximum taken out).
+#include "glm_likelihood.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "dense_kernels.hpp"
+#include "topkfs/core/error.hpp"
+
+namespace topkfs::linear_detail {
+namespace {
+
+// Below this the weight of a row is raised to it: a nearly certain row would
+// otherwise give a coordinate no curvature. The floor changes the steps, not
+// the solution (a point is a fixed point of the steps exactly when it is
+// optimal, whatever positive curvature the steps use); glmnet floors too.
+constexpr double min_weight = 1e-5;
+
+// Rows per block of the multinomial shift: 256 rows of 10 classes are 20 KB.
+constexpr Eigen::Index shift_block = 256;
+
+void expand_binomial(const Eigen::MatrixXd& eta, const ClassTarget& target, Expansion& out) {
+  const Eigen::Index n = eta.rows();
+  out.residual.resize(n, 1);
+  out.weight.resize(n, 1);
+  double loss = 0.0;
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const double e = eta(i, 0);
+    const double y = target.labels[static_cast<std::size_t>(i)] == 1 ? 1.0 : 0.0;
+    // log(1 + exp(e)) - y e, and p = 1 / (1 + exp(-e)), without overflow.
+    const double t = std::exp(-std::abs(e));
+    loss += std::max(e, 0.0) + std::log1p(t) - y * e;
+    const double p = e >= 0 ? 1.0 / (1.0 + t) : t / (1.0 + t);
+    out.residual(i, 0) = y - p;
+    out.weight(i, 0) = std::max(p * (1.0 - p), min_weight);
+  }
+  out.loss = loss / static_cast<double>(n);
+}
+
+void expand_multinomial(const Eigen::MatrixXd& eta, const ClassTarget& target, Expansion& out) {
+  const Eigen::Index n = eta.rows();
+  const Eigen::Index classes = eta.cols();
+  out.residual.resize(n, classes);
+  out.weight.resize(n, classes);
+  double loss = 0.0;
+  Eigen::VectorXd p(classes);
+  for (Eigen::Index i = 0; i < n; ++i) {
+    const double top = eta.row(i).maxCoeff();
+    double sum = 0.0;
+    for (Eigen::Index c = 0; c < classes; ++c) {
+      p[c] = std::exp(eta(i, c) - top);
+      sum += p[c];
+    }
+    const auto label = static_cast<Eigen::Index>(target.labels[static_cast<std::size_t>(i)]);
+    loss += top + std::log(sum) - eta(i, label);
+    for (Eigen::Index c = 0; c < classes; ++c) {
+      const double prob = p[c] / sum;
+      out.residual(i, c) = (c == label ? 1.0 : 0.0) - prob;
+      out.weight(i, c) = prob;
+    }
+  }
+  out.loss = loss / static_cast<double>(n);
+}
+
+}  // namespace
+
+void expand(const Eigen::MatrixXd& eta, const ClassTarget& target, LinearFamily family,
+            Expansion& out) {
+  TOPKFS_ASSERT(static_cast<std::size_t>(eta.rows()) == target.labels.size());
+  if (family == LinearFamily::Binomial) {
+    expand_binomial(eta, target, out);
+  } else {
+    expand_multinomial(eta, target, out);
+  }
+}
+
+void shift(Expansion& e, LinearFamily family, const Eigen::Ref<const Eigen::VectorXd>& column,
+           const Eigen::VectorXd& delta) {
+  if (family == LinearFamily::Binomial) {
+    e.residual.col(0).noalias() -= delta[0] * e.weight.col(0).cwiseProduct(column);
+    return;
+  }
+  // d_i = column_i delta: residual_ic -= column_i p_ic (delta_c - p_i . delta),
+  // in blocks of rows small enough that their probabilities are read from
+  // memory once for both passes.
+  const Eigen::Index n = e.weight.rows();
+  const Eigen::Index classes = e.weight.cols();
+  double mean[shift_block];
+  for (Eigen::Index i0 = 0; i0 < n; i0 += shift_block) {
+    const Eigen::Index rows = std::min<Eigen::Index>(shift_block, n - i0);
+    std::fill(mean, mean + rows, 0.0);
+    for (Eigen::Index c = 0; c < classes; ++c) {
+      const double* p = e.weight.col(c).data() + i0;
+      for (Eigen::Index i = 0; i < rows; ++i) mean[i] += p[i] * delta[c];
+    }
+    const double* x = column.data() + i0;
+    for (Eigen::Index c = 0; c < classes; ++c) {
+      const double* p = e.weight.col(c).data() + i0;
+      double* r = e.residual.col(c).data() + i0;
+      for (Eigen::Index i = 0; i < rows; ++i) r[i] -= x[i] * p[i] * (delta[c] - mean[i]);
+    }
+  }
+}
+
+Eigen::MatrixXd row_curvature(const Expansion& e, LinearFamily family,
+                              const Eigen::Ref<const Eigen::VectorXd>& column) {
+  const double inv_n = 1.0 / static_cast<double>(e.weight.rows());
+  const Eigen::VectorXd squares = column.cwiseAbs2();
+  if (family == LinearFamily::Binomial) {
+    return Eigen::MatrixXd::Constant(1, 1, e.weight.col(0).dot(squares) * inv_n);
+  }
+  // sum_i x_i^2 (diag(p_i) - p_i p_i') = diag(P' x^2) - (x P)'(x P).
+  const Eigen::MatrixXd scaled = e.weight.array().colwise() * column.array();
+  Eigen::MatrixXd curvature;
+  gram_full(scaled, -inv_n, curvature);
+  curvature.diagonal() += e.weight.transpose() * squares * inv_n;
+  return curvature;
+}
+
+double intercept_curvature(const Expansion& e, LinearFamily family, Eigen::Index c) {
+  if (family == LinearFamily::Binomial) return e.weight.col(0).sum();
+  return std::max((e.weight.col(c).array() * (1.0 - e.weight.col(c).array())).sum(),
+                  min_weight * static_cast<double>(e.weight.rows()));
+}
+
+Eigen::VectorXd null_intercepts(const ClassTarget& target, LinearFamily family) {
+  Eigen::VectorXd count = Eigen::VectorXd::Zero(target.classes);
+  for (auto label : target.labels) count[label] += 1.0;
+  for (int c = 0; c < target.classes; ++c) {
+    if (count[c] == 0) {
+      throw DataError(fmt::format(
+          "class {} has no training row: the {} model needs every class among the rows it learns "
+          "from",
+          c, to_string(family)));
+    }
+  }
+  if (family == LinearFamily::Binomial) {
+    Eigen::VectorXd b(1);
+    b[0] = std::log(count[1] / count[0]);
+    return b;
+  }
+  Eigen::VectorXd b = count.array().log();
+  return b.array() - b.mean();
+}
+
+}  // namespace topkfs::linear_detail

@@ -1,0 +1,241 @@
+// Headers that claim more than the file holds, or more memory than the
+// process has, are refused before anything is allocated, with the sizes in
+// the message: one test per format. Files that claim terabytes are sparse
+// (a hole costs no disk); claims of a few hundred megabytes are checked in a
+// child process under a memory limit, so that the test does not depend on
+// the machine's size.
+#include <gtest/gtest.h>
+
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <string>
+
+#include "child_process.hpp"
+#include "hand_made_files.hpp"
+#include "python_fixture.hpp"
+#include "test_support.hpp"
+#include "topkfs/io/atomic_file.hpp"
+#include "topkfs/io/read_dataset.hpp"
+
+namespace topkfs::test {
+namespace {
+
+constexpr std::uint64_t kTerabyte = 1'000'000'000'000;
+
+// ASan and TSan map shadow memory as the program runs, which a data limit
+// forbids: the memory-limit halves of these tests run in normal builds only.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+constexpr bool kSanitized = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+constexpr bool kSanitized = true;
+#else
+constexpr bool kSanitized = false;
+#endif
+#else
+constexpr bool kSanitized = false;
+#endif
+
+#define SKIP_MEMORY_LIMIT_UNDER_SANITIZERS() \
+  if (kSanitized) GTEST_SKIP() << "a memory limit and a sanitizer's shadow memory do not mix"
+constexpr unsigned long kChildMemory = 512ul << 20;
+
+#define EXPECT_HAS(text, part) EXPECT_NE((text).find(part), std::string::npos) << (text)
+
+void read_in_child(const std::string& path) { read_dataset(path, {}); }
+
+// The DataError message of reading `path` with at most kChildMemory.
+std::string error_with_little_memory(const std::string& path) {
+  const ChildResult child = run_in_child(read_in_child, path, kChildMemory);
+  EXPECT_TRUE(child.exited) << "the reader died of signal " << child.signal;
+  return child.message;
+}
+
+TEST(HostileSizes, CsvAndTsvLargerThanMemory) {
+  for (const char* name : {"huge.csv", "huge.tsv"}) {
+    const std::string message = data_error(sparse_file(name, "a,b,y\n1,2,0\n", kTerabyte));
+    EXPECT_HAS(message, name);
+    EXPECT_HAS(message, "1000000000000 bytes");
+    EXPECT_HAS(message, "memory");
+  }
+}
+
+TEST(HostileSizes, GzipCsvExpandingPastTheMemoryLimit) {
+  SKIP_MEMORY_LIMIT_UNDER_SANITIZERS();
+  // 300 MB of one repeated line, a few hundred kilobytes compressed.
+  const std::string path =
+      python_fixture("expands.csv.gz",
+                     "import gzip\nwith gzip.open(out, 'wb', 9) as f:\n"
+                     "    f.write(b'a,b,y\\n')\n    block = b'1,2,0\\n' * 1000000\n"
+                     "    for _ in range(50): f.write(block)");
+  ASSERT_FALSE(HasFatalFailure());
+  const std::string message = error_with_little_memory(path);
+  EXPECT_HAS(message, "expands.csv.gz");
+  EXPECT_HAS(message, "expands to more than");
+}
+
+TEST(HostileSizes, LibsvmLargerThanMemoryOrWithAHugeIndex) {
+  const std::string message = data_error(sparse_file("huge.svm", "1 1:0.5\n", kTerabyte));
+  EXPECT_HAS(message, "huge.svm");
+  EXPECT_HAS(message, "memory");
+  const std::string index = data_error(write_temp_file("index.svm", "1 1:0.5\n0 4294967296:1\n"));
+  EXPECT_HAS(index, "index.svm");
+  EXPECT_HAS(index, "4294967296");
+}
+
+TEST(HostileSizes, IdxClaimingMoreThanTheFileOrTheMemory) {
+  const std::string labels =
+      write_temp_file("few-labels-idx1-ubyte", idx_header({10}) + "0123456789");
+  ReadOptions options;
+  options.labels_path = labels;
+  const std::string short_file =
+      write_temp_file("claims-images-idx3-ubyte", idx_header({10, 28, 28}) + std::string(100, 0));
+  const std::string truncated = data_error(short_file, options);
+  EXPECT_HAS(truncated, "claims-images-idx3-ubyte");
+  EXPECT_HAS(truncated, "10 x 28 x 28 = 7840 bytes");
+
+  // As many bytes as the header claims, but 4 bytes a pixel do not fit.
+  const std::uint32_t rows = 0x7fffffff;
+  const std::string images = sparse_file("vast-images-idx3-ubyte", idx_header({rows, 28, 28}),
+                                         16 + std::uint64_t{rows} * 784);
+  options.labels_path =
+      sparse_file("vast-labels-idx1-ubyte", idx_header({rows}), 8 + std::uint64_t{rows});
+  const std::string memory = data_error(images, options);
+  EXPECT_HAS(memory, "vast-images-idx3-ubyte");
+  EXPECT_HAS(memory, "2147483647 x 784 float32");
+  EXPECT_HAS(memory, "memory");
+}
+
+TEST(HostileSizes, NpyClaimingMoreThanTheFileOrTheMemory) {
+  const std::string truncated = data_error(write_temp_file(
+      "claims.npy", npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (1000, 1000), }",
+                              std::string(16, 0))));
+  EXPECT_HAS(truncated, "claims.npy");
+  EXPECT_HAS(truncated, "4000000 bytes");
+  const std::string header =
+      npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (300000, 1000000), }", "");
+  const std::string memory =
+      data_error(sparse_file("vast.npy", header, header.size() + 1'200'000'000'000));
+  EXPECT_HAS(memory, "vast.npy");
+  EXPECT_HAS(memory, "300000 x 1000000 float32");
+  EXPECT_HAS(memory, "memory");
+}
+
+TEST(HostileSizes, NpzMemberClaimingMoreThanTheFileOrTheMemory) {
+  ZipMember member{"X.npy", npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2), }",
+                                      std::string(16, 0))};
+  std::string archive = zip_bytes({member});
+  // The stored size in the central directory (offset 20 of the entry) now
+  // claims 2 GB.
+  const std::size_t central = archive.find("PK\x01\x02");
+  archive[central + 20 + 3] = 0x7f;
+  const std::string past_end = data_error(write_temp_file("claims.npz", archive));
+  EXPECT_HAS(past_end, "claims.npz");
+  EXPECT_HAS(past_end, "past the end of the file");
+
+  // A stored member of 600 MB, a hole in a sparse file.
+  const std::uint64_t size = 600u << 20;
+  const std::string header =
+      npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (150, 1048576), }", "");
+  std::string small = zip_bytes({{"X.npy", header}});
+  const std::string path = temp_dir() + "/vast.npz";
+  {
+    // Local header and the member's first bytes, a hole, then the central
+    // directory and the end record with their sizes and offsets moved.
+    std::string local = small.substr(0, small.find("PK\x01\x02"));
+    std::string tail = small.substr(local.size());
+    const std::uint64_t stored = header.size() + size;
+    for (std::string* part : {&local, &tail}) {
+      const std::size_t at = part == &local ? 18 : 20;
+      for (int i = 0; i < 4; ++i) {
+        (*part)[at + i] = static_cast<char>((stored >> (8 * i)) & 0xff);
+        (*part)[at + 4 + i] = static_cast<char>((stored >> (8 * i)) & 0xff);
+      }
+    }
+    const std::uint64_t directory = local.size() + size;
+    const std::size_t end = tail.find("PK\x05\x06");
+    for (int i = 0; i < 4; ++i)
+      tail[end + 16 + i] = static_cast<char>((directory >> (8 * i)) & 0xff);
+    sparse_file("vast.npz", local, directory);
+    std::ofstream(path, std::ios::binary | std::ios::app) << tail;
+  }
+  SKIP_MEMORY_LIMIT_UNDER_SANITIZERS();
+  const std::string memory = error_with_little_memory(path);
+  EXPECT_HAS(memory, "vast.npz");
+  EXPECT_HAS(memory, "member X.npy");
+  EXPECT_HAS(memory, "memory");
+}
+
+TEST(HostileSizes, MatClaimingMoreThanTheFileOrTheMemory) {
+  std::string cut =
+      mat_v5_bytes({{"X", 4, 2, {1, 2, 3, 4, 5, 6, 7, 8}}, {"Y", 4, 1, {0, 1, 0, 1}}});
+  cut.resize(cut.size() - 20);
+  const std::string truncated = data_error(write_temp_file("cut.mat", cut));
+  EXPECT_HAS(truncated, "cut.mat");
+  EXPECT_HAS(truncated, "claims");
+
+  // X claims 12000 x 12000 doubles (1.15 GB), all present in a sparse file.
+  const std::uint32_t side = 12000;
+  std::string head = mat_v5_bytes({{"Y", 1, 1, {1}}, {"X", side, side, {}}});
+  const std::uint64_t bytes = std::uint64_t{side} * side * 8;
+  // The last element's lengths: its miMATRIX tag and its miDOUBLE tag.
+  const std::size_t matrix_tag = head.rfind(std::string("\x0e\0\0\0", 4));
+  const std::uint64_t body = head.size() - matrix_tag - 8 + bytes;
+  for (int i = 0; i < 4; ++i) {
+    head[matrix_tag + 4 + i] = static_cast<char>((body >> (8 * i)) & 0xff);
+    head[head.size() - 4 + i] = static_cast<char>((bytes >> (8 * i)) & 0xff);
+  }
+  SKIP_MEMORY_LIMIT_UNDER_SANITIZERS();
+  const std::string memory =
+      error_with_little_memory(sparse_file("vast.mat", head, head.size() + bytes));
+  EXPECT_HAS(memory, "vast.mat");
+  EXPECT_HAS(memory, "variable 'X'");
+  EXPECT_HAS(memory, "memory");
+}
+
+TEST(HostileSizes, Hdf5ClaimingMoreThanTheFileOrTheMemory) {
+  // Datasets created without data: libhdf5 allocates nothing until written.
+  const std::string claims =
+      python_fixture("claims.h5",
+                     "import h5py\nwith h5py.File(out, 'w') as f:\n"
+                     "    f.create_dataset('X', shape=(100000, 100000), dtype='f4')\n"
+                     "    f['Y'] = np.zeros(100000)");
+  ASSERT_FALSE(HasFatalFailure());
+  const std::string past_file = data_error(claims);
+  EXPECT_HAS(past_file, "claims.h5");
+  EXPECT_HAS(past_file, "100000x100000");
+
+  const std::string vast =
+      python_fixture("vast.h5",
+                     "import h5py\nwith h5py.File(out, 'w') as f:\n"
+                     "    f.create_dataset('X', shape=(20000, 10000), dtype='f4')\n"
+                     "    f['Y'] = np.zeros(20000)\n    f['padding'] = np.random.rand(200000)");
+  ASSERT_FALSE(HasFatalFailure());
+  SKIP_MEMORY_LIMIT_UNDER_SANITIZERS();
+  const std::string memory = error_with_little_memory(vast);
+  EXPECT_HAS(memory, "vast.h5");
+  EXPECT_HAS(memory, "20000 x 10000 float32");
+  EXPECT_HAS(memory, "memory");
+}
+
+// ---- atomic outputs under a signal ----
+
+void write_then_die(const std::string& path) {
+  write_file_atomically(path, [](std::ostream& out) {
+    out << "half a result";
+    out.flush();
+    std::raise(SIGTERM);
+  });
+}
+
+TEST(AtomicOutput, ASignalDuringTheWriteLeavesNoTemporary) {
+  const std::string folder = temp_dir() + "/signal";
+  std::filesystem::create_directories(folder);
+  const ChildResult child = run_in_child(write_then_die, folder + "/result.json");
+  EXPECT_EQ(child.signal, SIGTERM);
+  EXPECT_TRUE(std::filesystem::is_empty(folder)) << "left behind in " << folder;
+}
+
+}  // namespace
+}  // namespace topkfs::test

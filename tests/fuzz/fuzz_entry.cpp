@@ -1,0 +1,88 @@
+#include "fuzz_entry.hpp"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <map>
+
+#include "topkfs/core/error.hpp"
+#include "topkfs/evaluation/report_io.hpp"
+#include "topkfs/io/read_dataset.hpp"
+#include "topkfs/io/result_json.hpp"
+
+namespace topkfs::fuzz {
+namespace {
+
+struct Reader {
+  Format format;
+  const char* extension;
+};
+
+// The result JSON has no Format: it is read by read_selection (`transform`)
+// and read_report_json (`report`).
+const std::map<std::string, Reader>& readers() {
+  static const std::map<std::string, Reader> table = {
+      {"csv", {Format::Csv, ".csv"}},  {"libsvm", {Format::Libsvm, ".svm"}},
+      {"idx", {Format::Idx, ".idx"}},  {"npy", {Format::Npy, ".npy"}},
+      {"npz", {Format::Npz, ".npz"}},  {"mat", {Format::Mat, ".mat"}},
+      {"hdf5", {Format::Hdf5, ".h5"}}, {"result_json", {Format::Auto, ".json"}},
+  };
+  return table;
+}
+
+// Scratch files in memory-backed /dev/shm where there is one: each input is
+// written once per execution.
+std::string scratch(const std::string& name) {
+  static const std::string folder = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
+  return folder + "/topkfs-fuzz-" + std::to_string(::getpid()) + "-" + name;
+}
+
+void write(const std::string& path, const std::uint8_t* data, std::size_t size) {
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(reinterpret_cast<const char*>(data), static_cast<std::streamsize>(size));
+}
+
+// An IDX images file needs its labels: a fixed labels file of as many labels
+// as the images header claims rows (at most a few thousand), so the fuzzer
+// gets past the pairing check into the payload.
+std::string labels_for(const std::uint8_t* data, std::size_t size) {
+  std::uint32_t rows = 0;
+  if (size >= 8) rows = (data[4] << 24) | (data[5] << 16) | (data[6] << 8) | data[7];
+  if (rows > 4096) rows = 1;
+  std::string bytes("\0\0\x08\x01", 4);
+  for (int shift = 24; shift >= 0; shift -= 8) bytes += static_cast<char>((rows >> shift) & 0xff);
+  for (std::uint32_t i = 0; i < rows; ++i) bytes += static_cast<char>(i % 3);
+  const std::string path = scratch("labels");
+  write(path, reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size());
+  return path;
+}
+
+}  // namespace
+
+bool is_reader(const std::string& name) { return readers().count(name) == 1; }
+
+void read_bytes(const std::string& name, const std::uint8_t* data, std::size_t size) {
+  const Reader& reader = readers().at(name);
+  const std::string path = scratch("input" + std::string(reader.extension));
+  write(path, data, size);
+  try {
+    if (name == "result_json") {
+      try {
+        read_selection(path);
+      } catch (const Error&) {
+      }
+      read_report_json(path);
+    } else {
+      ReadOptions options;
+      options.format = reader.format;
+      if (name == "idx") options.labels_path = labels_for(data, size);
+      read_dataset(path, options);
+    }
+  } catch (const Error&) {
+    // A refused input: the expected outcome.
+  }
+  std::remove(path.c_str());
+}
+
+}  // namespace topkfs::fuzz

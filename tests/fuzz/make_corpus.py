@@ -1,0 +1,158 @@
+"""Writes the seed corpora of the fuzz targets (tests/fuzz/corpus/<reader>/):
+a few small valid files per reader, in the variants the readers distinguish
+(header or not, delimiters, dtypes, byte orders, Fortran order, compressed
+or stored, v5 or v7.3, the USPS layout), each well under a few kilobytes so
+that the fuzzer mutates structure rather than bulk data.
+
+Run with Debian's Python: /usr/bin/python3 tests/fuzz/make_corpus.py
+
+The evaluation reports beside the selection result (result_json/report.json,
+result_json/stability_report.json) come from the command itself, on a
+40 x 5 table of random normal values with y = (a > 0):
+  topkfs evaluate e.csv --method lasso --k 1,2 -q -o report.json
+  topkfs evaluate e.csv --method ridge --protocol stability --seeds 2 --k 2 -q \
+      -o stability_report.json
+"""
+
+import gzip
+import io
+import json
+import os
+import pathlib
+import zipfile
+
+import h5py
+import numpy as np
+import scipy.io
+import scipy.sparse
+
+ROOT = pathlib.Path(__file__).resolve().parent / "corpus"
+rng = np.random.default_rng(0)
+X = np.round(rng.normal(size=(6, 4)), 2)
+y = np.array([0, 1, 2, 0, 1, 2])
+
+
+def put(reader, name, data):
+    folder = ROOT / reader
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / name).write_bytes(data)
+
+
+def csv_text(delimiter, header=True, labels=None):
+    out = io.StringIO()
+    if header:
+        out.write(delimiter.join(["a", "b", "c", "d", "y"]) + "\n")
+    for row, label in zip(X, labels if labels is not None else y):
+        out.write(delimiter.join([*(f"{v:g}" for v in row), str(label)]) + "\n")
+    return out.getvalue().encode()
+
+
+put("csv", "header.csv", csv_text(","))
+put("csv", "no_header.csv", csv_text(",", header=False))
+put("csv", "tabs.tsv", csv_text("\t"))
+put("csv", "semicolons.csv", csv_text(";", labels=["cat", "dog", "cat", "ox", "dog", "ox"]))
+put("csv", "quoted_missing.csv", b'"a","b","y"\n1,NA,"x"\n"2,5",3,"y"\n4,,x\n')
+put("csv", "gzip.csv.gz", gzip.compress(csv_text(",")))
+
+lines = "".join(f"{label} " + " ".join(f"{j + 1}:{v:g}" for j, v in enumerate(row) if v > 0) + "\n"
+                for row, label in zip(X, y))
+put("libsvm", "plain.svm", lines.encode())
+put("libsvm", "qid_comments.svm", b"# c\n1 qid:3 1:0.5 7:2\n-1 qid:3 2:1e-3\n+1 3:4 # tail\n")
+put("libsvm", "gzip.svm.gz", gzip.compress(lines.encode()))
+
+
+def idx(array, code):
+    header = bytes([0, 0, code, array.ndim]) + b"".join(int(d).to_bytes(4, "big") for d in array.shape)
+    return header + array.astype(array.dtype.newbyteorder(">")).tobytes()
+
+
+images = rng.integers(0, 255, size=(3, 4, 4), dtype=np.uint8)
+put("idx", "uint8-images-idx3-ubyte", idx(images, 0x08))
+put("idx", "float-images-idx3", idx(images.astype(np.float32), 0x0D))
+put("idx", "int16-matrix-idx2", idx(images.reshape(3, 16).astype(np.int16), 0x0B))
+put("idx", "gzip-images-idx3-ubyte.gz", gzip.compress(idx(images, 0x08)))
+
+
+def npy(array):
+    out = io.BytesIO()
+    np.save(out, array)
+    return out.getvalue()
+
+
+put("npy", "float64.npy", npy(X))
+put("npy", "int8_fortran.npy", npy(np.asfortranarray((X * 10).astype(np.int8))))
+put("npy", "big_endian_f4.npy", npy(X.astype(">f4")))
+put("npy", "images_uint8.npy", npy(images))
+put("npy", "bool.npy", npy(X > 0))
+version2 = npy(X.astype(np.float32))
+put("npy", "version2.npy", version2[:6] + b"\x02\x00" + len(version2[10:128]).to_bytes(4, "little")
+    + version2[10:128].replace(b"}", b"}  ", 1)[:-2] + version2[128:])
+
+
+def npz(compressed, **arrays):
+    out = io.BytesIO()
+    (np.savez_compressed if compressed else np.savez)(out, **arrays)
+    return out.getvalue()
+
+
+put("npz", "stored.npz", npz(False, X=X.astype(np.float32), Y=y))
+put("npz", "deflated.npz", npz(True, X=X, Y=y))
+put("npz", "split.npz", npz(False, X_train=X[:4], y_train=y[:4], X_test=X[4:], y_test=y[4:]))
+out = io.BytesIO()
+zipfile.ZIP64_LIMIT = 16
+with zipfile.ZipFile(out, "w", allowZip64=True) as archive:
+    archive.writestr("X.npy", npy(X))
+    archive.writestr("Y.npy", npy(y))
+put("npz", "zip64.npz", out.getvalue())
+
+
+def mat(**kwargs):
+    out = io.BytesIO()
+    scipy.io.savemat(out, kwargs)
+    return out.getvalue()
+
+
+put("mat", "v5.mat", mat(X=X, Y=y.reshape(-1, 1)))
+out = io.BytesIO()
+scipy.io.savemat(out, {"X": X.astype(np.float32), "Y": y.astype(np.uint8)}, do_compression=True)
+put("mat", "v7_compressed.mat", out.getvalue())
+put("mat", "sparse_row_target.mat", mat(X=scipy.sparse.csc_matrix(X * (X > 0)), Y=y.reshape(1, -1)))
+
+
+def hdf5(build):
+    out = io.BytesIO()
+    with h5py.File(out, "w") as f:
+        build(f)
+    return out.getvalue()
+
+
+def root_pair(f):
+    f["X"] = X.astype(np.float32)
+    f["Y"] = y
+
+
+def usps(f):
+    for part, rows in (("train", slice(0, 4)), ("test", slice(4, 6))):
+        f[f"{part}/data"] = X[rows]
+        f[f"{part}/target"] = y[rows].astype(np.int32)
+
+
+def chunked(f):
+    f.create_dataset("X", data=X, chunks=(2, 2), compression="gzip")
+    f["Y"] = y.astype(np.float64)
+
+
+put("hdf5", "root_pair.h5", hdf5(root_pair))
+put("hdf5", "usps_layout.h5", hdf5(usps))
+put("hdf5", "chunked_gzip.h5", hdf5(chunked))
+
+selection = {"format": 1, "method": "dnn-top", "k": 2, "selected": [3, 1],
+             "selected_names": ["d", "b"], "ranking": [3, 1, 0, 2], "scores": [0.1, 0.5, 0.0, 0.9],
+             "history": [{"epoch": 1, "loss": 0.5, "seconds": 0.1, "val_loss": 0.6}],
+             "fit_seconds": 0.2, "options": {"seed": 1},
+             "data": {"path": "d.csv", "format": "csv", "rows": 6, "columns": 4,
+                      "target_kind": "classes", "feature_names": ["a", "b", "c", "d"]},
+             "notes": [], "warnings": [],
+             "downstream": {"model": "extra-trees", "metric": "accuracy", "value": 50.0,
+                            "train_rows": 4, "test_rows": 2}}
+put("result_json", "selection.json", json.dumps(selection, indent=1).encode())
