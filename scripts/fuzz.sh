@@ -9,6 +9,8 @@
 #
 #   scripts/fuzz.sh [SECONDS_PER_TARGET] [READER...]      (default 60, all)
 #   TOPKFS_FUZZ_RUNS=N scripts/fuzz.sh 0 npy   # N executions instead of a time
+#   TOPKFS_FUZZ_SEED=S: libFuzzer's random seed (default 0: a new one each run);
+#   CI fixes it, so that a run explores the same inputs each time
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 build="${TOPKFS_FUZZ_BUILD_DIR:-$root/build-fuzz}"
@@ -42,7 +44,8 @@ for reader in "${readers[@]}"; do
   log="$build/fuzz-$reader.log"
   result=ok
   # rss_limit: a reader that allocates what the header claims is a finding.
-  if ! "$build/tests/fuzz/fuzz_$reader" "${limit[@]}" -max_len=8192 -rss_limit_mb=2048 \
+  if ! "$build/tests/fuzz/fuzz_$reader" "${limit[@]}" -seed="${TOPKFS_FUZZ_SEED:-0}" \
+      -max_len=8192 -rss_limit_mb=2048 \
       -timeout=20 -print_final_stats=1 -artifact_prefix="$findings/" \
       "$work" "$root/tests/fuzz/corpus/$reader" >"$log" 2>&1; then
     result="FINDING (see $log)"
