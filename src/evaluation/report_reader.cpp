@@ -76,7 +76,7 @@ EvaluationReport read_report_json(const std::string& path) {
   json object;
   try {
     object = json::parse(read_file_bytes(path));
-  } catch (const json::parse_error& error) {
+  } catch (const json::exception& error) {  // parse_error, or out_of_range for a number overflow
     throw DataError(fmt::format("{}: not JSON: {}", path, error.what()));
   }
   const bool is_report =

@@ -165,7 +165,7 @@ SelectionResult read_selection(const std::string& path) {
   json object;
   try {
     object = json::parse(text);
-  } catch (const json::parse_error& error) {
+  } catch (const json::exception& error) {  // parse_error, or out_of_range for a number overflow
     throw DataError(fmt::format("{}: not valid JSON: {}", path, error.what()));
   }
   return selection_from_json(object, path);
