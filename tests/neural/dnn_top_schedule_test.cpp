@@ -150,6 +150,17 @@ TEST(DnnTopRestartsTest, OneFitHasNoFrequency) {
       fit_method("dnn-top", made.data, 5, with(kSmall, {{"epochs", "2"}})).frequency.empty());
 }
 
+// A few tiny dnn-top runs of `evaluate` at k = 5.
+EvaluationOptions tiny_dnn_top_runs(int seeds, const std::string& epochs) {
+  EvaluationOptions options;
+  options.methods = {"dnn-top"};
+  options.ks = {5};
+  options.seeds = seeds;
+  options.method_options = {
+      {"hidden", "16"}, {"epochs", epochs}, {"min-steps", "0"}, {"threads", "1"}};
+  return options;
+}
+
 // --model-seed: the split changes per run, the method's seed does not. With
 // a predefined split nothing changes between runs, so the selections agree.
 TEST(EvaluateModelSeed, FixesTheMethodsSeedAcrossRuns) {
@@ -158,13 +169,8 @@ TEST(EvaluateModelSeed, FixesTheMethodsSeedAcrossRuns) {
   std::iota(train.begin(), train.end(), 0);
   std::iota(test.begin(), test.end(), 450);
   made.data.predefined_split = Split{train, test};
-  EvaluationOptions options;
-  options.methods = {"dnn-top"};
-  options.ks = {5};
-  options.seeds = 2;
+  EvaluationOptions options = tiny_dnn_top_runs(2, "3");
   options.downstream_trees = 5;
-  options.method_options = {
-      {"hidden", "16"}, {"epochs", "3"}, {"min-steps", "0"}, {"threads", "1"}};
   const auto varied = evaluate_methods(made.data, options);
   options.model_seed = 0;
   const auto fixed = evaluate_methods(made.data, options);
@@ -178,13 +184,8 @@ TEST(EvaluateModelSeed, FixesTheMethodsSeedAcrossRuns) {
 // --vary-model-seed gives the split-and-seed variation.
 TEST(EvaluateModelSeed, StabilityFixesTheSeedUnlessToldToVaryIt) {
   const auto made = planted_problem(SyntheticOptions::Target::Classes, 3, 70, 400);
-  EvaluationOptions options;
-  options.methods = {"dnn-top"};
+  EvaluationOptions options = tiny_dnn_top_runs(3, "2");
   options.protocol = Protocol::Stability;
-  options.ks = {5};
-  options.seeds = 3;
-  options.method_options = {
-      {"hidden", "16"}, {"epochs", "2"}, {"min-steps", "0"}, {"threads", "1"}};
   const auto by_default = evaluate_methods(made.data, options);
   options.model_seed = 0;
   const auto fixed = evaluate_methods(made.data, options);
