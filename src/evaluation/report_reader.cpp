@@ -37,6 +37,7 @@ MethodSummary method_from(const json& object, Protocol protocol, const std::stri
   MethodSummary method;
   method.method = field<std::string>(object, "method", where);
   method.fit_seconds = field<double>(object, "fit_seconds", where);
+  if (object.contains("scaling")) method.scaling = field<std::string>(object, "scaling", where);
   const bool stability = protocol == Protocol::Stability;
   for (const auto& entry : field<json>(object, "per_k", where)) {
     method.per_k.push_back(summary_from(entry, where));

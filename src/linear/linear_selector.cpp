@@ -180,6 +180,7 @@ class LinearSelector final : public TableSelector<LinearOptions> {
                   start, result);
     }
     result.options["family_used"] = to_string(target.family);
+    result.options["scaling_used"] = options_.scaling == "none" ? "none" : "standard";
     result.options["task"] = target.task;
     result.fit_seconds = seconds_since(start);
     return result;
