@@ -356,6 +356,16 @@ TEST(EvaluateReport, MergesMethodsOfTheSameGrid) {
   EXPECT_EQ(merged.methods[1].method, "lasso");
   EXPECT_EQ(merged.methods[2].method, "ridge");
   EXPECT_EQ(merged.runs.size(), 3u * 2u * 2u);
+  // The same file by another path (another checkout beside the data) merges;
+  // another file does not.
+  auto elsewhere = second;
+  elsewhere.data.path = "checkout/../" + first.data.path;
+  EXPECT_EQ(merge_reports({first, elsewhere}, {"a.json", "b.json"}).methods.size(), 3u);
+  elsewhere.data.path = "other_" + first.data.path;
+  EXPECT_TRUE(contains(error_of<DataError>([&] {
+                         merge_reports({first, elsewhere}, {"a.json", "b.json"});
+                       }),
+                       "b.json: cannot be merged with a.json"));
   options.ks = {1, 2};
   const auto other_ks = evaluate_methods(made.data, options);
   EXPECT_TRUE(contains(error_of<DataError>([&] {
