@@ -2,7 +2,12 @@
 
 #include <fmt/format.h>
 
-#include <set>
+#include <fmt/ranges.h>
+
+#include <algorithm>
+#include <map>
+#include <utility>
+#include <vector>
 
 #include "topkfs/core/error.hpp"
 #include "topkfs/methods/registry.hpp"
@@ -18,6 +23,48 @@ void MethodFlags::apply(Selector& selector) const {
   }
 }
 
+namespace {
+
+// One option as the methods that have it describe it: its help texts (methods
+// of different families word it differently: the linear models' --scaling
+// takes fewer values than the neural ones') and, under each, which methods
+// default to what.
+struct SharedOption {
+  struct Wording {
+    std::string help;
+    std::vector<std::pair<std::string, std::vector<std::string>>> defaults;  // value -> methods
+  };
+  std::vector<Wording> wordings;
+  bool is_flag = false;
+
+  void add(const std::string& method, const OptionInfo& info) {
+    is_flag = is_flag || info.is_flag;
+    auto wording = std::find_if(wordings.begin(), wordings.end(),
+                                [&](const Wording& w) { return w.help == info.help; });
+    if (wording == wordings.end()) wording = wordings.insert(wordings.end(), {info.help, {}});
+    auto& defaults = wording->defaults;
+    auto value = std::find_if(defaults.begin(), defaults.end(),
+                              [&](const auto& d) { return d.first == info.default_text; });
+    if (value == defaults.end()) value = defaults.insert(defaults.end(), {info.default_text, {}});
+    value->second.push_back(method);
+  }
+
+  // "help [dnn-top, dfs: auto] | other help [elastic-net-top, lasso: standard]"
+  std::string describe() const {
+    std::vector<std::string> parts;
+    for (const auto& wording : wordings) {
+      std::vector<std::string> values;
+      for (const auto& [value, methods] : wording.defaults) {
+        values.push_back(fmt::format("{}: {}", fmt::join(methods, ", "), value));
+      }
+      parts.push_back(fmt::format("{} [{}]", wording.help, fmt::join(values, "; ")));
+    }
+    return fmt::format("{}", fmt::join(parts, " | "));
+  }
+};
+
+}  // namespace
+
 void add_method_flags(CLI::App& command, MethodFlags& flags) {
   std::string names;
   for (const auto& method : registered_methods())
@@ -27,21 +74,27 @@ void add_method_flags(CLI::App& command, MethodFlags& flags) {
   auto* group = command.add_option_group(
       "Method options",
       "Options of the methods (each applies to the methods that list it in "
-      "`topkfs methods`); defaults are the chosen method's");
-  std::set<std::string> seen;
+      "`topkfs methods`); each default is given per method");
+  // Every method's wording and default of each option, in registry order, so
+  // that an option several methods share shows each one's default.
+  std::vector<std::string> order;
+  std::map<std::string, SharedOption> options;
   for (const auto& method : registered_methods()) {
     const auto selector = method.make();
     for (const auto& info : selector->describe_options()) {
-      if (!seen.insert(info.name).second) continue;
-      // A data flag of the same name (--image-shape) already reaches the
-      // method through the dataset.
-      if (command.get_option_no_throw("--" + info.name) != nullptr) continue;
-      auto* option = group->add_option_function<std::string>(
-          "--" + info.name,
-          [&flags, name = info.name](const std::string& text) { flags.values[name] = text; },
-          fmt::format("{} [{}: {}]", info.help, method.name, info.default_text));
-      if (info.is_flag) option->expected(0, 1);
+      if (options.count(info.name) == 0) order.push_back(info.name);
+      options[info.name].add(method.name, info);
     }
+  }
+  for (const auto& name : order) {
+    // A data flag of the same name (--image-shape) already reaches the
+    // method through the dataset.
+    if (command.get_option_no_throw("--" + name) != nullptr) continue;
+    const SharedOption& shared = options.at(name);
+    auto* option = group->add_option_function<std::string>(
+        "--" + name, [&flags, name](const std::string& text) { flags.values[name] = text; },
+        shared.describe());
+    if (shared.is_flag) option->expected(0, 1);
   }
 }
 

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <memory>
 #include <set>
 
@@ -138,6 +139,11 @@ class GridRunner {
         callbacks_(callbacks),
         report_(report) {}
 
+  std::string scaling_of(const std::string& method) const {
+    const auto it = scaling_.find(method);
+    return it == scaling_.end() ? std::string() : it->second;
+  }
+
   void run_all() {
     const int seeds = options_.seed_count();
     total_fits_ = 0;
@@ -161,11 +167,20 @@ class GridRunner {
 
   SelectionResult fit(Selector& selector, const RunData& run, int k) {
     SelectionResult result = selector.fit(*run.data, run.train, k, callbacks_.fit);
+    note_scaling(selector.name(), result);
     for (const auto& warning : result.warnings) {
       callbacks_.fit.warn(fmt::format("{} k={}: {}", selector.name(), k, warning));
     }
     ++fits_done_;
     return result;
+  }
+
+  // The scaling a method's fits used, for its summary (the same in every fit
+  // of a report: the data and the options are).
+  void note_scaling(const std::string& method, const SelectionResult& result) {
+    const auto used = result.options.find("scaling_used");
+    if (used != result.options.end() && used->is_string())
+      scaling_[method] = used->get<std::string>();
   }
 
   void record(const std::string& method, int k, int s, std::uint64_t seed, const RunData& run,
@@ -214,6 +229,7 @@ class GridRunner {
   Protocol protocol_;
   const EvaluationCallbacks& callbacks_;
   EvaluationReport& report_;
+  std::map<std::string, std::string> scaling_;  // method -> its fits' scaling_used
   int fits_done_ = 0;
   int total_fits_ = 0;
   Clock::time_point start_ = Clock::now();
@@ -327,11 +343,13 @@ EvaluationReport evaluate_methods(const Dataset& data, const EvaluationOptions& 
     report.notes.push_back("the split and the method's seed change together (--vary-model-seed)");
   }
 
-  GridRunner(data, run_options, report.protocol, callbacks, report).run_all();
+  GridRunner runner(data, run_options, report.protocol, callbacks, report);
+  runner.run_all();
   const std::int64_t columns =
       report.protocol == Protocol::Detection ? 2 * data.cols() : data.cols();
   for (const auto& method : options.methods) {
     report.methods.push_back(summarise_method(report, method, columns));
+    report.methods.back().scaling = runner.scaling_of(method);
   }
   report.wall_seconds = seconds_since(start);
   return report;

@@ -136,6 +136,7 @@ nlohmann::ordered_json report_to_json(const EvaluationReport& report) {
                                      {"per_k", per_k},
                                      {"over_k", summary_json(m.over_k)},
                                      {"fit_seconds", m.fit_seconds}};
+    if (!m.scaling.empty()) method["scaling"] = m.scaling;
     if (report.protocol == Protocol::Stability) {
       method["over_k"]["jaccard"] = m.stability_over_k.jaccard;
       method["over_k"]["kuncheva"] = m.stability_over_k.kuncheva;

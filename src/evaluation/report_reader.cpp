@@ -4,7 +4,9 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <nlohmann/json.hpp>
+#include <system_error>
 
 #include "topkfs/core/error.hpp"
 #include "topkfs/evaluation/report_io.hpp"
@@ -37,6 +39,7 @@ MethodSummary method_from(const json& object, Protocol protocol, const std::stri
   MethodSummary method;
   method.method = field<std::string>(object, "method", where);
   method.fit_seconds = field<double>(object, "fit_seconds", where);
+  if (object.contains("scaling")) method.scaling = field<std::string>(object, "scaling", where);
   const bool stability = protocol == Protocol::Stability;
   for (const auto& entry : field<json>(object, "per_k", where)) {
     method.per_k.push_back(summary_from(entry, where));
@@ -68,6 +71,21 @@ EvaluationRun run_from(const json& object, const std::string& where) {
   run.shared_fit = field<bool>(object, "shared_fit", where);
   run.selected = field<std::vector<std::int64_t>>(object, "selected", where);
   return run;
+}
+
+// The same file reached by two paths is the same data: reports written from
+// two checkouts beside one data folder name it a/../data/x.csv and
+// b/../data/x.csv. Symbolic links are followed where the files exist.
+bool same_data(const std::string& a, const std::string& b) {
+  if (a == b) return true;
+  std::error_code error_a, error_b;
+  const auto canonical_a = std::filesystem::weakly_canonical(a, error_a);
+  const auto canonical_b = std::filesystem::weakly_canonical(b, error_b);
+  if (error_a || error_b) {
+    return std::filesystem::path(a).lexically_normal() ==
+           std::filesystem::path(b).lexically_normal();
+  }
+  return canonical_a == canonical_b;
 }
 
 }  // namespace
@@ -117,7 +135,7 @@ EvaluationReport merge_reports(const std::vector<EvaluationReport>& reports,
   EvaluationReport merged = reports.front();
   for (std::size_t i = 1; i < reports.size(); ++i) {
     const EvaluationReport& next = reports[i];
-    if (next.data.path != merged.data.path || next.protocol != merged.protocol ||
+    if (!same_data(next.data.path, merged.data.path) || next.protocol != merged.protocol ||
         next.ks != merged.ks) {
       throw DataError(fmt::format(
           "{}: cannot be merged with {}: reports must share the data, the protocol and the k "

@@ -525,6 +525,14 @@ std::vector<std::int64_t> top_k_columns(const Eigen::VectorXd& w, int k) {
   return all;
 }
 
+Eigen::VectorXd linear_gradient_magnitudes(const LinearProblem& problem, const LinearFit& fit) {
+  const Eigen::VectorXd r = problem.y() - problem.x() * fit.coef_std;
+  Eigen::VectorXd gradient;
+  linear_detail::multiply_transposed(problem.x(), r, 1.0 / static_cast<double>(problem.rows()),
+                                     gradient);
+  return gradient.cwiseAbs();
+}
+
 double linear_objective(const LinearProblem& problem, const LinearPenalty& penalty,
                         const Eigen::VectorXd& coef_std) {
   const double inv_n = 1.0 / static_cast<double>(problem.rows());

@@ -447,6 +447,18 @@ double glm_lambda2_max(const LinearProblem& problem, const ClassTarget& target, 
   return penalty.lambda3 > 0 ? (1.0 + penalty.lambda3) * plain : plain;
 }
 
+Eigen::VectorXd glm_gradient_norms(const LinearProblem& problem, const ClassTarget& target,
+                                   const GlmFit& fit) {
+  check_target(problem, target, fit.family);
+  Expansion at_fit;
+  linear_detail::expand(linear_predictor(problem, fit.coef_std, fit.intercept_std, nullptr), target,
+                        fit.family, at_fit);
+  Eigen::MatrixXd gradient;
+  linear_detail::multiply_transposed_block(problem.x(), at_fit.residual,
+                                           1.0 / static_cast<double>(problem.rows()), gradient);
+  return gradient.rowwise().norm();
+}
+
 GlmFit fit_glm(const LinearProblem& problem, const ClassTarget& target, LinearFamily family,
                const LinearPenalty& penalty, const SolverControl& control,
                const GlmFit* warm_start) {

@@ -30,7 +30,9 @@ bool applies(LinearModel model, bool top_k, const std::string& option) {
 }
 
 // How each family's fits are run, seen the same way by the selector: the
-// largest useful lambda2, one fit, a path.
+// largest useful lambda2, one fit, a path, and how close each zero weight is
+// to entering a fit (the norm of its loss gradient: the lambda2 below which it
+// would leave zero).
 struct GaussianFits {
   LinearProblem& problem;
   double max(const LinearPenalty& penalty) const { return lambda2_max(problem, penalty); }
@@ -41,6 +43,9 @@ struct GaussianFits {
                               const SolverControl& control, int stop,
                               const std::function<void(const LinearFit&)>& on_point) const {
     return fit_linear_path(problem, penalty, grid, control, stop, on_point);
+  }
+  Eigen::VectorXd closeness(const LinearFit& fit) const {
+    return linear_gradient_magnitudes(problem, fit);
   }
 };
 
@@ -58,6 +63,9 @@ struct ClassFits {
                            const SolverControl& control, int stop,
                            const std::function<void(const GlmFit&)>& on_point) const {
     return fit_glm_path(problem, target, family, penalty, grid, control, stop, on_point);
+  }
+  Eigen::VectorXd closeness(const GlmFit& fit) const {
+    return glm_gradient_norms(problem, target, fit);
   }
 };
 
@@ -172,6 +180,7 @@ class LinearSelector final : public TableSelector<LinearOptions> {
                   start, result);
     }
     result.options["family_used"] = to_string(target.family);
+    result.options["scaling_used"] = options_.scaling == "none" ? "none" : "standard";
     result.options["task"] = target.task;
     result.fit_seconds = seconds_since(start);
     return result;
@@ -217,7 +226,9 @@ class LinearSelector final : public TableSelector<LinearOptions> {
     report(problem, outcome, k, result);
     const Eigen::VectorXd scores = scores_of(outcome.fit);
     result.scores.assign(scores.data(), scores.data() + scores.size());
-    finish_selection(result, data.feature_names);
+    // Zero weights tie at score 0: the one closest to entering ranks first
+    // (the order a longer path would bring them in), not column order.
+    finish_selection(result, data.feature_names, as_vector(fits.closeness(outcome.fit)));
     record_options(problem, outcome, data, result);
   }
 
@@ -318,7 +329,8 @@ class LinearSelector final : public TableSelector<LinearOptions> {
     if (fit.nonzero() < k) {
       result.warnings.push_back(fmt::format(
           "only {} weights are non-zero, fewer than k = {}: the other selected columns have weight "
-          "0 and were taken in column order; lower --lambda2 or --eps{}",
+          "0 and were ranked by how close each is to entering the model (the norm of its loss "
+          "gradient); lower --lambda2 or --eps{}",
           fit.nonzero(), k,
           model_ == LinearModel::Lasso ? " (a Lasso keeps at most n weights)" : ""));
     }

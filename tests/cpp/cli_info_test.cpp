@@ -69,5 +69,20 @@ TEST(CliHelp, EverySubcommandExplainsItselfWithAnExample) {
   EXPECT_NE(top.out.find("select"), std::string::npos);
 }
 
+// An option several methods share (--scaling, --lambda1) shows every
+// method's default, not the first method's alone.
+TEST(CliHelp, SharedMethodOptionsShowEachMethodsDefault) {
+  for (const std::string command : {"select", "evaluate"}) {
+    const CommandResult result = run_cli(command + " --help");
+    ASSERT_EQ(result.exit_code, 0) << command;
+    for (const std::string text :
+         {"[dnn-top, dfs, concrete, stg, fir: auto]",
+          "[elastic-net-top, lasso-top, ridge-top, elastic-net, lasso, ridge: standard]",
+          "[dnn-top, dfs: 0.0001]", "[elastic-net-top, ridge-top, elastic-net, ridge: 0.03]"}) {
+      EXPECT_NE(result.out.find(text), std::string::npos) << command << ": " << text;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace topkfs::test

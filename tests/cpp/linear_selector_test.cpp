@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <numeric>
 
 #include "../linear/linear_test_support.hpp"
 #include "topkfs/core/error.hpp"
@@ -203,6 +204,41 @@ TEST(LinearSelector, GivenLambda2FitsOnceAndWarnsWhenFewerThanKWeightsAreNonZero
   const SelectionResult fitted = select(*small, data, 4);
   EXPECT_TRUE(fitted.warnings.empty());
   EXPECT_DOUBLE_EQ(fitted.options.at("lambda2_used").get<double>(), 0.001);
+}
+
+// Zero weights tie at score 0; they are ranked by how close each is to
+// entering (|x_j'r| / n), not by column order. With every weight zero that is
+// |x_j'(y - mean)| / n on the standardised columns, for a real target and, as
+// the intercepts-only residual of two classes is the 0/1 label minus its mean,
+// for the binomial family too.
+TEST(LinearSelector, ZeroWeightsRankByHowCloseEachIsToEntering) {
+  for (const auto target : {SyntheticOptions::Target::Real, SyntheticOptions::Target::Classes}) {
+    const Dataset data = synthetic(200, 30, target);
+    auto selector = make_linear_selector(LinearModel::Lasso, false);
+    selector->set_option("lambda2", "1e9");  // zeroes everything
+    const SelectionResult result = select(*selector, data, 6);
+    ASSERT_EQ(result.options.at("nonzero").get<int>(), 0);
+    EXPECT_NE(result.warnings.at(0).find("how close each is to entering"), std::string::npos);
+
+    Eigen::VectorXd y(data.rows());
+    for (Eigen::Index i = 0; i < y.size(); ++i) {
+      y[i] = target == SyntheticOptions::Target::Real
+                 ? data.targets(i, 0)
+                 : static_cast<double>(data.labels[static_cast<std::size_t>(i)]);
+    }
+    const Eigen::VectorXd centred = (y.array() - y.mean()).matrix();
+    const LinearProblem problem(data.features, test::all_rows(data.rows()), centred);
+    Eigen::VectorXd closeness(data.cols());
+    for (Eigen::Index j = 0; j < closeness.size(); ++j) {
+      closeness[j] = std::abs(problem.x().col(j).dot(centred));
+    }
+    std::vector<std::int64_t> expected(static_cast<std::size_t>(data.cols()));
+    std::iota(expected.begin(), expected.end(), 0);
+    std::stable_sort(expected.begin(), expected.end(),
+                     [&](std::int64_t a, std::int64_t b) { return closeness[a] > closeness[b]; });
+    expected.resize(6);
+    EXPECT_EQ(result.selected, expected);
+  }
 }
 
 TEST(LinearSelector, NonConvergenceIsAWarningNotAnError) {

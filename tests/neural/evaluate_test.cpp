@@ -323,6 +323,26 @@ TEST(EvaluateReport, ReadBackEqualsWhatWasWritten) {
   }
 }
 
+// Each method's summary says which input scaling its fits used, so that a
+// table of several methods can say it per method; it survives a round trip.
+TEST(EvaluateReport, SummariesRecordTheScalingTheFitsUsed) {
+  const auto made = planted(SyntheticOptions::Target::Real);
+  auto options = linear_grid(Protocol::Mae);
+  options.seeds = 1;
+  options.methods = {"elastic-net-top", "random-forest"};
+  options.method_options["n-estimators"] = "5";
+  auto report = evaluate_methods(made.data, options);
+  EXPECT_EQ(report.methods[0].scaling, "standard");
+  EXPECT_EQ(report.methods[1].scaling, "");  // trees have no scaling
+  options.methods = {"elastic-net-top"};
+  options.method_options = {{"scaling", "none"}};
+  report = evaluate_methods(made.data, options);
+  EXPECT_EQ(report.methods[0].scaling, "none");
+  const std::string path = test::temp_dir() + "/scaling.json";
+  write_report_json(path, report);
+  EXPECT_EQ(read_report_json(path).methods[0].scaling, "none");
+}
+
 TEST(EvaluateReport, MergesMethodsOfTheSameGrid) {
   const auto made = planted(SyntheticOptions::Target::Real);
   auto options = linear_grid(Protocol::Mae);
@@ -336,6 +356,16 @@ TEST(EvaluateReport, MergesMethodsOfTheSameGrid) {
   EXPECT_EQ(merged.methods[1].method, "lasso");
   EXPECT_EQ(merged.methods[2].method, "ridge");
   EXPECT_EQ(merged.runs.size(), 3u * 2u * 2u);
+  // The same file by another path (another checkout beside the data) merges;
+  // another file does not.
+  auto elsewhere = second;
+  elsewhere.data.path = "checkout/../" + first.data.path;
+  EXPECT_EQ(merge_reports({first, elsewhere}, {"a.json", "b.json"}).methods.size(), 3u);
+  elsewhere.data.path = "other_" + first.data.path;
+  EXPECT_TRUE(contains(error_of<DataError>([&] {
+                         merge_reports({first, elsewhere}, {"a.json", "b.json"});
+                       }),
+                       "b.json: cannot be merged with a.json"));
   options.ks = {1, 2};
   const auto other_ks = evaluate_methods(made.data, options);
   EXPECT_TRUE(contains(error_of<DataError>([&] {

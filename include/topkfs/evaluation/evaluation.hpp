@@ -98,6 +98,10 @@ struct MethodSummary {
   // Stability: share of runs that selected each feature, at the largest k.
   std::vector<double> selection_frequency;
   double fit_seconds = 0.0;  // total selection time of the method
+  // The input scaling the method's fits used (its result's `scaling_used`:
+  // "standard", "none", "image", ...); empty for a method without one (the
+  // trees, Inf-FS) and in reports written before it was recorded.
+  std::string scaling;
 };
 
 // The data a report describes, so that a report read back stands alone.

@@ -86,6 +86,12 @@ std::vector<GlmFit> fit_glm_path(const LinearProblem& problem, const ClassTarget
                                  int stop_at_nonzeros = 0,
                                  const std::function<void(const GlmFit&)>& on_point = {});
 
+// ||x_j^T (Y - P)|| / n per feature at the fit (P its probabilities): for a
+// zero row, the lambda2 below which it would leave zero, as
+// linear_gradient_magnitudes for the gaussian family.
+Eigen::VectorXd glm_gradient_norms(const LinearProblem& problem, const ClassTarget& target,
+                                   const GlmFit& fit);
+
 // F of coefficients on the problem's columns, computed from scratch (for
 // tests and reports).
 double glm_objective(const LinearProblem& problem, const ClassTarget& target, LinearFamily family,

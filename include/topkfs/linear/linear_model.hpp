@@ -156,6 +156,12 @@ std::vector<LinearFit> fit_linear_path(LinearProblem& problem, const LinearPenal
                                        const SolverControl& control, int stop_at_nonzeros = 0,
                                        const std::function<void(const LinearFit&)>& on_point = {});
 
+// |x_j^T (y - X w)| / n per column of the problem at the fit's weights. For
+// a zero weight it is the lambda2 below which the weight would leave zero
+// (its optimality condition, without the top-k term): the selection ranks
+// zero weights by it, the next to enter first.
+Eigen::VectorXd linear_gradient_magnitudes(const LinearProblem& problem, const LinearFit& fit);
+
 // F(w) of weights on the standardised columns, computed from scratch (for
 // tests and reports).
 double linear_objective(const LinearProblem& problem, const LinearPenalty& penalty,

@@ -58,11 +58,17 @@ struct SelectionResult {
 };
 
 // Columns ordered by decreasing score; ties go to the lower index (the order
-// of the top-k rule, select/top_k.hpp), NaN scores last.
-std::vector<std::int64_t> rank_by_score(const std::vector<double>& scores);
+// of the top-k rule, select/top_k.hpp), NaN scores last. A non-empty
+// `tie_break` (one value per column) orders equal scores by decreasing value
+// first: the linear models rank their zero weights by how close each is to
+// entering the model.
+std::vector<std::int64_t> rank_by_score(const std::vector<double>& scores,
+                                        const std::vector<double>& tie_break = {});
 
-// Fills ranking, selected and selected_names of `result` from its scores.
+// Fills ranking, selected and selected_names of `result` from its scores
+// (equal scores ordered by `tie_break` when given, as rank_by_score).
 // Throws OptionError when k is not in 1..number of columns.
-void finish_selection(SelectionResult& result, const std::vector<std::string>& feature_names);
+void finish_selection(SelectionResult& result, const std::vector<std::string>& feature_names,
+                      const std::vector<double>& tie_break = {});
 
 }  // namespace topkfs
