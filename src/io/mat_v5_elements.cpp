@@ -19,6 +19,7 @@ constexpr std::uint32_t kMiInt8 = 1, kMiUint8 = 2, kMiInt16 = 3, kMiUint16 = 4, 
                         kMiMatrix = 14, kMiCompressed = 15;
 constexpr std::uint32_t kFirstNumericClass = 6;  // mxDOUBLE_CLASS .. mxUINT64_CLASS
 constexpr std::uint32_t kLastNumericClass = 15;
+constexpr std::uint64_t kArrayFlagsBytes = 8;  // class and flags, then nzmax
 // The array flags, dims, name and real-part tag of a matrix: a rank of up to
 // a few hundred and a name of 63 characters fit well inside this.
 constexpr std::size_t kDescriptionBytes = 4096;
@@ -75,6 +76,15 @@ class MatrixDescription {
             fmt::format("its {} (at byte {} of the variable) claim {} bytes, more than the {} "
                         "left in the variable",
                         what, tag_at, length, body_length_ - std::min(body_length_, at_)));
+      }
+      // matio reads 8 bytes of flags whatever their tag says, then the
+      // dimensions' tag: other lengths would have it read a tag that this
+      // walk skipped (a fuzzed 10 had it allocate 8 GB for dimensions).
+      if (part == 0 && length != kArrayFlagsBytes) {
+        fail(
+            fmt::format("its array flags (at byte {} of the variable) are {} bytes, where the "
+                        "format has {}",
+                        tag_at, length, kArrayFlagsBytes));
       }
       if (part == 0 && fits(4)) matrix_class = u32(at_) & 0xFF;
       if (part == 1) {
