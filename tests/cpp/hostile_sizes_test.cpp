@@ -256,16 +256,25 @@ TEST(HostileSizes, AMemoryLimitThatIsNotASizeIsAnOptionError) {
   }
 }
 
-TEST(HostileSizes, MatArrayFlagsOfAnotherLengthThanEight) {
+TEST(HostileSizes, MatVariablesThatMatioWouldReadPastTheirEnd) {
   // matio reads 8 bytes of flags whatever the tag says and would take the
   // next bytes for the dimensions' tag.
   std::string bytes =
       mat_v5_bytes({{"X", 4, 2, {1, 2, 3, 4, 5, 6, 7, 8}}, {"Y", 4, 1, {0, 1, 0, 1}}});
   bytes[128 + 8 + 4] = 16;  // the first variable's array flags tag
-  const std::string message = data_error(write_temp_file("long-flags.mat", bytes));
-  EXPECT_HAS(message, "long-flags.mat");
-  EXPECT_HAS(message, "the variable at byte 128");
-  EXPECT_HAS(message, "array flags (at byte 0 of the variable) are 16 bytes");
+  const std::string flags = data_error(write_temp_file("long-flags.mat", bytes));
+  EXPECT_HAS(flags, "long-flags.mat");
+  EXPECT_HAS(flags, "the variable at byte 128");
+  EXPECT_HAS(flags, "array flags (at byte 0 of the variable) are 16 bytes");
+
+  // A variable that ends after its flags and dimensions: matio would read
+  // its name's tag from whatever follows.
+  std::string cut = mat_v5_bytes({{"X", 1, 1, {1}}});
+  cut.resize(128 + 8 + 32);
+  cut[128 + 4] = 32;  // the miMATRIX length: flags and dimensions only
+  const std::string ends = data_error(write_temp_file("ends-early.mat", cut));
+  EXPECT_HAS(ends, "ends-early.mat");
+  EXPECT_HAS(ends, "it ends after 2 of the 4 parts (array flags, dimensions, name, values)");
 }
 
 TEST(HostileSizes, Hdf5RootGroupHeapPastTheEndOfTheFile) {
