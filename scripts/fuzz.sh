@@ -2,7 +2,8 @@
 # Builds the fuzz targets with clang + libFuzzer (ASan and UBSan on) in
 # ./build-fuzz and runs each for a bounded time on top of its seed corpus
 # (tests/fuzz/corpus/<reader>), then prints the executions and the coverage
-# of each. A crash stops nothing: its input is kept as
+# of each (libFuzzer's cov, the code edges reached, and ft, the features:
+# edges with hit counts). A crash stops nothing: its input is kept as
 # build-fuzz/findings/<reader>/crash-*, the script exits 1 at the end, and
 # the input belongs in tests/fuzz/regressions/<reader>/ once fixed (the
 # replay test runs it from then on).
@@ -34,7 +35,7 @@ export ASAN_OPTIONS="halt_on_error=1:detect_leaks=1:allocator_may_return_null=1"
 export LSAN_OPTIONS="suppressions=$root/tests/sanitizers/lsan.supp:print_suppressions=0"
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
 status=0
-printf '%-12s %12s %10s %8s %s\n' reader executions exec/s cov result
+printf '%-12s %12s %10s %8s %8s %s\n' reader executions exec/s cov ft result
 for reader in "${readers[@]}"; do
   work="$build/corpus/$reader"      # grows with what the fuzzer finds; the seeds stay clean
   findings="$build/findings/$reader"
@@ -54,6 +55,8 @@ for reader in "${readers[@]}"; do
   executions=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo 0)
   speed=$(grep -o 'stat::average_exec_per_sec: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo 0)
   coverage=$(grep -o 'cov: [0-9]*' "$log" | tail -1 | grep -o '[0-9]*' || echo 0)
-  printf '%-12s %12s %10s %8s %s\n' "$reader" "$executions" "$speed" "$coverage" "$result"
+  features=$(grep -o 'ft: [0-9]*' "$log" | tail -1 | grep -o '[0-9]*' || echo 0)
+  printf '%-12s %12s %10s %8s %8s %s\n' "$reader" "$executions" "$speed" "$coverage" "$features" \
+    "$result"
 done
 exit $status

@@ -74,6 +74,13 @@ std::vector<std::uint64_t> dataset_dims(hid_t dataset);
 // shape), so every dataset is checked before H5Dread.
 void check_storage(hid_t dataset, const std::string& path, const std::string& name);
 
+// Throws DataError naming `path` when the root group's symbol table points
+// outside the file: its B-tree, or a local heap whose link names would lie
+// past the end. libhdf5 1.10 reads them without checking when it looks a
+// name up (H5Lexists, H5Oopen) and crashes on a null buffer (a fuzzed file).
+// Covers files with a version 0 or 1 superblock, as h5py and MATLAB write.
+void check_root_group(const std::string& path);
+
 // Turns off HDF5's automatic printing of its error stack on stderr; failures
 // are reported through return codes and turned into DataError instead.
 void silence_errors();

@@ -84,7 +84,10 @@ void check_mat_structure(const std::string& path) {
                     "from MATLAB save with -v7 or -v7.3, from Python with scipy.io.savemat",
                     path));
   }
-  if (expected == 0x0200) return;  // v7.3: HDF5 checks its own structure
+  if (expected == 0x0200) {  // v7.3: HDF5, whose names matio looks up in the root group
+    hdf5::check_root_group(path);
+    return;
+  }
   const std::uint64_t size = file_size(path);
   std::uint64_t offset = header.size();
   while (offset < size) {

@@ -19,6 +19,8 @@ constexpr std::uint32_t kMiInt8 = 1, kMiUint8 = 2, kMiInt16 = 3, kMiUint16 = 4, 
                         kMiMatrix = 14, kMiCompressed = 15;
 constexpr std::uint32_t kFirstNumericClass = 6;  // mxDOUBLE_CLASS .. mxUINT64_CLASS
 constexpr std::uint32_t kLastNumericClass = 15;
+constexpr std::uint32_t kSparseClass = 5;
+constexpr std::uint64_t kArrayFlagsBytes = 8;  // class and flags, then nzmax
 // The array flags, dims, name and real-part tag of a matrix: a rank of up to
 // a few hundred and a name of 63 characters fit well inside this.
 constexpr std::size_t kDescriptionBytes = 4096;
@@ -58,11 +60,12 @@ class MatrixDescription {
     std::uint32_t matrix_class = 0;
     std::uint64_t needed = 1;
     bool overflow = false;
-    for (int part = 0; fits(4); ++part) {
+    int part = 0;
+    for (; fits(4); ++part) {
       std::uint32_t type = 0;
       std::uint64_t length = 0;
       const std::uint64_t tag_at = at_;
-      if (!tag(type, length)) return;  // the rest lies beyond the head
+      if (!tag(type, length)) break;
       const char* what = kParts[std::min(part, 3)];
       if (small_ && length > 4) {
         fail(
@@ -75,6 +78,15 @@ class MatrixDescription {
             fmt::format("its {} (at byte {} of the variable) claim {} bytes, more than the {} "
                         "left in the variable",
                         what, tag_at, length, body_length_ - std::min(body_length_, at_)));
+      }
+      // matio reads 8 bytes of flags whatever their tag says, then the
+      // dimensions' tag: other lengths would have it read a tag that this
+      // walk skipped (a fuzzed 10 had it allocate 8 GB for dimensions).
+      if (part == 0 && length != kArrayFlagsBytes) {
+        fail(
+            fmt::format("its array flags (at byte {} of the variable) are {} bytes, where the "
+                        "format has {}",
+                        tag_at, length, kArrayFlagsBytes));
       }
       if (part == 0 && fits(4)) matrix_class = u32(at_) & 0xFF;
       if (part == 1) {
@@ -89,6 +101,22 @@ class MatrixDescription {
             fmt::format("it stores {} bytes of values but its dimensions need {}", length, needed));
       }
       skip(length);
+    }
+    // matio reads these parts whether the variable holds them or not, past
+    // its end into whatever follows (a fuzzed variable that ended after its
+    // dimensions had it allocate 4 GB for a "name").
+    const bool whole = head_.size() >= body_length_;
+    const int parts = matrix_class == kSparseClass                                              ? 6
+                      : matrix_class >= kFirstNumericClass && matrix_class <= kLastNumericClass ? 4
+                                                                                                : 3;
+    if (whole && part < parts) {
+      fail(
+          fmt::format("it ends after {} of the {} parts (array flags, dimensions, name{}) that "
+                      "its class needs",
+                      part, parts,
+                      parts == 6   ? ", row indices, column starts, values"
+                      : parts == 4 ? ", values"
+                                   : ""));
     }
   }
 

@@ -5,6 +5,9 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <string_view>
 
 #include "topkfs/core/error.hpp"
 
@@ -18,6 +21,32 @@ constexpr std::uint64_t kBytesPerColumnName = 40;
 
 std::string gigabytes(std::uint64_t bytes) {
   return fmt::format("{:.1f} GB", static_cast<double>(bytes) / 1e9);
+}
+
+// TOPKFS_MEMORY_LIMIT: bytes, or a number with a K, M or G suffix (powers of
+// 1024, as ulimit counts). A process limit that the sanitizers' shadow memory
+// and the fuzzers tolerate, where RLIMIT_AS and RLIMIT_DATA cannot be used.
+// 0 when unset.
+std::uint64_t environment_limit() {
+  const char* text = std::getenv("TOPKFS_MEMORY_LIMIT");
+  if (text == nullptr || *text == '\0') return 0;
+  char* end = nullptr;
+  errno = 0;
+  const unsigned long long number = std::strtoull(text, &end, 10);
+  const std::string_view suffix(end);
+  int shift = -1;
+  if (suffix.empty()) shift = 0;
+  if (suffix == "K" || suffix == "k") shift = 10;
+  if (suffix == "M" || suffix == "m") shift = 20;
+  if (suffix == "G" || suffix == "g") shift = 30;
+  if (end == text || *text == '-' || errno == ERANGE || shift < 0 || number == 0 ||
+      number > (std::uint64_t{UINT64_MAX} >> shift)) {
+    throw OptionError(fmt::format(
+        "TOPKFS_MEMORY_LIMIT='{}': expected a positive number of bytes, optionally with a K, M or "
+        "G suffix (e.g. 2G)",
+        text));
+  }
+  return static_cast<std::uint64_t>(number) << shift;
 }
 
 }  // namespace
@@ -35,16 +64,21 @@ std::uint64_t physical_memory_bytes() {
       bytes = std::min<std::uint64_t>(bytes, limit.rlim_cur);
     }
   }
-  return bytes;
+  const std::uint64_t chosen = environment_limit();
+  return chosen != 0 ? std::min(bytes, chosen) : bytes;
 }
 
 void check_fits_in_memory(std::uint64_t bytes, const std::string& what, const std::string& where) {
   const std::uint64_t memory = physical_memory_bytes();
   if (bytes <= memory) return;
+  const std::uint64_t chosen = environment_limit();
+  const std::string budget = chosen != 0 && chosen == memory
+                                 ? fmt::format("TOPKFS_MEMORY_LIMIT allows {}", gigabytes(memory))
+                                 : fmt::format("this machine has {} of memory", gigabytes(memory));
   throw DataError(fmt::format(
-      "{}: {} needs {} ({} bytes) but this machine has {} of memory; load a subset of the rows "
-      "or columns, or use a machine with more memory",
-      where, what, gigabytes(bytes), bytes, gigabytes(memory)));
+      "{}: {} needs {} ({} bytes) but {}; load a subset of the rows or columns, or use a machine "
+      "with more memory",
+      where, what, gigabytes(bytes), bytes, budget));
 }
 
 void check_feature_shape(std::uint64_t rows, std::uint64_t cols, const std::string& shape,

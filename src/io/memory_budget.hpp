@@ -9,7 +9,9 @@
 namespace topkfs::detail {
 
 // The memory this process may use in bytes: the machine's physical memory,
-// or less under a process limit (RLIMIT_AS, RLIMIT_DATA).
+// or less under a process limit (RLIMIT_AS, RLIMIT_DATA) or the
+// TOPKFS_MEMORY_LIMIT environment variable (e.g. "2G"; an invalid value is an
+// OptionError).
 std::uint64_t physical_memory_bytes();
 
 // Throws DataError naming `where` when `bytes` (what `what` needs: "the

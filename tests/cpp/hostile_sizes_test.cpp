@@ -4,9 +4,11 @@
 // (a hole costs no disk); claims of a few hundred megabytes are checked in a
 // child process under a memory limit, so that the test does not depend on
 // the machine's size.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <csignal>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -16,6 +18,7 @@
 #include "python_fixture.hpp"
 #include "test_support.hpp"
 #include "topkfs/io/atomic_file.hpp"
+#include "topkfs/io/file_util.hpp"
 #include "topkfs/io/read_dataset.hpp"
 
 namespace topkfs::test {
@@ -217,6 +220,79 @@ TEST(HostileSizes, Hdf5ClaimingMoreThanTheFileOrTheMemory) {
   EXPECT_HAS(memory, "vast.h5");
   EXPECT_HAS(memory, "20000 x 10000 float32");
   EXPECT_HAS(memory, "memory");
+}
+
+// ---- what fuzzing found ----
+
+// Sets an environment variable for one test (each ctest case is a process,
+// but a test must not leak it into the next one run by hand).
+class ScopedEnvironment {
+ public:
+  ScopedEnvironment(const char* name, const char* value) : name_(name) { ::setenv(name, value, 1); }
+  ~ScopedEnvironment() { ::unsetenv(name_); }
+  ScopedEnvironment(const ScopedEnvironment&) = delete;
+  ScopedEnvironment& operator=(const ScopedEnvironment&) = delete;
+
+ private:
+  const char* name_;
+};
+
+TEST(HostileSizes, LibsvmIndexPastTheMemoryLimitOfTheEnvironment) {
+  // One row, one index of 88888881: 3.9 GB of matrix and column names.
+  const std::string path = write_temp_file("far-index.svm", "1 88888881:2.5\n");
+  ScopedEnvironment limit("TOPKFS_MEMORY_LIMIT", "1G");
+  const std::string message = data_error(path);
+  EXPECT_HAS(message, "far-index.svm");
+  EXPECT_HAS(message, "1 x 88888881 float32");
+  EXPECT_HAS(message, "TOPKFS_MEMORY_LIMIT allows 1.1 GB");
+}
+
+TEST(HostileSizes, AMemoryLimitThatIsNotASizeIsAnOptionError) {
+  const std::string path = write_temp_file("small.svm", "1 1:2.5\n0 2:1\n");
+  for (const char* value : {"lots", "-1G", "0", "2T", "99999999999999999999"}) {
+    ScopedEnvironment limit("TOPKFS_MEMORY_LIMIT", value);
+    const std::string message = error_of<OptionError>([&] { read_dataset(path, {}); });
+    EXPECT_HAS(message, fmt::format("TOPKFS_MEMORY_LIMIT='{}'", value));
+  }
+}
+
+TEST(HostileSizes, MatVariablesThatMatioWouldReadPastTheirEnd) {
+  // matio reads 8 bytes of flags whatever the tag says and would take the
+  // next bytes for the dimensions' tag.
+  std::string bytes =
+      mat_v5_bytes({{"X", 4, 2, {1, 2, 3, 4, 5, 6, 7, 8}}, {"Y", 4, 1, {0, 1, 0, 1}}});
+  bytes[128 + 8 + 4] = 16;  // the first variable's array flags tag
+  const std::string flags = data_error(write_temp_file("long-flags.mat", bytes));
+  EXPECT_HAS(flags, "long-flags.mat");
+  EXPECT_HAS(flags, "the variable at byte 128");
+  EXPECT_HAS(flags, "array flags (at byte 0 of the variable) are 16 bytes");
+
+  // A variable that ends after its flags and dimensions: matio would read
+  // its name's tag from whatever follows.
+  std::string cut = mat_v5_bytes({{"X", 1, 1, {1}}});
+  cut.resize(128 + 8 + 32);
+  cut[128 + 4] = 32;  // the miMATRIX length: flags and dimensions only
+  const std::string ends = data_error(write_temp_file("ends-early.mat", cut));
+  EXPECT_HAS(ends, "ends-early.mat");
+  EXPECT_HAS(ends, "it ends after 2 of the 4 parts (array flags, dimensions, name, values)");
+}
+
+TEST(HostileSizes, Hdf5RootGroupHeapPastTheEndOfTheFile) {
+  const std::string path =
+      python_fixture("root-heap.h5",
+                     "import h5py\nwith h5py.File(out, 'w', libver='earliest') as f:\n"
+                     "    f['X'] = np.zeros((4, 2))\n    f['Y'] = np.arange(4) % 2");
+  ASSERT_FALSE(HasFatalFailure());
+  ASSERT_EQ(read_dataset(path, {}).features.rows(), 4);
+  std::string bytes = read_file_bytes(path);
+  // The heap's data segment size (8 bytes after "HEAP", version, reserved).
+  const std::size_t heap = bytes.find("HEAP");
+  ASSERT_NE(heap, std::string::npos);
+  bytes[heap + 8 + 7] = 0x13;
+  const std::string message = data_error(write_temp_file("root-heap-cut.h5", bytes));
+  EXPECT_HAS(message, "root-heap-cut.h5");
+  EXPECT_HAS(message, fmt::format("local heap at byte {}", heap));
+  EXPECT_HAS(message, "past the end of the file");
 }
 
 // ---- atomic outputs under a signal ----
