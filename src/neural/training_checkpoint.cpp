@@ -288,6 +288,11 @@ void check_same_run(const std::string& path, const nlohmann::json& saved,
                                   current.value(part, nlohmann::json()), part);
   }
   if (difference.empty()) return;
+  // The default thread count follows the free cores: name the count to pin.
+  if (difference.rfind("loop.team_size", 0) == 0) {
+    difference += fmt::format("; give --threads {} to resume with the checkpoint's team",
+                              saved["loop"].value("team_size", 1));
+  }
   throw OptionError(fmt::format(
       "{}: the checkpoint is of another run ({}); resume with the data and options it was "
       "written with, or start afresh without --resume",
