@@ -36,6 +36,9 @@ struct SelectFlags {
   std::string save_model;
   std::string frequency_map;
   bool score = false;
+  std::string checkpoint;
+  int checkpoint_every = 1;
+  bool resume = false;
 };
 
 void print_result(const SelectionResult& result) {
@@ -66,11 +69,19 @@ int run(const SelectFlags& flags) {
         "--frequency-map shows how often restarts chose each feature: add --restarts 2 or more "
         "(dnn-top and dfs)");
   }
+  FitCallbacks callbacks;
+  if (!flags.checkpoint.empty()) {
+    callbacks.checkpoint = checkpoint_settings(*selector, flags.k, flags.checkpoint,
+                                               flags.checkpoint_every, flags.resume);
+  } else if (flags.resume) {
+    throw OptionError("--resume continues from a --checkpoint file: give one");
+  }
   check_output_paths({{"--output", flags.out.output},
                       {"--output-data", flags.output_data},
                       {"--picture", flags.out.picture},
                       {"--frequency-map", flags.frequency_map},
-                      {"--save-model", flags.save_model}},
+                      {"--save-model", flags.save_model},
+                      {"--checkpoint", flags.checkpoint}},
                      input_paths(flags.data));
   const Dataset data = load_dataset(flags.data, flags.data.to_options());
   check_picture_data(flags.out, flags.data, data);
@@ -80,8 +91,10 @@ int run(const SelectFlags& flags) {
   split.seed = flags.split_seed;
 
   ProgressBar bar(!flags.out.quiet);
-  SelectionResult result =
-      run_selection(data, *selector, flags.k, split, make_callbacks(bar, flags.out.quiet));
+  const FitCallbacks reports = make_callbacks(bar, flags.out.quiet);
+  callbacks.progress = reports.progress;
+  callbacks.log = reports.log;
+  SelectionResult result = run_selection(data, *selector, flags.k, split, callbacks);
   bar.finish();
   std::string unused;
   const auto learned_rows = selection_rows(data, split, unused);
@@ -155,6 +168,18 @@ Command add_select_command(CLI::App& app) {
                  "the method learned from and score it on the held-out rows (ExtraTrees with 50 "
                  "trees, accuracy %, for classes; least squares, MAE, for real targets)");
   });
+  auto* resuming = command->add_option_group(
+      "Checkpoints", "Resumable training (dnn-top and dfs; docs/reliability.md)");
+  resuming->add_option("--checkpoint", flags->checkpoint,
+                       "Write the training state to this file (atomically) at the end of every "
+                       "--checkpoint-every epochs, so that a killed run can --resume");
+  resuming
+      ->add_option("--checkpoint-every", flags->checkpoint_every,
+                   "Epochs between two checkpoints (the last epoch is always written)")
+      ->capture_default_str();
+  resuming->add_flag("--resume", flags->resume,
+                     "Continue from the --checkpoint file when it exists (the same data, options "
+                     "and k; the result is the one the uninterrupted run gives)");
   command->footer(
       "\nExamples:\n"
       "  topkfs select /usr/share/datasets/fashion-mnist --method dnn-top --k 50 -o result.json\n"
@@ -162,8 +187,10 @@ Command add_select_command(CLI::App& app) {
       "  topkfs select data.csv --target label --method dfs --k 10 --hidden 64 --epochs 30\n"
       "  topkfs select mnist/ --method dnn-top --k 50 --body cnn --lambda3 2 --seed 7\n"
       "  topkfs select usps.h5 --k 10 --restarts 5 --subsample 0.5 --frequency-map f.png\n"
+      "  topkfs select mnist/ --k 50 --checkpoint run.ckpt --resume -o result.json\n"
       "\nMethods: run `topkfs methods` for the list and each method's options.\n"
-      "Exit status: 0 success, 2 usage error, 1 data or runtime error.");
+      "Exit status: 0 success, 2 usage error, 1 data or runtime error; Ctrl-C ends it at once "
+      "(status 130, no output written; the last checkpoint stays).");
   return {command, [flags] { return run(*flags); }};
 }
 

@@ -101,12 +101,14 @@ class PythonReporter {
 };
 
 py::dict run(const Dataset& data, Selector& selector, int k, const SelectionSplitOptions& split,
-             bool verbose) {
+             bool verbose, const CheckpointSettings& checkpoint = {}) {
   PythonReporter reporter(verbose);
+  FitCallbacks callbacks = reporter.callbacks();
+  callbacks.checkpoint = checkpoint;
   SelectionResult result;
   {
     py::gil_scoped_release release;
-    result = run_selection(data, selector, k, split, reporter.callbacks());
+    result = run_selection(data, selector, k, split, callbacks);
   }
   py::dict out = to_python(to_json(result));
   out["log"] = reporter.log();
@@ -208,8 +210,13 @@ void set_targets(Dataset& data, const Dense<double>& targets) {
 py::dict fit_arrays(const py::array& X, const std::string& method, int k, const py::dict& options,
                     const py::object& labels, const std::vector<std::string>& class_names,
                     const py::object& targets, const std::vector<std::string>& feature_names,
-                    bool verbose) {
+                    bool verbose, const std::string& checkpoint, int checkpoint_every,
+                    bool resume) {
   auto selector = configured_selector(method, options);
+  CheckpointSettings checkpointing;
+  if (!checkpoint.empty()) {
+    checkpointing = checkpoint_settings(*selector, k, checkpoint, checkpoint_every, resume);
+  }
   Dataset data;
   data.source = "X";
   data.format = "numpy";
@@ -230,7 +237,7 @@ py::dict fit_arrays(const py::array& X, const std::string& method, int k, const 
   data.validate();
   SelectionSplitOptions every_row;
   every_row.rows = SelectionRows::All;
-  return run(data, *selector, k, every_row, verbose);
+  return run(data, *selector, k, every_row, verbose, checkpointing);
 }
 
 // `topkfs select PATH --method M --k K [options] [reader flags] --split S`.
@@ -277,8 +284,11 @@ void bind_selection(py::module_& module) {
   module.def("methods", &methods, "Every registered method with its options and defaults.");
   module.def("fit_arrays", &fit_arrays, py::arg("X"), py::arg("method"), py::arg("k"),
              py::arg("options"), py::arg("labels"), py::arg("class_names"), py::arg("targets"),
-             py::arg("feature_names"), py::arg("verbose") = false,
-             "Fits a method on arrays (TopKSelector.fit); returns the result as a dict.");
+             py::arg("feature_names"), py::arg("verbose") = false, py::arg("checkpoint") = "",
+             py::arg("checkpoint_every") = 1, py::arg("resume") = false,
+             "Fits a method on arrays (TopKSelector.fit); returns the result as a dict. With a "
+             "checkpoint path, the training state is written there (and resumed from it with "
+             "resume).");
   module.def("select_file", &select_file, py::arg("path"), py::arg("method"), py::arg("k"),
              py::arg("options"), py::arg("reader_options"), py::arg("split") = "auto",
              py::arg("test_size") = 0.2, py::arg("split_seed") = 0, py::arg("verbose") = false,

@@ -1,6 +1,7 @@
 """TopKSelector: every method of the registry as a scikit-learn selector."""
 
 import numbers
+import os
 
 import numpy as np
 from sklearn.base import BaseEstimator
@@ -152,12 +153,19 @@ class TopKSelector(SelectorMixin, BaseEstimator):
 
     # --- fitting
 
-    def fit(self, X, y=None):
+    def fit(self, X, y=None, checkpoint=None, checkpoint_every=1, resume=False):
         """Runs the method on X, y and stores the selection.
+
+        checkpoint: a file path (dnn-top and dfs): the training state is
+        written there atomically every ``checkpoint_every`` epochs; with
+        ``resume=True`` a fit whose checkpoint exists continues from it and
+        ends with exactly the selection of an uninterrupted fit (the same X,
+        y and options). Ctrl-C (KeyboardInterrupt) leaves the last
+        checkpoint in place.
 
         Raises ValueError (topkfs.OptionError, DataError, TrainingError) with
         the library's message for a bad option, unusable data or a diverging
-        fit.
+        fit, and KeyboardInterrupt on Ctrl-C.
         """
         X, y = _validate_data(
             self,
@@ -192,6 +200,9 @@ class TopKSelector(SelectorMixin, BaseEstimator):
             targets,
             feature_names,
             bool(self.verbose),
+            "" if checkpoint is None else os.fspath(checkpoint),
+            int(checkpoint_every),
+            bool(resume),
         )
         emit_log(result, self.verbose)
         self._store(result, n_features)

@@ -1,7 +1,9 @@
 #include "topkfs/core/random.hpp"
 
 #include <cmath>
+#include <cstring>
 #include <numeric>
+#include <sstream>
 
 #include "topkfs/core/error.hpp"
 
@@ -68,6 +70,28 @@ std::vector<std::int64_t> Rng::sample_without_replacement(std::int64_t n, std::i
   }
   values.resize(static_cast<std::size_t>(count));
   return values;
+}
+
+std::string Rng::state() const {
+  std::uint64_t spare_bits = 0;
+  std::memcpy(&spare_bits, &spare_normal_, sizeof spare_bits);
+  std::ostringstream out;
+  out << engine_ << ' ' << (has_spare_normal_ ? 1 : 0) << ' ' << spare_bits;
+  return out.str();
+}
+
+void Rng::set_state(const std::string& text) {
+  std::istringstream in(text);
+  std::mt19937_64 engine;
+  int has_spare = 0;
+  std::uint64_t spare_bits = 0;
+  in >> engine >> has_spare >> spare_bits;
+  if (!in || (has_spare != 0 && has_spare != 1) || !(in >> std::ws).eof()) {
+    throw DataError("a random generator state that cannot be read");
+  }
+  engine_ = engine;
+  has_spare_normal_ = has_spare == 1;
+  std::memcpy(&spare_normal_, &spare_bits, sizeof spare_bits);
 }
 
 }  // namespace topkfs

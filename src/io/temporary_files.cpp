@@ -27,7 +27,28 @@ std::mutex registry_mutex;  // registration only; never taken in the handler
 int remembered = 0;
 std::array<struct sigaction, kSignals.size()> previous{};
 
-void remove_temporaries_and_die(int signal_number) {
+// The handler in force before ours for `signal_number`.
+const struct sigaction& previous_of(int signal_number) {
+  std::size_t s = 0;
+  while (s + 1 < kSignals.size() && kSignals[s] != signal_number) ++s;
+  return previous[s];
+}
+
+void remove_temporaries_and_die(int signal_number, siginfo_t* info, void* context) {
+  // A process that handles the signal itself (Python, whose handler only
+  // notes it and raises KeyboardInterrupt later) goes on: the write that
+  // made the temporary is unwound by that exception and removes it, so the
+  // signal goes to that handler instead, and the interpreter lives.
+  const struct sigaction& before = previous_of(signal_number);
+  if ((before.sa_flags & SA_SIGINFO) != 0 && before.sa_sigaction != nullptr) {
+    before.sa_sigaction(signal_number, info, context);
+    return;
+  }
+  if ((before.sa_flags & SA_SIGINFO) == 0 && before.sa_handler != SIG_DFL &&
+      before.sa_handler != SIG_IGN) {
+    before.sa_handler(signal_number);
+    return;
+  }
   for (auto& slot : slots) {
     if (slot.used.load()) ::unlink(slot.path);
   }
@@ -37,7 +58,8 @@ void remove_temporaries_and_die(int signal_number) {
 
 void install_handlers() {
   struct sigaction action {};
-  action.sa_handler = remove_temporaries_and_die;
+  action.sa_sigaction = remove_temporaries_and_die;
+  action.sa_flags = SA_SIGINFO;
   sigemptyset(&action.sa_mask);
   for (std::size_t s = 0; s < kSignals.size(); ++s) {
     ::sigaction(kSignals[s], nullptr, &previous[s]);

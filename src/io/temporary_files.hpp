@@ -2,7 +2,9 @@
 // Private to atomic_file.cpp. The temporaries that exist right now, so that a
 // signal that ends the process removes them instead of leaving "*.tmpPID"
 // files behind: while any is remembered, SIGINT, SIGTERM, SIGHUP and SIGQUIT
-// go to a handler that unlinks them and then dies of the same signal.
+// go to a handler that unlinks them and then dies of the same signal. Where
+// the process had a handler of its own for the signal (Python's), that
+// handler gets the signal instead and the process goes on.
 #include <string>
 
 namespace topkfs::detail {

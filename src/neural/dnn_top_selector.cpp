@@ -62,6 +62,7 @@ class DnnTopSelector final : public TableSelector<DnnTopOptions> {
   bool ranking_depends_on_k() const override {
     return options_.lambda3 != 0.0 || options_.restarts > 1;
   }
+  bool resumable() const override { return options_.restarts == 1; }
 
   void save_model(const std::string& path) const override {
     if (!network_) {

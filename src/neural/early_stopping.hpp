@@ -8,11 +8,21 @@
 
 #include <limits>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "trainer.hpp"
 
 namespace topkfs {
+
+// Where early stopping stands after an epoch: what a training checkpoint keeps.
+struct StoppingState {
+  double best_val = std::numeric_limits<double>::infinity();
+  std::vector<torch::Tensor> best_state;  // copies of LoopModel::state(), or none
+  int epochs_without_improvement = 0;
+  int best_epoch = 0;
+  bool stopped_early = false;
+};
 
 class EarlyStopping {
  public:
@@ -27,17 +37,17 @@ class EarlyStopping {
   // Puts the best epoch's state back into the model, when it was kept.
   void restore_best(LoopModel& model) const;
 
-  int best_epoch() const { return best_epoch_; }
-  bool stopped_early() const { return stopped_early_; }
+  int best_epoch() const { return state_.best_epoch; }
+  bool stopped_early() const { return state_.stopped_early; }
+
+  // For training checkpoints: the state, and a resumed run's.
+  const StoppingState& state() const { return state_; }
+  void resume(StoppingState state) { state_ = std::move(state); }
 
  private:
   const int patience_;
   const double schedule_end_;
-  double best_val_ = std::numeric_limits<double>::infinity();
-  std::vector<torch::Tensor> best_state_;  // copies of LoopModel::state()
-  int epochs_without_improvement_ = 0;
-  int best_epoch_ = 0;
-  bool stopped_early_ = false;
+  StoppingState state_;
 };
 
 }  // namespace topkfs

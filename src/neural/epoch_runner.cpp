@@ -45,6 +45,16 @@ EpochRunner::EpochRunner(LoopModel& model, const TrainingSet& data, const LoopSe
   }
 }
 
+void EpochRunner::resume(const std::string& shuffle_state, std::vector<std::int64_t> order) {
+  std::vector<std::int64_t> sorted = order;
+  std::vector<std::int64_t> rows = data_.train_rows;
+  std::sort(sorted.begin(), sorted.end());
+  std::sort(rows.begin(), rows.end());
+  if (sorted != rows) throw DataError("the checkpoint's row order is not of these training rows");
+  rng_.set_state(shuffle_state);
+  order_ = std::move(order);
+}
+
 double EpochRunner::run(int epoch, int epochs, const std::optional<double>& last_val) {
   rng_.shuffle(order_);
   double loss_sum = 0.0;

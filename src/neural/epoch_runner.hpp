@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "fused_adam.hpp"
@@ -42,6 +43,16 @@ class EpochRunner {
   // The team that takes the steps, or null; it computes the validation loss
   // too.
   WorkerTeam* team() { return team_step_ ? &team_step_->team() : nullptr; }
+
+  // What carries from one epoch to the next besides the model, for training
+  // checkpoints: the optimizer, the shuffling generator and the order it
+  // shuffles (each epoch shuffles the previous epoch's order further).
+  FusedAdam& optimizer() { return optimizer_; }
+  std::string shuffle_state() const { return rng_.state(); }
+  const std::vector<std::int64_t>& row_order() const { return order_; }
+  // Continues from a checkpoint's state; `order` must be a permutation of the
+  // training rows (DataError otherwise).
+  void resume(const std::string& shuffle_state, std::vector<std::int64_t> order);
 
  private:
   // One minibatch, order_[begin, end): its loss, once the optimizer step is

@@ -55,6 +55,22 @@ std::vector<torch::Tensor> FusedAdam::moments_of(const torch::Tensor& parameter)
   return {};
 }
 
+std::vector<torch::Tensor> FusedAdam::moments() const {
+  std::vector<torch::Tensor> out = first_moment_;
+  out.insert(out.end(), second_moment_.begin(), second_moment_.end());
+  return out;
+}
+
+void FusedAdam::restore(const std::vector<torch::Tensor>& moments, std::int64_t steps) {
+  TOPKFS_ASSERT(moments.size() == 2 * parameters_.size());
+  torch::NoGradGuard no_grad;
+  for (std::size_t t = 0; t < parameters_.size(); ++t) {
+    first_moment_[t].copy_(moments[t]);
+    second_moment_[t].copy_(moments[parameters_.size() + t]);
+  }
+  steps_ = steps;
+}
+
 std::int64_t row_share_begin(int part, int parts, std::int64_t rows) { return rows * part / parts; }
 
 std::vector<ParameterRun> FusedAdam::slice(int part, int parts) const {

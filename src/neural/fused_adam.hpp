@@ -63,6 +63,14 @@ class FusedAdam {
   // whoever reorders a parameter's elements reorders these alike.
   std::vector<torch::Tensor> moments_of(const torch::Tensor& parameter) const;
 
+  // What carries from one step to the next, for training checkpoints: the
+  // first moments of every parameter, then the second moments, and the
+  // steps taken. restore() copies into the optimizer's own tensors (which an
+  // InputOrder may track), so the shapes must match.
+  std::vector<torch::Tensor> moments() const;
+  std::int64_t steps() const { return steps_; }
+  void restore(const std::vector<torch::Tensor>& moments, std::int64_t steps);
+
   // Part `part` of `parts` shares of every parameter, in parameter order:
   // the rows from row_share_begin(part) on (of a vector, its elements). A
   // team that splits a layer's units among its members (TeamFirstLayer)

@@ -8,6 +8,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
+#include <fstream>
+#include <string>
+#include <thread>
 
 #include "threads.hpp"
 
@@ -34,10 +38,41 @@ int usable_cores() {
   return static_cast<int>(std::max(1L, ::sysconf(_SC_NPROCESSORS_ONLN)));
 }
 
+// The runnable tasks of the whole machine besides the caller, the fewest of
+// a few looks 2 ms apart (one look catches short bursts), from the kernel's
+// procs_running; -1 when unknown.
+int other_runnable_tasks() {
+  int fewest = -1;
+  for (int look = 0; look < 5; ++look) {
+    if (look > 0) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    std::ifstream stat("/proc/stat");
+    std::string key;
+    long value = 0;
+    while (stat >> key) {
+      if (key == "procs_running" && stat >> value) break;
+      stat.ignore(1 << 20, '\n');
+    }
+    if (key != "procs_running") return -1;
+    const int others = static_cast<int>(std::max(0L, value - 1));
+    fewest = fewest < 0 ? others : std::min(fewest, others);
+  }
+  return fewest;
+}
+
 }  // namespace
 
 int configure_threads(int threads, ThreadUse use) {
-  if (threads <= 0) threads = usable_cores();
+  if (threads <= 0) {
+    threads = usable_cores();
+    // The default team takes the cores that are free: its members meet
+    // several times a step, and with a member waiting for a core that other
+    // work holds the team ran slower than one thread (docs/reliability.md,
+    // "Threads under load").
+    if (use == ThreadUse::Team) {
+      const int others = other_runnable_tasks();
+      if (others > 0) threads = std::max(1, threads - others);
+    }
+  }
   // A team's members wait for each other by spinning several times a step:
   // with more members than cores they mostly wait, so the team stops at the
   // cores (bench/README.md, "Measurements behind the code").

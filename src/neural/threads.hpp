@@ -18,8 +18,11 @@ namespace topkfs {
 enum class ThreadUse { BlasOnly, All, Team };
 
 // Sets the thread counts of libtorch (intra-op; inter-op 1), OpenMP and
-// OpenBLAS together. threads <= 0 means every core the process may use.
-// Returns the count in force.
+// OpenBLAS together. threads <= 0 means every core the process may use; for
+// a Team, every such core that no other runnable task holds when the call is
+// made (at least one), so that the default's team size, and with it the
+// result's last bits, follows the machine's load; a given count is kept
+// (up to the cores for a Team). Returns the count in force.
 int configure_threads(int threads, ThreadUse use = ThreadUse::All);
 
 }  // namespace topkfs

@@ -1,16 +1,19 @@
 #include "trainer.hpp"
 
+#include <fmt/format.h>
 #include <torch/nn/functional.h>
 
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <optional>
 
 #include "early_stopping.hpp"
 #include "epoch_runner.hpp"
 #include "topkfs/core/clock.hpp"
 #include "topkfs/core/error.hpp"
+#include "training_checkpoint.hpp"
 #include "worker_team.hpp"
 
 namespace topkfs {
@@ -152,7 +155,26 @@ TrainingOutcome train_loop(LoopModel& model, const TrainingSet& data, const Loop
   TrainingOutcome outcome;
   outcome.epochs_planned = epochs;
   std::optional<double> last_val;
-  for (int epoch = 1; epoch <= epochs; ++epoch) {
+  const CheckpointSettings& checkpoint = callbacks.checkpoint;
+  nlohmann::json identity;
+  int first_epoch = 1;
+  if (!checkpoint.path.empty()) {
+    identity = loop_identity(nlohmann::json::parse(checkpoint.run.empty() ? "{}" : checkpoint.run),
+                             data, settings, runner.team() ? runner.team()->size() : 1);
+    if (checkpoint.resume && std::filesystem::exists(checkpoint.path)) {
+      LoopCheckpoint saved = read_checkpoint(checkpoint.path);
+      check_same_run(checkpoint.path, saved.identity, identity);
+      outcome.history = saved.history;
+      last_val = saved.last_val;
+      first_epoch = saved.epoch + 1;
+      restore_loop(checkpoint.path, std::move(saved), model, runner, stopping);
+      callbacks.info(
+          fmt::format("resumed from {} after epoch {}", checkpoint.path, first_epoch - 1));
+    }
+  }
+  // A resumed run whose checkpoint was written as it stopped early is over.
+  if (stopping.stopped_early()) first_epoch = epochs + 1;
+  for (int epoch = first_epoch; epoch <= epochs; ++epoch) {
     const auto epoch_start = Clock::now();
     EpochRecord record;
     record.epoch = epoch;
@@ -165,7 +187,13 @@ TrainingOutcome train_loop(LoopModel& model, const TrainingSet& data, const Loop
     outcome.history.push_back(record);
     callbacks.report(
         {epoch, epochs, batches, batches, record.loss, last_val, seconds_since(start), true});
-    if (stopping.stop_after(epoch, epochs, record.val_loss, model)) break;
+    const bool stop = stopping.stop_after(epoch, epochs, record.val_loss, model);
+    if (!checkpoint.path.empty() &&
+        (stop || epoch == epochs || epoch % std::max(1, checkpoint.every) == 0)) {
+      write_checkpoint(checkpoint.path,
+                       capture_loop(identity, outcome.history, last_val, model, runner, stopping));
+    }
+    if (stop) break;
   }
   stopping.restore_best(model);
   outcome.best_epoch = stopping.best_epoch();

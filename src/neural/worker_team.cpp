@@ -2,31 +2,7 @@
 
 #include <ATen/Parallel.h>
 
-#include <chrono>
-
 namespace topkfs {
-namespace {
-
-// How long a member polls before it sleeps: longer than the gap between two
-// fork-joins of one step, far shorter than a human notices as idle load.
-constexpr std::chrono::microseconds kSpin{300};
-
-// Polls `ready` until it holds or kSpin has passed; true when it holds.
-template <typename Ready>
-bool spin_until(Ready ready) {
-  const auto deadline = std::chrono::steady_clock::now() + kSpin;
-  for (;;) {
-    for (int i = 0; i < 64; ++i) {
-      if (ready()) return true;
-#if defined(__x86_64__) || defined(__i386__)
-      __builtin_ia32_pause();
-#endif
-    }
-    if (std::chrono::steady_clock::now() > deadline) return false;
-  }
-}
-
-}  // namespace
 
 WorkerTeam::WorkerTeam(int size) : failures_(static_cast<std::size_t>(size < 1 ? 1 : size)) {
   for (int member = 1; member < size; ++member) {
@@ -35,12 +11,9 @@ WorkerTeam::WorkerTeam(int size) : failures_(static_cast<std::size_t>(size < 1 ?
 }
 
 WorkerTeam::~WorkerTeam() {
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    stopping_.store(true);
-    generation_.fetch_add(1);
-  }
-  wake_.notify_all();
+  stopping_.store(true);
+  generation_.fetch_add(1);
+  started_.signal();
   for (auto& thread : threads_) thread.join();
 }
 
@@ -54,18 +27,12 @@ void WorkerTeam::run_member(int member) {
 
 void WorkerTeam::run(const std::function<void(int)>& task) {
   for (auto& failure : failures_) failure = nullptr;
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    task_ = &task;
-    pending_.store(static_cast<int>(threads_.size()));
-    generation_.fetch_add(1);
-  }
-  wake_.notify_all();
+  task_ = &task;
+  pending_.store(static_cast<int>(threads_.size()));
+  generation_.fetch_add(1);  // publishes task_ and pending_ to the members
+  started_.signal();
   run_member(0);
-  if (!spin_until([this] { return pending_.load() == 0; })) {
-    std::unique_lock<std::mutex> lock(mutex_);
-    finished_.wait(lock, [this] { return pending_.load() == 0; });
-  }
+  finished_.wait_until([this] { return pending_.load() == 0; });
   for (const auto& failure : failures_) {
     if (failure) std::rethrow_exception(failure);
   }
@@ -77,15 +44,18 @@ void SpinBarrier::wait() {
   if (arrived_.fetch_add(1) + 1 == parties_) {
     arrived_.store(0);
     phase_.fetch_add(1);
+    passed_.signal();
     return;
   }
-  while (!spin_until([&] { return phase_.load() != phase || aborted_.load(); })) {
-    std::this_thread::yield();
-  }
+  passed_.wait_until([&] { return phase_.load() != phase || aborted_.load(); });
   if (phase_.load() == phase) throw BarrierAborted();
 }
 
-bool SpinBarrier::abort() { return !aborted_.exchange(true); }
+bool SpinBarrier::abort() {
+  const bool first = !aborted_.exchange(true);
+  passed_.signal();
+  return first;
+}
 
 void SpinBarrier::reset() {
   arrived_.store(0);
@@ -98,19 +68,11 @@ void WorkerTeam::member_loop(int member) {
   at::set_num_threads(1);
   std::uint64_t seen = 0;
   for (;;) {
-    const auto changed = [&] { return generation_.load() != seen; };
-    if (!spin_until(changed)) {
-      std::unique_lock<std::mutex> lock(mutex_);
-      wake_.wait(lock, changed);
-    }
+    started_.wait_until([&] { return generation_.load() != seen; });
     seen = generation_.load();
     if (stopping_.load()) return;
     run_member(member);
-    if (pending_.fetch_sub(1) == 1) {
-      // Taking the lock orders this notify after the caller's check in wait().
-      std::lock_guard<std::mutex> lock(mutex_);
-      finished_.notify_one();
-    }
+    if (pending_.fetch_sub(1) == 1) finished_.signal();
   }
 }
 

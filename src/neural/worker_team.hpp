@@ -2,18 +2,20 @@
 // A fixed team of threads for the fork-join steps of data-parallel training:
 // run(task) calls task(member) on every member at once, member 0 on the
 // calling thread, and returns when all are done. A training step forks and
-// joins three times in under two milliseconds, so members spin briefly
+// joins three times in under two milliseconds, so members poll briefly
 // before they sleep rather than start a thread per step or be woken through
 // the kernel at every fork: both cost a large part of the 2-core speed-up
-// (bench/README.md, "Measurements behind the code").
+// (bench/README.md, "Measurements behind the code"). Every wait polls, then
+// sleeps (WaitPoint), so that a member whose partner lost its core on a busy
+// machine gives its own core up.
 #include <atomic>
-#include <condition_variable>
 #include <cstdint>
 #include <exception>
 #include <functional>
-#include <mutex>
 #include <thread>
 #include <vector>
+
+#include "spin_wait.hpp"
 
 namespace topkfs {
 
@@ -37,9 +39,8 @@ class WorkerTeam {
   void run_member(int member);
 
   std::vector<std::thread> threads_;
-  std::mutex mutex_;
-  std::condition_variable wake_;
-  std::condition_variable finished_;
+  WaitPoint started_;   // the members wait here for the next task
+  WaitPoint finished_;  // the caller waits here for the members
   const std::function<void(int)>* task_ = nullptr;
   std::atomic<std::uint64_t> generation_{0};
   std::atomic<int> pending_{0};
@@ -53,8 +54,8 @@ struct BarrierAborted : std::exception {
 };
 
 // A barrier for the members of one WorkerTeam::run, for phases that are far
-// shorter than a kernel wake-up: waiters spin, yielding the core after a
-// while in case the member they wait for was preempted. A member that fails
+// shorter than a kernel wake-up: waiters poll, and sleep when the wait lasts
+// (the member they wait for was preempted, WaitPoint). A member that fails
 // between barriers abort()s, so that the others throw BarrierAborted instead
 // of waiting forever.
 class SpinBarrier {
@@ -75,6 +76,7 @@ class SpinBarrier {
   std::atomic<int> arrived_{0};
   std::atomic<std::uint64_t> phase_{0};
   std::atomic<bool> aborted_{false};
+  WaitPoint passed_;  // signalled when a phase ends or the barrier is aborted
 };
 
 }  // namespace topkfs

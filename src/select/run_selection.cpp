@@ -16,6 +16,25 @@ SelectionRows parse_selection_rows(const std::string& name) {
   throw OptionError(fmt::format("--split takes auto, predefined, random or none, not '{}'", name));
 }
 
+CheckpointSettings checkpoint_settings(const Selector& selector, int k, const std::string& path,
+                                       int every, bool resume) {
+  if (!selector.resumable()) {
+    throw OptionError(fmt::format(
+        "--checkpoint: {} cannot write training checkpoints{}", selector.name(),
+        selector.has_option("restarts") ? " with --restarts above 1" : " (dnn-top and dfs can)"));
+  }
+  if (every < 1)
+    throw OptionError(fmt::format("--checkpoint-every must be at least 1, got {}", every));
+  nlohmann::json options = selector.options_json();
+  options.erase("threads");
+  CheckpointSettings out;
+  out.path = path;
+  out.every = every;
+  out.resume = resume;
+  out.run = nlohmann::json{{"method", selector.name()}, {"options", options}, {"k", k}}.dump();
+  return out;
+}
+
 std::vector<std::int64_t> selection_rows(const Dataset& data, const SelectionSplitOptions& split,
                                          std::string& note) {
   SelectionRows mode = split.rows;

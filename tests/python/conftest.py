@@ -7,7 +7,9 @@ Run from the build folder's package: PYTHONPATH=<build>/python.
 import gzip
 import os
 import pathlib
+import signal
 import struct
+import threading
 
 import numpy as np
 import pytest
@@ -28,6 +30,26 @@ def has_method(name):
 requires_neural = pytest.mark.skipif(
     not has_method("dnn-top"), reason="built without libtorch (TOPKFS_WITH_TORCH=OFF)"
 )
+
+
+@pytest.fixture
+def ctrl_c_raises():
+    """Ctrl-C raises KeyboardInterrupt here, and a child started meanwhile
+    dies of it, however the suite was started.
+
+    A process started with SIGINT ignored (a background job of a script,
+    nohup, some CI runners) passes that on: Python then installs no
+    KeyboardInterrupt handler, a SIGINT is discarded by the kernel, and the
+    children it starts ignore it too. The tests of Ctrl-C set up what an
+    interactive session has, then put the suite's own disposition back.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        pytest.skip("signal handlers can be set in the main thread only")
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 def planted_classes(n=240, m=12, informative=(2, 7), classes=3, seed=0):

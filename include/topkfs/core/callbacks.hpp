@@ -20,9 +20,25 @@ struct Progress {
 
 enum class LogLevel { Info, Warning };
 
+// Training checkpoints, for the methods that can resume
+// (Selector::resumable()): the training state is written to `path` at the
+// end of every `every`-th epoch (and the last), atomically; with `resume`, a
+// fit whose checkpoint exists continues from it. `run` is the identity of
+// the run beyond the training loop's own settings (method, options, k, as
+// JSON text), which a resumed fit must match.
+struct CheckpointSettings {
+  std::string path;  // none when empty
+  int every = 1;
+  bool resume = false;
+  std::string run;
+};
+
+// What the caller gives a fit besides the method's options: where progress
+// and messages go, and where checkpoints go.
 struct FitCallbacks {
   std::function<void(const Progress&)> progress;
   std::function<void(LogLevel, const std::string&)> log;
+  CheckpointSettings checkpoint;
 
   void report(const Progress& p) const {
     if (progress) progress(p);

@@ -17,6 +17,7 @@
 // it, so a normal variate may in principle differ in its last bit elsewhere.
 #include <cstdint>
 #include <random>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -60,6 +61,13 @@ class Rng {
   std::vector<std::int64_t> permutation(std::int64_t n);
   // `count` distinct values of 0..n-1 in random order; count <= n.
   std::vector<std::int64_t> sample_without_replacement(std::int64_t n, std::int64_t count);
+
+  // The whole state as text (the engine's standard text form and the cached
+  // normal variate, to the bit), for training checkpoints: a generator set to
+  // it continues the same sequence. set_state throws DataError on text that
+  // state() did not write.
+  std::string state() const;
+  void set_state(const std::string& text);
 
  private:
   std::mt19937_64 engine_;

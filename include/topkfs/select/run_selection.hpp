@@ -30,6 +30,16 @@ struct SelectionSplitOptions {
 std::vector<std::int64_t> selection_rows(const Dataset& data, const SelectionSplitOptions& split,
                                          std::string& note);
 
+// Training checkpoints for a fit of `selector` with `k` (FitCallbacks::
+// checkpoint): written to `path` every `every` epochs; with `resume`, the fit
+// continues from `path` when it exists. The run's identity, which a resumed
+// fit must match, is the method, its options and k; the thread count is left
+// out, as the training records the team size it runs with (a team of another
+// size gives other numbers). Throws OptionError when the method cannot
+// resume with these options (Selector::resumable()) or `every` is below 1.
+CheckpointSettings checkpoint_settings(const Selector& selector, int k, const std::string& path,
+                                       int every, bool resume);
+
 // Fits `selector` on the rows chosen by `split` and fills the result's data
 // description and notes.
 SelectionResult run_selection(const Dataset& data, Selector& selector, int k,

@@ -49,6 +49,11 @@ class Selector {
   // one ranking (random-forest importance, DFS): `topkfs evaluate` then fits
   // once per split and reads every k from that ranking.
   virtual bool ranking_depends_on_k() const { return true; }
+
+  // True when fit() honours FitCallbacks::checkpoint with these options: it
+  // writes training checkpoints and resumes from them exactly (dnn-top and
+  // dfs with one restart).
+  virtual bool resumable() const { return false; }
 };
 
 // The common part of a selector whose options live in a struct with a table.

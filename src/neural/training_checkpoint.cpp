@@ -1,0 +1,350 @@
+#include "training_checkpoint.hpp"
+
+#include <fmt/format.h>
+#include <torch/serialize/archive.h>
+
+#include <cstring>
+#include <limits>
+
+#include "topkfs/core/error.hpp"
+#include "topkfs/core/random.hpp"
+#include "topkfs/io/atomic_file.hpp"
+
+namespace topkfs {
+namespace {
+
+constexpr const char* kFormat = "topkfs training checkpoint";
+constexpr std::int64_t kVersion = 1;
+
+// A 64-bit hash of byte ranges, eight bytes at a time: enough to tell one
+// dataset from another (not a defence against forgery).
+class Fingerprint {
+ public:
+  void add(const void* data, std::size_t bytes) {
+    const auto* p = static_cast<const unsigned char*>(data);
+    std::size_t i = 0;
+    for (; i + 8 <= bytes; i += 8) {
+      std::uint64_t word = 0;
+      std::memcpy(&word, p + i, 8);
+      mix(word);
+    }
+    std::uint64_t tail = 0;
+    std::memcpy(&tail, p + i, bytes - i);
+    mix(tail ^ (static_cast<std::uint64_t>(bytes) << 56));
+  }
+  void add(const torch::Tensor& tensor) {
+    if (!tensor.defined()) return mix(0);
+    const torch::Tensor flat = tensor.contiguous();
+    add(flat.data_ptr(), static_cast<std::size_t>(flat.numel()) * flat.element_size());
+  }
+  std::string hex() const { return fmt::format("{:016x}", hash_); }
+
+ private:
+  void mix(std::uint64_t word) {
+    hash_ ^= word * 0x9e3779b97f4a7c15ULL;
+    hash_ = (hash_ << 29 | hash_ >> 35) * 0xbf58476d1ce4e5b9ULL;
+  }
+  std::uint64_t hash_ = 0x243f6a8885a308d3ULL;
+};
+
+std::string data_fingerprint(const TrainingSet& data) {
+  Fingerprint print;
+  const auto add_rows = [&](const std::vector<std::int64_t>& rows) {
+    print.add(rows.data(), rows.size() * sizeof(std::int64_t));
+    for (const auto row : rows) {
+      const auto values = data.features->row(row);
+      print.add(values.data(), static_cast<std::size_t>(values.size()) * sizeof(float));
+    }
+  };
+  add_rows(data.train_rows);
+  add_rows(data.validation_rows);
+  print.add(data.targets);
+  print.add(data.offset);
+  print.add(data.inv_scale);
+  return print.hex();
+}
+
+std::string key(const char* group, std::size_t index) { return fmt::format("{}_{}", group, index); }
+
+void write_tensors(torch::serialize::OutputArchive& archive, const char* group,
+                   const std::vector<torch::Tensor>& tensors) {
+  archive.write(fmt::format("{}_count", group),
+                c10::IValue(static_cast<std::int64_t>(tensors.size())));
+  for (std::size_t i = 0; i < tensors.size(); ++i) {
+    archive.write(key(group, i), tensors[i].detach().contiguous(), /*is_buffer=*/true);
+  }
+}
+
+// The archive's reads, with every failure a FileError naming the file.
+class Reader {
+ public:
+  explicit Reader(std::string path) : path_(std::move(path)) {
+    try {
+      archive_.load_from(path_);
+    } catch (const c10::Error& error) {
+      fail(fmt::format("cannot be read as a checkpoint ({})",
+                       first_line(error.what_without_backtrace())));
+    }
+  }
+  c10::IValue value(const std::string& name) {
+    c10::IValue out;
+    if (!archive_.try_read(name, out)) fail(fmt::format("has no '{}'", name));
+    return out;
+  }
+  std::int64_t integer(const std::string& name) {
+    const auto out = value(name);
+    if (!out.isInt()) fail(fmt::format("'{}' is not an integer", name));
+    return out.toInt();
+  }
+  std::string text(const std::string& name) {
+    const auto out = value(name);
+    if (!out.isString()) fail(fmt::format("'{}' is not text", name));
+    return out.toStringRef();
+  }
+  torch::Tensor tensor(const std::string& name) {
+    torch::Tensor out;
+    if (!archive_.try_read(name, out, /*is_buffer=*/true)) fail(fmt::format("has no '{}'", name));
+    return out;
+  }
+  std::vector<torch::Tensor> tensors(const char* group) {
+    const std::int64_t count = integer(fmt::format("{}_count", group));
+    std::vector<torch::Tensor> out;
+    for (std::int64_t i = 0; i < count; ++i) {
+      out.push_back(tensor(key(group, static_cast<std::size_t>(i))));
+    }
+    return out;
+  }
+  [[noreturn]] void fail(const std::string& what) const {
+    throw FileError(fmt::format("{}: {}", path_, what));
+  }
+
+ private:
+  static std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
+
+  std::string path_;
+  torch::serialize::InputArchive archive_;
+};
+
+// The history as rows of (epoch, loss, has validation, validation loss,
+// seconds) in doubles, which hold every field exactly.
+torch::Tensor history_tensor(const std::vector<EpochRecord>& history) {
+  torch::Tensor out = torch::zeros({static_cast<std::int64_t>(history.size()), 5}, torch::kDouble);
+  auto rows = out.accessor<double, 2>();
+  for (std::size_t i = 0; i < history.size(); ++i) {
+    const auto& record = history[i];
+    const auto r = static_cast<std::int64_t>(i);
+    rows[r][0] = record.epoch;
+    rows[r][1] = record.loss;
+    rows[r][2] = record.val_loss ? 1.0 : 0.0;
+    rows[r][3] = record.val_loss.value_or(0.0);
+    rows[r][4] = record.seconds;
+  }
+  return out;
+}
+
+std::vector<EpochRecord> history_of(const torch::Tensor& tensor, const Reader& reader) {
+  if (tensor.dim() != 2 || tensor.size(1) != 5 || tensor.scalar_type() != torch::kDouble) {
+    reader.fail("its loss history has the wrong shape");
+  }
+  std::vector<EpochRecord> out;
+  const auto rows = tensor.accessor<double, 2>();
+  for (std::int64_t r = 0; r < tensor.size(0); ++r) {
+    EpochRecord record;
+    record.epoch = static_cast<int>(rows[r][0]);
+    record.loss = rows[r][1];
+    if (rows[r][2] != 0.0) record.val_loss = rows[r][3];
+    record.seconds = rows[r][4];
+    out.push_back(record);
+  }
+  return out;
+}
+
+// The first place where `saved` and `current` differ, as "a.b is X in the
+// checkpoint, Y here"; empty when they are equal.
+std::string first_difference(const nlohmann::json& saved, const nlohmann::json& current,
+                             const std::string& where) {
+  if (saved.is_object() && current.is_object()) {
+    for (const auto& [name, value] : current.items()) {
+      const std::string path = where.empty() ? name : where + "." + name;
+      if (!saved.contains(name)) return fmt::format("{} is not in the checkpoint", path);
+      auto difference = first_difference(saved.at(name), value, path);
+      if (!difference.empty()) return difference;
+    }
+    for (const auto& [name, value] : saved.items()) {
+      if (!current.contains(name)) {
+        return fmt::format("{} is {} in the checkpoint and not set here",
+                           where.empty() ? name : where + "." + name, value.dump());
+      }
+    }
+    return {};
+  }
+  if (saved == current) return {};
+  return fmt::format("{} is {} in the checkpoint, {} here", where, saved.dump(), current.dump());
+}
+
+}  // namespace
+
+nlohmann::json loop_identity(const nlohmann::json& run, const TrainingSet& data,
+                             const LoopSettings& settings, int team_size) {
+  return {{"run", run},
+          {"loop",
+           {{"epochs", settings.epochs},
+            {"batch", settings.batch},
+            {"lr", settings.adam.lr},
+            {"beta1", settings.adam.beta1},
+            {"beta2", settings.adam.beta2},
+            {"eps", settings.adam.eps},
+            {"clip", settings.adam.clip},
+            {"patience", settings.patience},
+            {"min_steps", settings.min_steps},
+            {"seed", settings.seed},
+            {"team_size", team_size}}},
+          {"data",
+           {{"train_rows", data.train_rows.size()},
+            {"validation_rows", data.validation_rows.size()},
+            {"columns", data.features->cols()},
+            {"fingerprint", data_fingerprint(data)}}}};
+}
+
+void write_checkpoint(const std::string& path, const LoopCheckpoint& checkpoint) {
+  torch::serialize::OutputArchive archive;
+  archive.write("format", c10::IValue(std::string(kFormat)));
+  archive.write("version", c10::IValue(kVersion));
+  archive.write("identity", c10::IValue(checkpoint.identity.dump()));
+  archive.write("epoch", c10::IValue(static_cast<std::int64_t>(checkpoint.epoch)));
+  archive.write("history", history_tensor(checkpoint.history), /*is_buffer=*/true);
+  archive.write("last_val",
+                checkpoint.last_val ? torch::full({1}, *checkpoint.last_val, torch::kDouble)
+                                    : torch::empty({0}, torch::kDouble),
+                /*is_buffer=*/true);
+  write_tensors(archive, "model_state", checkpoint.model_state);
+  write_tensors(archive, "adam_moment", checkpoint.adam_moments);
+  archive.write("adam_steps", c10::IValue(checkpoint.adam_steps));
+  archive.write("shuffle_state", c10::IValue(checkpoint.shuffle_state));
+  archive.write("row_order", torch::tensor(checkpoint.row_order, torch::kLong).contiguous(),
+                /*is_buffer=*/true);
+  const StoppingState& stopping = checkpoint.stopping;
+  archive.write("best_val", torch::full({1}, stopping.best_val, torch::kDouble),
+                /*is_buffer=*/true);
+  write_tensors(archive, "best_state", stopping.best_state);
+  archive.write("epochs_without_improvement",
+                c10::IValue(static_cast<std::int64_t>(stopping.epochs_without_improvement)));
+  archive.write("best_epoch", c10::IValue(static_cast<std::int64_t>(stopping.best_epoch)));
+  archive.write("stopped_early", c10::IValue(static_cast<std::int64_t>(stopping.stopped_early)));
+  write_file_atomically(path, [&](std::ostream& out) {
+    try {
+      archive.save_to(out);
+    } catch (const c10::Error& error) {
+      throw FileError(
+          fmt::format("{}: cannot write the checkpoint: {}", path, error.what_without_backtrace()));
+    }
+  });
+}
+
+LoopCheckpoint read_checkpoint(const std::string& path) {
+  Reader reader(path);
+  if (reader.text("format") != kFormat) reader.fail("is not a topkfs training checkpoint");
+  if (const auto version = reader.integer("version"); version != kVersion) {
+    reader.fail(fmt::format("is a checkpoint of version {}; this topkfs reads version {}", version,
+                            kVersion));
+  }
+  LoopCheckpoint out;
+  try {
+    out.identity = nlohmann::json::parse(reader.text("identity"));
+  } catch (const nlohmann::json::exception&) {
+    reader.fail("its identity is not JSON");
+  }
+  out.epoch = static_cast<int>(reader.integer("epoch"));
+  out.history = history_of(reader.tensor("history"), reader);
+  const torch::Tensor last_val = reader.tensor("last_val");
+  if (last_val.numel() == 1) out.last_val = last_val.item<double>();
+  out.model_state = reader.tensors("model_state");
+  out.adam_moments = reader.tensors("adam_moment");
+  out.adam_steps = reader.integer("adam_steps");
+  out.shuffle_state = reader.text("shuffle_state");
+  const torch::Tensor order = reader.tensor("row_order").contiguous();
+  if (order.scalar_type() != torch::kLong) reader.fail("its row order is not int64");
+  out.row_order.assign(order.data_ptr<std::int64_t>(),
+                       order.data_ptr<std::int64_t>() + order.numel());
+  out.stopping.best_val = reader.tensor("best_val").item<double>();
+  out.stopping.best_state = reader.tensors("best_state");
+  out.stopping.epochs_without_improvement =
+      static_cast<int>(reader.integer("epochs_without_improvement"));
+  out.stopping.best_epoch = static_cast<int>(reader.integer("best_epoch"));
+  out.stopping.stopped_early = reader.integer("stopped_early") != 0;
+  if (out.epoch < 0 || static_cast<std::size_t>(out.epoch) != out.history.size()) {
+    reader.fail("its epoch count and loss history disagree");
+  }
+  return out;
+}
+
+void check_same_run(const std::string& path, const nlohmann::json& saved,
+                    const nlohmann::json& current) {
+  // The caller's part first: a changed option is named as the user gave it.
+  std::string difference;
+  for (const char* part : {"run", "data", "loop"}) {
+    if (!difference.empty()) break;
+    difference = first_difference(saved.value(part, nlohmann::json()),
+                                  current.value(part, nlohmann::json()), part);
+  }
+  if (difference.empty()) return;
+  // The default thread count follows the free cores: name the count to pin.
+  if (difference.rfind("loop.team_size", 0) == 0) {
+    difference += fmt::format("; give --threads {} to resume with the checkpoint's team",
+                              saved["loop"].value("team_size", 1));
+  }
+  throw OptionError(fmt::format(
+      "{}: the checkpoint is of another run ({}); resume with the data and options it was "
+      "written with, or start afresh without --resume",
+      path, difference));
+}
+
+LoopCheckpoint capture_loop(const nlohmann::json& identity, const std::vector<EpochRecord>& history,
+                            const std::optional<double>& last_val, LoopModel& model,
+                            EpochRunner& runner, const EarlyStopping& stopping) {
+  LoopCheckpoint out;
+  out.identity = identity;
+  out.epoch = static_cast<int>(history.size());
+  out.history = history;
+  out.last_val = last_val;
+  // The archive is written before training goes on, so the tensors need no
+  // copies: it serialises them as they are now.
+  out.model_state = model.state();
+  out.adam_moments = runner.optimizer().moments();
+  out.adam_steps = runner.optimizer().steps();
+  out.shuffle_state = runner.shuffle_state();
+  out.row_order = runner.row_order();
+  out.stopping = stopping.state();
+  return out;
+}
+
+void restore_loop(const std::string& path, LoopCheckpoint saved, LoopModel& model,
+                  EpochRunner& runner, EarlyStopping& stopping) {
+  const auto fits = [](const std::vector<torch::Tensor>& a, const std::vector<torch::Tensor>& b) {
+    if (a.size() != b.size()) return false;
+    for (std::size_t i = 0; i < a.size(); ++i) {
+      if (a[i].sizes() != b[i].sizes() || a[i].scalar_type() != b[i].scalar_type()) return false;
+    }
+    return true;
+  };
+  auto state = model.state();
+  const auto moments = runner.optimizer().moments();
+  const auto& best = saved.stopping.best_state;
+  if (!fits(saved.model_state, state) || !fits(saved.adam_moments, moments) ||
+      (!best.empty() && !fits(best, state))) {
+    throw DataError(fmt::format("{}: the checkpoint's tensors do not fit this network", path));
+  }
+  {
+    torch::NoGradGuard no_grad;
+    for (std::size_t i = 0; i < state.size(); ++i) state[i].copy_(saved.model_state[i]);
+  }
+  runner.optimizer().restore(saved.adam_moments, saved.adam_steps);
+  try {
+    runner.resume(saved.shuffle_state, std::move(saved.row_order));
+  } catch (const DataError& error) {
+    throw DataError(fmt::format("{}: {}", path, error.what()));
+  }
+  stopping.resume(std::move(saved.stopping));
+}
+
+}  // namespace topkfs
