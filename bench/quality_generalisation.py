@@ -24,7 +24,6 @@ Two checks, each against what a scikit-learn user would pick instead:
 Writes OUTPUT_JSON (default bench/quality/generalisation.json), which
 bench/quality_study renders into docs/quality-study.md.
 """
-import json
 import os
 import sys
 import time
@@ -36,7 +35,7 @@ from sklearn.feature_selection import f_regression, mutual_info_regression
 from sklearn.linear_model import LassoCV
 from sklearn.model_selection import train_test_split
 
-from quality_reference import ROOT, extra_trees_accuracy, ranking
+from quality_reference import ROOT, extra_trees_accuracy, ranking, write_json
 
 TABLES = {  # name -> (loader, k values)
     "breast-cancer": (load_breast_cancer, [3, 5, 10]),
@@ -128,10 +127,7 @@ def main():
     result = {}
     detection_bound(topkfs, data_dir, result)
     table_accuracy(topkfs, result)
-    os.makedirs(os.path.dirname(output), exist_ok=True)
-    with open(output + ".tmp", "w") as f:
-        json.dump(result, f, indent=1)
-    os.replace(output + ".tmp", output)
+    write_json(output, result)
 
 
 if __name__ == "__main__":

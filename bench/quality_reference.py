@@ -85,6 +85,14 @@ def jaccard(sets):
                           for a, b in itertools.combinations(sets, 2)]))
 
 
+def write_json(path, value):
+    """Writes through a temporary, so that a stopped run leaves the old report."""
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path + ".tmp", "w") as f:
+        json.dump(value, f, indent=1)
+    os.replace(path + ".tmp", path)
+
+
 def main():
     if len(sys.argv) not in (2, 3):
         raise SystemExit(__doc__)
@@ -138,10 +146,7 @@ def main():
             "seconds": float(np.mean(seconds))}
         print(f"usps-stability {name}: K {result['usps-stability'][name]['kuncheva']:.3f}",
               flush=True)
-    os.makedirs(os.path.dirname(output), exist_ok=True)
-    with open(output + ".tmp", "w") as f:
-        json.dump(result, f, indent=1)
-    os.replace(output + ".tmp", output)
+    write_json(output, result)
 
 
 if __name__ == "__main__":
