@@ -102,14 +102,19 @@ def detection_bound(topkfs, data_dir, result):
         m = x.shape[1]
         f1 = {}
         for seed in range(NOISE_SEEDS):
-            noise = np.random.default_rng(seed).standard_normal(x.shape)
-            both = np.hstack([x, noise])
+            rng = np.random.default_rng(seed)
+            noise = rng.standard_normal(x.shape)
+            # Shuffled, as the protocol does, so that ties (zero weights,
+            # zero mutual information) do not favour the originals.
+            column = rng.permutation(2 * m)
+            both = np.hstack([x, noise])[:, column]
             spread = both.std(axis=0)
             both = (both - both.mean(axis=0)) / np.where(spread > 0, spread, 1.0)
             for method in ["f-statistic", "mutual-info", "random-forest", "lasso-cv"]:
                 chosen = np.argsort(-regression_scores(method, both, y, seed), kind="stable")[:m]
                 # k = m: precision = recall = the share of originals chosen.
-                f1.setdefault(method, []).append(100.0 * np.count_nonzero(chosen < m) / m)
+                originals = np.count_nonzero(column[chosen] < m)
+                f1.setdefault(method, []).append(100.0 * originals / m)
         name = path.split("/")[0]
         result.setdefault("detection", {})[name] = {
             method: {"mean": float(np.mean(v)), "std": float(np.std(v))} for method, v in f1.items()}
