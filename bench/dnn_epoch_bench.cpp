@@ -55,6 +55,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_machine.hpp"
 #include "neural/input_order.hpp"
 #include "neural/network.hpp"
 #include "neural/threads.hpp"
@@ -71,6 +72,8 @@ namespace {
 
 using topkfs::Clock;
 using topkfs::seconds_since;
+using topkfs::bench::load_average;
+using topkfs::bench::median;
 using topkfs::bench::ReferenceNet;
 using topkfs::bench::ReferenceOptions;
 
@@ -99,12 +102,6 @@ double time_seconds(F&& run) {
   return seconds_since(start);
 }
 
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
-}
-
 bool has_mnist_files(const std::string& path) {
   for (const char* name : {"/train-images-idx3-ubyte.gz", "/train-images-idx3-ubyte"}) {
     if (std::ifstream(path + name).good()) return true;
@@ -119,16 +116,6 @@ rusage self_usage() {
 }
 
 double ru_maxrss_bytes() { return static_cast<double>(self_usage().ru_maxrss) * 1024.0; }  // KiB
-
-// The machine's load when a section starts: timings taken with a load above
-// the core count are of a machine shared with other work.
-std::string load_average() {
-  std::ifstream in("/proc/loadavg");
-  std::string one, five, fifteen;
-  in >> one >> five >> fifteen;
-  return in ? fmt::format("load average {} {} {}", one, five, fifteen)
-            : std::string("load unknown");
-}
 
 // ---------------------------------------------------------------- the data
 
@@ -734,7 +721,6 @@ void run_breakdown(const Problem& problem, const Config& config) {
 
 Config parse_args(int argc, char** argv) {
   Config config;
-  if (const char* env = std::getenv("TOPKFS_DATA_DIR")) config.data_dir = env;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     const auto value = [&](const char* name) {
@@ -756,16 +742,15 @@ Config parse_args(int argc, char** argv) {
       config.memory = false;
     } else if (arg == "--memory-only") {
       config.memory_only = true;
-    } else if (arg.rfind("--", 0) == 0) {
-      throw topkfs::OptionError(fmt::format(
-          "unknown option {}; usage: dnn_epoch_bench [DATA_DIR] [--batches N] [--rounds R] "
-          "[--breakdown] [--no-threads] [--threads-only] [--no-memory] [--memory-only]",
-          arg));
     } else {
-      config.data_dir = arg;
+      topkfs::bench::take_data_dir(arg,
+                                   "dnn_epoch_bench [DATA_DIR] [--batches N] [--rounds R] "
+                                   "[--breakdown] [--no-threads] [--threads-only] [--no-memory] "
+                                   "[--memory-only]",
+                                   config.data_dir);
     }
   }
-  if (config.data_dir.empty()) config.data_dir = TOPKFS_SOURCE_DIR "/../shared/data";
+  if (config.data_dir.empty()) config.data_dir = topkfs::bench::default_data_dir(TOPKFS_SOURCE_DIR);
   return config;
 }
 
@@ -795,10 +780,5 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
-    return run(argc, argv);
-  } catch (const std::exception& error) {
-    fmt::print(stderr, "dnn_epoch_bench: error: {}\n", error.what());
-    return 1;
-  }
+  return topkfs::bench::run_reporting_errors("dnn_epoch_bench", run, argc, argv);
 }

@@ -1,15 +1,18 @@
 // dnn-top's default thread count against one thread, on an idle machine and
-// beside one CPU-bound process: the default (a team of one member per core,
-// which takes every step together) must never be slower than one thread,
+// beside one CPU-bound process: the default (a team of one member per free
+// core, which takes every step together) must never be slower than one thread,
 // and must stay at least 1.6x faster when the cores are free.
 //
 // Each measurement is a fit of dnn-top through the registry, as `topkfs
 // select` runs it, on MNIST's training rows (--rows of them, default 20000),
 // MLP 256-128, batch 128, k 50, --epochs epochs (default 2) without
 // validation; its figure is the mean epoch time from the result's history
-// (the fit's set-up left out). The two variants alternate, 1 thread then the
+// (the fit's set-up left out). The variants alternate, 1 thread then the
 // default, for --rounds rounds (default 5), so that drift of a shared machine
-// hits both; the ratio is the median of the per-round ratios.
+// hits both; the ratio is the median of the per-round ratios. Each round
+// prints the team size the default chose (it takes the cores that no other
+// runnable task holds when the fit starts), and, for comparison, a team on
+// every core (--threads set to the core count: the old default).
 //
 // "Busy": a child process of this program spins on one core for the whole
 // phase (started before, killed after), as another user's job would.
@@ -26,11 +29,13 @@
 
 #include <algorithm>
 #include <cstdlib>
-#include <fstream>
 #include <numeric>
 #include <string>
+#include <thread>
 #include <vector>
 
+#include "bench_args.hpp"
+#include "bench_machine.hpp"
 #include "topkfs/core/error.hpp"
 #include "topkfs/io/read_dataset.hpp"
 #include "topkfs/methods/registry.hpp"
@@ -38,6 +43,9 @@
 extern char** environ;
 
 namespace {
+
+using topkfs::bench::load_average;
+using topkfs::bench::median;
 
 struct Config {
   std::string data_dir;
@@ -48,23 +56,14 @@ struct Config {
   bool busy = true;
 };
 
-std::string load_average() {
-  std::ifstream in("/proc/loadavg");
-  std::string one, five, fifteen;
-  in >> one >> five >> fifteen;
-  return in ? fmt::format("load average {} {} {}", one, five, fifteen)
-            : std::string("load unknown");
-}
+struct Fit {
+  double epoch_seconds = 0.0;  // the mean over the fit's epochs
+  int threads_used = 0;        // the team size the fit chose
+};
 
-double median(std::vector<double> values) {
-  std::sort(values.begin(), values.end());
-  const std::size_t n = values.size();
-  return n % 2 ? values[n / 2] : 0.5 * (values[n / 2 - 1] + values[n / 2]);
-}
-
-// Mean epoch seconds of one dnn-top fit with `threads` (0: the default).
-double epoch_seconds(const topkfs::Dataset& data, const std::vector<std::int64_t>& rows,
-                     const Config& config, int threads) {
+// One dnn-top fit with `threads` (0: the default).
+Fit fit(const topkfs::Dataset& data, const std::vector<std::int64_t>& rows, const Config& config,
+        int threads) {
   auto selector = topkfs::make_selector("dnn-top");
   const std::vector<std::pair<std::string, std::string>> options = {
       {"hidden", "256,128"},
@@ -79,7 +78,8 @@ double epoch_seconds(const topkfs::Dataset& data, const std::vector<std::int64_t
   const topkfs::SelectionResult result = selector->fit(data, rows, 50, {});
   double total = 0.0;
   for (const auto& epoch : result.history) total += epoch.seconds;
-  return total / static_cast<double>(result.history.size());
+  return {total / static_cast<double>(result.history.size()),
+          result.options.value("threads_used", 0)};
 }
 
 // A process that spins on a core until killed.
@@ -110,56 +110,59 @@ class BusyNeighbour {
   for (;;) counter = counter + 1;
 }
 
+// The team on every core, whatever the load: what the default was before it
+// took only the free cores, for comparison.
+int all_cores() { return static_cast<int>(std::max(1U, std::thread::hardware_concurrency())); }
+
 // Returns the median ratio default / 1 thread of the epoch times.
 double measure(const char* phase, const topkfs::Dataset& data,
                const std::vector<std::int64_t>& rows, const Config& config) {
   fmt::print("\n== {} ({} at the start)\n", phase, load_average());
-  std::vector<double> one, team, ratios;
+  std::vector<double> one, team, full, ratios, full_ratios;
   for (int round = 0; round < config.rounds; ++round) {
-    one.push_back(epoch_seconds(data, rows, config, 1));
-    team.push_back(epoch_seconds(data, rows, config, 0));
+    one.push_back(fit(data, rows, config, 1).epoch_seconds);
+    const Fit by_default = fit(data, rows, config, 0);
+    team.push_back(by_default.epoch_seconds);
+    full.push_back(fit(data, rows, config, all_cores()).epoch_seconds);
     ratios.push_back(team.back() / one.back());
-    fmt::print("  round {}: 1 thread {:.3f} s/epoch, default {:.3f} s/epoch, ratio {:.3f}\n",
-               round + 1, one.back(), team.back(), ratios.back());
+    full_ratios.push_back(full.back() / one.back());
+    fmt::print(
+        "  round {}: 1 thread {:.3f} s/epoch; default ({} thread(s)) {:.3f}, ratio {:.3f}; "
+        "{} threads {:.3f}, ratio {:.3f}\n",
+        round + 1, one.back(), by_default.threads_used, team.back(), ratios.back(), all_cores(),
+        full.back(), full_ratios.back());
     std::fflush(stdout);
   }
   const double ratio = median(ratios);
   fmt::print(
-      "  median: 1 thread {:.3f} s/epoch, default {:.3f} s/epoch; default / 1 thread {:.3f}"
-      " (speed-up {:.3f}); {} at the end\n",
-      median(one), median(team), ratio, 1.0 / ratio, load_average());
+      "  median s/epoch: 1 thread {:.3f}, default {:.3f}, {} threads {:.3f}; default / 1 thread "
+      "{:.3f} (speed-up {:.3f}), {} threads / 1 thread {:.3f}; {} at the end\n",
+      median(one), median(team), all_cores(), median(full), ratio, 1.0 / ratio, all_cores(),
+      median(full_ratios), load_average());
   return ratio;
 }
 
 Config parse_args(int argc, char** argv) {
+  using topkfs::bench::flag_value;
+  using topkfs::bench::number;
   Config config;
-  if (const char* env = std::getenv("TOPKFS_DATA_DIR")) config.data_dir = env;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
-    const auto value = [&] {
-      if (i + 1 >= argc) throw topkfs::OptionError(fmt::format("{} needs a value", arg));
-      return std::atol(argv[++i]);
-    };
-    if (arg == "--rows") {
-      config.rows = std::max(1000L, value());
-    } else if (arg == "--epochs") {
-      config.epochs = static_cast<int>(std::max(1L, value()));
-    } else if (arg == "--rounds") {
-      config.rounds = static_cast<int>(std::max(1L, value()));
-    } else if (arg == "--idle-only") {
-      config.busy = false;
-    } else if (arg == "--busy-only") {
-      config.idle = false;
-    } else if (arg.rfind("--", 0) == 0) {
-      throw topkfs::OptionError(fmt::format(
-          "unknown option {}; usage: team_load_bench [DATA_DIR] [--rows N] [--epochs E] "
-          "[--rounds R] [--idle-only] [--busy-only]",
-          arg));
+    if (arg == "--rows" || arg == "--epochs" || arg == "--rounds") {
+      const long given = std::max(1L, number<std::int64_t>(arg, flag_value(argc, argv, i)));
+      if (arg == "--rows") config.rows = std::max(1000L, given);
+      if (arg == "--epochs") config.epochs = static_cast<int>(given);
+      if (arg == "--rounds") config.rounds = static_cast<int>(given);
+    } else if (arg == "--idle-only" || arg == "--busy-only") {
+      (arg == "--idle-only" ? config.busy : config.idle) = false;
     } else {
-      config.data_dir = arg;
+      topkfs::bench::take_data_dir(arg,
+                                   "team_load_bench [DATA_DIR] [--rows N] [--epochs E] "
+                                   "[--rounds R] [--idle-only] [--busy-only]",
+                                   config.data_dir);
     }
   }
-  if (config.data_dir.empty()) config.data_dir = TOPKFS_SOURCE_DIR "/../shared/data";
+  if (config.data_dir.empty()) config.data_dir = topkfs::bench::default_data_dir(TOPKFS_SOURCE_DIR);
   return config;
 }
 
@@ -181,7 +184,7 @@ int run(int argc, char** argv) {
       rows.size(), data.source, data.cols(), config.epochs, config.rounds,
       ::sysconf(_SC_NPROCESSORS_ONLN));
   // A first fit pays the one-off costs (libtorch's first kernels, page faults).
-  epoch_seconds(data, rows, config, 1);
+  fit(data, rows, config, 1);
   if (config.idle) {
     const double ratio = measure("idle: nothing of ours beside the fits", data, rows, config);
     fmt::print("  idle speed-up of the default {:.3f}: target >= 1.6 {}\n", 1.0 / ratio,
@@ -202,10 +205,5 @@ int run(int argc, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  try {
-    return run(argc, argv);
-  } catch (const std::exception& error) {
-    fmt::print(stderr, "team_load_bench: error: {}\n", error.what());
-    return 1;
-  }
+  return topkfs::bench::run_reporting_errors("team_load_bench", run, argc, argv);
 }

@@ -35,7 +35,8 @@ void add_training_options(OptionTable<Options>& table, const std::string& hidden
       .template add<std::uint64_t>("seed", &Base::seed,
                                    "Seed of every random choice (init, shuffling, split, noise)")
       .template add<int>("threads", &Base::threads,
-                         "Threads for libtorch, OpenMP and OpenBLAS together (0 = every core)");
+                         "Threads for libtorch, OpenMP and OpenBLAS together (0 = every core; "
+                         "an MLP's team: every core free when the fit starts)");
 }
 
 }  // namespace topkfs

@@ -1,12 +1,16 @@
 // The pieces of data-parallel training: the worker team's fork-join, the
 // team step's gradients against one thread's, and the hand-written penalty
-// node against plain autograd.
+// node against plain autograd, and the default team size.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <torch/autograd.h>
 #include <torch/types.h>
+#include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <cmath>
 #include <stdexcept>
 #include <string>
@@ -15,6 +19,7 @@
 
 #include "neural/elastic_penalty.hpp"
 #include "neural/network.hpp"
+#include "neural/threads.hpp"
 #include "neural/top_k_mask.hpp"
 #include "neural/trainer.hpp"
 #include "neural/worker_team.hpp"
@@ -60,6 +65,34 @@ TEST(WorkerTeamTest, RethrowsTheLowestMembersFailureAfterAllFinished) {
   std::atomic<int> ran{0};
   team.run([&](int) { ++ran; });
   EXPECT_EQ(ran.load(), 2);
+}
+
+// The default team takes the cores that other work leaves free: beside as
+// many spinning processes as this process has cores, it has one member; a
+// count given explicitly is kept.
+TEST(ThreadsTest, TheDefaultTeamLeavesBusyCoresAlone) {
+  const int cores = configure_threads(0, ThreadUse::All);
+  std::vector<pid_t> spinners;
+  for (int i = 0; i < cores; ++i) {
+    const pid_t pid = ::fork();
+    if (pid == 0) {
+      volatile unsigned long counter = 0;
+      for (;;) counter = counter + 1;
+    }
+    if (pid < 0) break;  // reported below, after the others are stopped
+    spinners.push_back(pid);
+  }
+  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // all running
+  const int by_default = configure_threads(0, ThreadUse::Team);
+  const int given = configure_threads(cores, ThreadUse::Team);
+  for (const pid_t pid : spinners) {
+    ::kill(pid, SIGKILL);
+    ::waitpid(pid, nullptr, 0);
+  }
+  configure_threads(1);
+  ASSERT_EQ(static_cast<int>(spinners.size()), cores) << "fork failed";
+  EXPECT_EQ(by_default, 1);
+  EXPECT_EQ(given, cores);
 }
 
 TEST(ElasticPenaltyTest, ValueAndGradientMatchPlainAutograd) {
