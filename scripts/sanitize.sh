@@ -8,9 +8,12 @@
 #                                 fails the run
 #   scripts/sanitize.sh thread    ThreadSanitizer (./build-tsan): the worker
 #                                 team, its spin barrier and the team step
-#                                 (topkfs_thread_tests)
+#                                 (topkfs_thread_tests), and the Python test
+#                                 of a fit in a thread (the module built with
+#                                 TSan, its runtime preloaded into Python)
 #
-# Only the targets the tests need are built (no benchmarks, no Python module),
+# Only the targets the tests need are built (no benchmarks; the Python module
+# only for TSan),
 # at -O1 with line tables only (-g1): half the compile time of -O2 -g, and
 # what the sanitizers' reports need. TOPKFS_SANITIZE_BUILD_DIR overrides the
 # folder. The build and the run print their times.
@@ -31,11 +34,12 @@ if [ ! -f "$build/CMakeCache.txt" ]; then
   cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" \
     -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" \
-    -DTOPKFS_SANITIZE="$sanitizers" -DTOPKFS_BUILD_BENCH=OFF -DTOPKFS_BUILD_PYTHON=OFF \
+    -DTOPKFS_SANITIZE="$sanitizers" -DTOPKFS_BUILD_BENCH=OFF \
+    -DTOPKFS_BUILD_PYTHON="$([ "$mode" = thread ] && echo ON || echo OFF)" \
     >"$build/configure.log" 2>&1 || { cat "$build/configure.log"; exit 1; }
 fi
 targets=(topkfs_cli topkfs_tests topkfs_neural_tests topkfs_fuzz_replay)
-[ "$mode" = thread ] && targets=(topkfs_thread_tests)
+[ "$mode" = thread ] && targets=(topkfs_thread_tests _topkfs)
 start=$SECONDS
 cmake --build "$build" -j "$(nproc)" --target "${targets[@]}" >"$build/build.log" 2>&1 ||
   { grep -E 'error' -A3 "$build/build.log" | head -40; echo "sanitize.sh: build failed ($build/build.log)" >&2; exit 1; }
@@ -52,4 +56,11 @@ if [ "$mode" = address ]; then
 else
   export TSAN_OPTIONS="halt_on_error=1:second_deadlock_stack=1:suppressions=$suppressions/tsan.supp"
   tests/topkfs_thread_tests
+  # The interpreter is not built with TSan: its runtime, the one the module
+  # links, must be loaded first. The Ctrl-C test stays out: it tests signal
+  # delivery, not threads.
+  runtime="$(ldd tests/topkfs_thread_tests | awk '/libtsan/ {print $3}')"
+  PYTHONPATH="$build/python" LD_PRELOAD="$runtime" /usr/bin/python3 -m pytest -q \
+    -p no:cacheprovider "$root/tests/python/test_errors_and_threads.py" \
+    -k the_gil_is_released_while_a_method_trains
 fi
