@@ -20,6 +20,10 @@ constexpr std::uint32_t kMiInt8 = 1, kMiUint8 = 2, kMiInt16 = 3, kMiUint16 = 4, 
 constexpr std::uint32_t kFirstNumericClass = 6;  // mxDOUBLE_CLASS .. mxUINT64_CLASS
 constexpr std::uint32_t kLastNumericClass = 15;
 constexpr std::uint32_t kSparseClass = 5;
+// Cells, structs and objects hold their elements as matrix elements of
+// their own, each at least a tag of 8 bytes.
+constexpr std::uint32_t kCellClass = 1, kObjectClass = 3;
+constexpr std::uint64_t kTagBytes = 8;
 constexpr std::uint64_t kArrayFlagsBytes = 8;  // class and flags, then nzmax
 // The array flags, dims, name and real-part tag of a matrix: a rank of up to
 // a few hundred and a name of 63 characters fit well inside this.
@@ -88,6 +92,15 @@ class MatrixDescription {
                         "format has {}",
                         tag_at, length, kArrayFlagsBytes));
       }
+      // matio reads length / 4 sizes and goes on from there, not from the
+      // padded end of the tag (a fuzzed 42 bytes had it take a size for a
+      // name's length and allocate 4 GB).
+      if (part == 1 && (type != kMiInt32 || length % 4 != 0)) {
+        fail(
+            fmt::format("its dimensions (at byte {} of the variable) are {} bytes of type {}, "
+                        "where the format has 4-byte integers (type {})",
+                        tag_at, length, type, kMiInt32));
+      }
       if (part == 0 && fits(4)) matrix_class = u32(at_) & 0xFF;
       if (part == 1) {
         for (std::uint64_t d = 0; d + 4 <= length && fits(d + 4); d += 4) {
@@ -101,6 +114,17 @@ class MatrixDescription {
             fmt::format("it stores {} bytes of values but its dimensions need {}", length, needed));
       }
       skip(length);
+    }
+    // matio allocates a pointer per element of a cell, struct or object from
+    // its dimensions alone (a fuzzed cell of 1952542982 x 1 had it ask for
+    // 15.6 GB): each element needs a tag inside the variable.
+    const bool container = matrix_class >= kCellClass && matrix_class <= kObjectClass;
+    if (container && part > 1 && (overflow || needed > body_length_ / kTagBytes)) {
+      fail(
+          fmt::format("its dimensions claim {} elements, but each needs at least {} bytes and "
+                      "the variable holds {}",
+                      overflow ? std::string("more than 2^64") : std::to_string(needed), kTagBytes,
+                      body_length_));
     }
     // matio reads these parts whether the variable holds them or not, past
     // its end into whatever follows (a fuzzed variable that ended after its
