@@ -142,8 +142,8 @@ NeuralProblem prepare_problem(const Dataset& data, const std::vector<std::int64_
   } else {
     set.train_rows = rows;
   }
-  problem.scaling_used = options.scaling == "auto" ? auto_scaling(data, set.train_rows, image_data)
-                                                   : options.scaling;
+  problem.scaling_used =
+      options.scaling == "auto" ? auto_scaling(data, set.train_rows, image_data) : options.scaling;
   scale_inputs(data, set, problem.scaling_used);
   set.targets = target_tensor(data, problem.task, set.train_rows);
   return problem;

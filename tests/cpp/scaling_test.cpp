@@ -161,7 +161,7 @@ TEST(Scaling, WithinUnitIntervalLooksAtEveryValueOfTheRows) {
       0.5F, 0.25F,  //
       -0.01F, 0.5F;
   EXPECT_TRUE(within_unit_interval(x, {0, 1}));
-  EXPECT_FALSE(within_unit_interval(x, {}));   // the last row dips below 0
+  EXPECT_FALSE(within_unit_interval(x, {}));  // the last row dips below 0
   EXPECT_FALSE(within_unit_interval(x, {2}));
   x(2, 0) = 1.0001F;
   EXPECT_FALSE(within_unit_interval(x, {2}));  // and above 1
