@@ -1,15 +1,23 @@
 """What the linear benchmarks' problem writers (linear_bench_data.py,
 linear_class_bench_data.py) share: the size and seed arguments, values exact
 in float32, and the CSV every side reads."""
+import argparse
+
 import numpy as np
 
 
-def size_arguments(parser, informative):
-    """--rows, --cols, --informative and --seed, with the benchmarks' defaults."""
-    parser.add_argument("--rows", type=int, default=10000)
-    parser.add_argument("--cols", type=int, default=1000)
-    parser.add_argument("--informative", type=int, default=informative)
-    parser.add_argument("--seed", type=int, default=0)
+def parse_arguments(doc, output, **counts):
+    """The writer's arguments: `output` (where to write), --rows, --cols,
+    --informative (20) and --seed, with the benchmarks' defaults, and one
+    integer option per entry of `counts` (name: default); with the seeded
+    generator."""
+    parser = argparse.ArgumentParser(description=doc.splitlines()[0])
+    parser.add_argument(output)
+    counts = {"rows": 10000, "cols": 1000, "informative": 20, **counts, "seed": 0}
+    for name, default in counts.items():
+        parser.add_argument(f"--{name}", type=int, default=default)
+    args = parser.parse_args()
+    return args, np.random.default_rng(args.seed)
 
 
 def exact_in_float32(x):

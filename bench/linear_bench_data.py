@@ -12,22 +12,15 @@ deviation. Values are rounded to multiples of 1/1024 (exact in float32, so the
 float32 features of topkfs and the float64 ones of numpy are equal) and the
 informative and decoy columns are listed in OUT.csv.json.
 """
-import argparse
 import json
 
 import numpy as np
 
-from bench_problem import exact_in_float32, size_arguments, write_csv
+from bench_problem import exact_in_float32, parse_arguments, write_csv
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("out")
-    size_arguments(parser, informative=20)
-    parser.add_argument("--decoys", type=int, default=20)
-    args = parser.parse_args()
-
-    rng = np.random.default_rng(args.seed)
+    args, rng = parse_arguments(__doc__, "out", decoys=20)
     n, m, p = args.rows, args.cols, args.informative
     x = rng.standard_normal((n, m))
     order = rng.permutation(m)

@@ -9,12 +9,11 @@ normals rounded to multiples of 1/1024 (exact in float32), 20 informative
 columns; the label (last column) drawn from a logistic model (two classes) or
 a softmax model over 10 classes with coefficients of magnitude 0.2..0.6.
 """
-import argparse
 import os
 
 import numpy as np
 
-from bench_problem import exact_in_float32, size_arguments, write_csv
+from bench_problem import exact_in_float32, parse_arguments, write_csv
 
 
 def write(path, x, labels):
@@ -22,12 +21,7 @@ def write(path, x, labels):
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("out_dir")
-    size_arguments(parser, informative=20)
-    parser.add_argument("--classes", type=int, default=10)
-    args = parser.parse_args()
-    rng = np.random.default_rng(args.seed)
+    args, rng = parse_arguments(__doc__, "out_dir", classes=10)
     n, m, p = args.rows, args.cols, args.informative
     os.makedirs(args.out_dir, exist_ok=True)
 
