@@ -153,7 +153,7 @@ TEST(LinearSelector, EachModelTakesItsOwnOptions) {
   std::vector<std::string> names;
   for (const auto& info : top->describe_options()) names.push_back(info.name);
   for (const char* name : {"lambda1", "lambda2", "lambda3", "tol", "max-iter", "path-points", "eps",
-                           "path-stop", "solver", "threads"}) {
+                           "path-stop", "solver", "screen-level", "threads"}) {
     EXPECT_NE(std::find(names.begin(), names.end(), name), names.end()) << name;
   }
   for (const auto& info : lasso->describe_options()) {
@@ -174,6 +174,7 @@ TEST(LinearSelector, EachModelTakesItsOwnOptions) {
                                                         {"eps", "1"},
                                                         {"solver", "gram"},
                                                         {"path-stop", "never"},
+                                                        {"screen-level", "1.5"},
                                                         {"threads", "-2"}}) {
     auto selector = make_linear_selector(LinearModel::ElasticNet, true);
     selector->set_option(name, value);
