@@ -22,5 +22,6 @@ Command add_report_command(CLI::App& app);
 std::string data_short_name(std::string path);
 Command add_transform_command(CLI::App& app);
 Command add_methods_command(CLI::App& app);
+Command add_convert_command(CLI::App& app);
 
 }  // namespace topkfs::cli

@@ -14,6 +14,10 @@ namespace {
 void print_summary(const DatasetSummary& s) {
   fmt::print("data        {} ({})\n", s.source, s.format);
   fmt::print("shape       {} samples x {} features\n", s.rows, s.columns);
+  fmt::print("storage     {}\n", s.storage == RowStorage::Mapped
+                                     ? "mapped from the file (rows read on demand; the neural "
+                                       "methods train without loading them)"
+                                     : to_string(s.storage));
   if (s.image_shape) {
     fmt::print("images      {}x{}{}\n", s.image_shape->height, s.image_shape->width,
                s.image_shape->channels > 1 ? fmt::format("x{}", s.image_shape->channels) : "");

@@ -39,6 +39,7 @@ int main(int argc, char** argv) {
       topkfs::cli::add_info_command(app),      topkfs::cli::add_select_command(app),
       topkfs::cli::add_evaluate_command(app),  topkfs::cli::add_report_command(app),
       topkfs::cli::add_transform_command(app), topkfs::cli::add_methods_command(app),
+      topkfs::cli::add_convert_command(app),
   };
 
   try {

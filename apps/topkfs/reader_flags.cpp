@@ -60,6 +60,7 @@ ReadOptions ReaderFlags::to_options() const {
   options.y_path = y_path;
   options.labels_path = labels;
   options.y_file = y_file;
+  options.map = !in_memory;
   return options;
 }
 
@@ -109,6 +110,10 @@ void add_reader_flags(CLI::App& command, ReaderFlags& flags) {
   group->add_option("--image-shape", flags.image_shape,
                     "Rows are images of this shape, e.g. 28x28 or 32x32x3 (read from IDX and the "
                     "USPS layout; give it for other image data)");
+  group->add_flag("--in-memory", flags.in_memory,
+                  "NPY/NPZ: read float32 features into memory instead of mapping the file (by "
+                  "default such a file is mapped: rows are read on demand and cost no process "
+                  "memory)");
   group->add_option(
       "--pad-images", flags.pad_images,
       "Centre every image in a larger one, e.g. 28x28, with a border of uniform noise "
@@ -119,12 +124,8 @@ void add_reader_flags(CLI::App& command, ReaderFlags& flags) {
 Dataset load_dataset(const ReaderFlags& flags, const ReadOptions& options) {
   Dataset data = read_dataset(flags.path, options);
   if (!flags.image_shape.empty()) {
-    const ImageShape shape = parse_image_shape(flags.image_shape, "--image-shape");
-    if (shape.pixels() != data.cols()) {
-      throw OptionError(fmt::format("--image-shape {} has {} pixels but {} has {} columns",
-                                    flags.image_shape, shape.pixels(), flags.path, data.cols()));
-    }
-    data.image_shape = shape;
+    data.image_shape =
+        checked_image_shape(flags.image_shape, "--image-shape", data.cols(), flags.path);
   }
   if (!flags.pad_images.empty()) {
     data = pad_images_with_noise(data, parse_image_shape(flags.pad_images, "--pad-images"));

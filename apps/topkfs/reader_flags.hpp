@@ -26,6 +26,7 @@ struct ReaderFlags {
   std::string y_file;
   std::string image_shape;
   std::string pad_images;
+  bool in_memory = false;
 
   // Converts the flags; throws OptionError on a bad value.
   ReadOptions to_options() const;

@@ -49,7 +49,13 @@ py::object to_python(const nlohmann::json& value) {
   return py::none();
 }
 
-py::array move_to_numpy(FeatureMatrix&& matrix) { return matrix_to_numpy(std::move(matrix)); }
+py::array move_to_numpy(FeatureMatrix&& matrix) {
+  // A mapped file is mapped read-only: NumPy must not offer writes to it.
+  const bool mapped = matrix.storage() == RowStorage::Mapped;
+  py::array out = matrix_to_numpy(std::move(matrix));
+  if (mapped) out.attr("setflags")(py::arg("write") = false);
+  return out;
+}
 
 py::array move_to_numpy(TargetMatrix&& matrix) { return matrix_to_numpy(std::move(matrix)); }
 

@@ -6,15 +6,16 @@
 
 #include "bindings.hpp"
 #include "topkfs/core/error.hpp"
+#include "topkfs/io/convert.hpp"
 #include "topkfs/io/read_dataset.hpp"
 
 namespace topkfs::python {
 namespace {
 
 // The reader keywords, as the CLI's reader flags with underscores.
-constexpr std::array<const char*, 14> kReaderKeywords = {
-    "format", "target", "header", "delimiter", "nan",    "task",   "max_auto_classes",
-    "x_var",  "y_var",  "x_path", "y_path",    "labels", "y_file", "image_shape"};
+constexpr std::array<const char*, 15> kReaderKeywords = {
+    "format", "target", "header", "delimiter", "nan",    "task",        "max_auto_classes", "x_var",
+    "y_var",  "x_path", "y_path", "labels",    "y_file", "image_shape", "in_memory"};
 
 std::string text_of(const py::handle& value) { return py::str(value).cast<std::string>(); }
 
@@ -147,6 +148,8 @@ ReadOptions read_options_from(const py::dict& options) {
       out.labels_path = text_of(value);
     } else if (key == "y_file") {
       out.y_file = text_of(value);
+    } else if (key == "in_memory") {
+      out.map = !value.cast<bool>();
     } else if (key != "image_shape") {
       throw py::type_error(fmt::format("unexpected reader option '{}'; the reader options are: {}",
                                        key, fmt::join(kReaderKeywords, ", ")));
@@ -155,11 +158,19 @@ ReadOptions read_options_from(const py::dict& options) {
   return out;
 }
 
+namespace {
+
+// The image_shape keyword as text ("" when not given).
+std::string image_shape_option(const py::dict& reader_options) {
+  return reader_options.contains("image_shape") ? image_shape_text(reader_options["image_shape"])
+                                                : std::string();
+}
+
+}  // namespace
+
 Dataset read_for_python(const std::string& path, const py::dict& reader_options) {
   const ReadOptions options = read_options_from(reader_options);
-  const std::string shape_text = reader_options.contains("image_shape")
-                                     ? image_shape_text(reader_options["image_shape"])
-                                     : std::string();
+  const std::string shape_text = image_shape_option(reader_options);
   Dataset data;
   {
     // Large files take seconds to parse: other Python threads may run.
@@ -167,17 +178,43 @@ Dataset read_for_python(const std::string& path, const py::dict& reader_options)
     data = read_dataset(path, options);
   }
   if (!shape_text.empty()) {
-    const ImageShape shape = parse_image_shape(shape_text, "image_shape");
-    if (shape.pixels() != data.cols()) {
-      throw OptionError(fmt::format("image_shape {} has {} pixels but {} has {} columns",
-                                    shape_text, shape.pixels(), path, data.cols()));
-    }
-    data.image_shape = shape;
+    data.image_shape = checked_image_shape(shape_text, "image_shape", data.cols(), path);
   }
   return data;
 }
 
+// topkfs.convert: the data read as load() reads it, written as
+// `topkfs convert` writes it; returns the summary as a dict.
+py::dict convert(const std::string& path, const std::string& output, const std::string& y_output,
+                 const py::dict& reader_options) {
+  ConvertOptions options;
+  options.output = output;
+  options.y_output = y_output;
+  const ReadOptions read = read_options_from(reader_options);
+  const std::string shape_text = image_shape_option(reader_options);
+  ConvertSummary summary;
+  {
+    py::gil_scoped_release release;
+    RowStream stream = open_row_stream(path, read);
+    if (!shape_text.empty()) {
+      stream.data->image_shape =
+          checked_image_shape(shape_text, "image_shape", stream.rows->column_count(), path);
+    }
+    summary = write_streamable(*stream.data, *stream.rows, options);
+  }
+  py::dict out;
+  out["rows"] = summary.rows;
+  out["columns"] = summary.columns;
+  out["written"] = summary.written;
+  out["notes"] = summary.notes;
+  out["storage"] = to_string(summary.storage);
+  return out;
+}
+
 void bind_io(py::module_& module) {
+  module.def("convert", &convert, py::arg("path"), py::arg("output"), py::arg("y_output"),
+             py::arg("reader_options"),
+             "Writes the data as topkfs convert does (a dict: rows, columns, written, notes).");
   module.def("load", &load, py::arg("path"), py::arg("reader_options"),
              "Reads a data file as topkfs.load does (a dict of arrays and names).");
   module.def(

@@ -86,13 +86,17 @@ def load(path, **reader_options):
         "keep"), ``task`` ("auto", "classification", "regression"),
         ``max_auto_classes``, ``x_var``/``y_var`` (.mat, .npz), ``x_path``/
         ``y_path`` (HDF5), ``labels`` (IDX labels file), ``y_file`` (NPY
-        target file), ``image_shape`` ("28x28" or (28, 28)).
+        target file), ``image_shape`` ("28x28" or (28, 28)), ``in_memory``
+        (True reads a float32 ``.npy``/``.npz`` into memory instead of
+        mapping it).
 
     Returns
     -------
     Data
         ``X, y = load(path)`` unpacks the arrays; the other fields (split,
-        names, image shape) are attributes.
+        names, image shape) are attributes. From a little-endian float32
+        C-order ``.npy`` (or such an ``.npz`` member stored uncompressed), ``X``
+        is a read-only view of the file mapped into memory, not a copy.
 
     Raises
     ------
@@ -129,6 +133,36 @@ def load(path, **reader_options):
         format=raw["format"],
         source=raw["source"],
         notes=list(raw["notes"]),
+    )
+
+
+def convert(path, output, y_output=None, **reader_options):
+    """Writes the data at ``path`` as ``topkfs convert`` does: the features as
+    a little-endian float32 C-order ``.npy`` (``output``, with the target in
+    ``y_output``), or one ``.npz`` holding ``X`` and ``Y``; the form that
+    :func:`select` and :func:`load` map from disk instead of reading.
+
+    The features are written in row blocks (HDF5 is also read by row blocks),
+    and both files atomically (on an error neither is left behind).
+    ``reader_options`` are those of :func:`load`.
+
+    Returns a dict: ``rows``, ``columns``, ``written`` (the paths), ``notes``
+    (class codes, a predefined split that was not kept) and ``storage`` (how
+    the source was read: "in memory", "mapped" or "row blocks").
+
+    Raises
+    ------
+    topkfs.OptionError (ValueError)
+        An output that is not ``.npy``/``.npz``, a target without
+        ``y_output`` for an ``.npy`` output, an output naming the input.
+    topkfs.FileError, topkfs.DataError
+        As :func:`load`, and when an output cannot be written.
+    """
+    return _topkfs.convert(
+        os.fspath(path),
+        os.fspath(output),
+        os.fspath(y_output) if y_output is not None else "",
+        _fspath_values(reader_options),
     )
 
 

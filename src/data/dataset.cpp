@@ -20,6 +20,16 @@ const char* to_string(TargetKind kind) {
   return "?";
 }
 
+ImageShape checked_image_shape(const std::string& text, const std::string& what,
+                               std::int64_t columns, const std::string& source) {
+  const ImageShape shape = parse_image_shape(text, what);
+  if (shape.pixels() != columns) {
+    throw OptionError(fmt::format("{} {} has {} pixels but {} has {} columns", what, text,
+                                  shape.pixels(), source, columns));
+  }
+  return shape;
+}
+
 ImageShape parse_image_shape(const std::string& text, const std::string& what) {
   // from_chars refuses what does not fit an int, where sscanf's %d would
   // wrap 4294967301 to 5.

@@ -41,13 +41,14 @@ FeatureMatrix& FeatureMatrix::operator=(FeatureMatrix&& other) noexcept {
 }
 
 FeatureMatrix FeatureMatrix::borrow(const float* data, Index rows, Index cols,
-                                    std::shared_ptr<const void> owner) {
+                                    std::shared_ptr<const void> owner, RowStorage storage) {
   TOPKFS_ASSERT(rows >= 0 && cols >= 0 && (data != nullptr || rows * cols == 0));
   FeatureMatrix out;
   // The Map needs a mutable pointer; the class comment says why nothing
   // writes through it.
   out.rebind(const_cast<float*>(data), rows, cols);
   out.lender_ = std::move(owner);
+  out.storage_ = storage;
   return out;
 }
 
@@ -57,6 +58,8 @@ void FeatureMatrix::steal(FeatureMatrix& other) noexcept {
   float* data = other.data();
   owned_ = std::move(other.owned_);
   lender_ = std::move(other.lender_);
+  storage_ = other.storage_;
+  other.storage_ = RowStorage::InMemory;
   rebind(data, rows, cols);
   other.rebind(nullptr, 0, 0);
 }
@@ -72,6 +75,7 @@ void FeatureMatrix::allocate(Index rows, Index cols) {
   }
   owned_ = std::move(buffer);
   lender_.reset();
+  storage_ = RowStorage::InMemory;
   rebind(owned_.get(), rows, cols);
 }
 
@@ -106,6 +110,21 @@ FeatureMatrix& FeatureMatrix::setZero(Index rows, Index cols) {
   resize(rows, cols);
   Base::setZero();
   return *this;
+}
+
+void FeatureMatrix::copy_rows(const std::int64_t* rows, std::size_t count, float* out) const {
+  const auto width = static_cast<std::size_t>(cols());
+  for (std::size_t i = 0; i < count; ++i, out += width) {
+    std::copy_n(data() + static_cast<std::size_t>(rows[i]) * width, width, out);
+  }
+}
+
+void FeatureMatrix::for_each_block(std::int64_t first, std::int64_t last, std::int64_t block_rows,
+                                   const RowBlockVisitor& visit) const {
+  const std::int64_t step = std::max<std::int64_t>(1, block_rows);
+  for (std::int64_t begin = first; begin < last; begin += step) {
+    visit(begin, std::min(step, last - begin), data() + begin * cols());
+  }
 }
 
 }  // namespace topkfs

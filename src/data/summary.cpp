@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <limits>
+#include <vector>
 
 namespace topkfs {
 
@@ -9,6 +10,7 @@ DatasetSummary summarize(const Dataset& data) {
   DatasetSummary summary;
   summary.source = data.source;
   summary.format = data.format;
+  summary.storage = data.features.storage();
   summary.rows = data.rows();
   summary.columns = data.cols();
   summary.target_kind = data.target_kind;
@@ -27,24 +29,29 @@ DatasetSummary summarize(const Dataset& data) {
   }
 
   std::vector<char> row_missing(static_cast<std::size_t>(data.rows()), 0);
-  double low = std::numeric_limits<double>::infinity();
-  double high = -low;
-  for (Eigen::Index j = 0; j < data.cols(); ++j) {
-    double column_low = std::numeric_limits<double>::infinity();
-    double column_high = -column_low;
-    for (Eigen::Index i = 0; i < data.rows(); ++i) {
-      const double v = data.features(i, j);
+  // Row by row, so that a mapped matrix is read once, in file order.
+  const auto m = static_cast<std::size_t>(data.cols());
+  std::vector<double> column_low(m, std::numeric_limits<double>::infinity());
+  std::vector<double> column_high(m, -std::numeric_limits<double>::infinity());
+  for (Eigen::Index i = 0; i < data.rows(); ++i) {
+    const float* row = data.features.row(i).data();
+    for (std::size_t j = 0; j < m; ++j) {
+      const double v = row[j];
       if (!std::isfinite(v)) {
         ++summary.missing_values;
         row_missing[static_cast<std::size_t>(i)] = 1;
         continue;
       }
-      column_low = std::min(column_low, v);
-      column_high = std::max(column_high, v);
+      column_low[j] = std::min(column_low[j], v);
+      column_high[j] = std::max(column_high[j], v);
     }
-    if (column_low == column_high) ++summary.constant_columns;
-    low = std::min(low, column_low);
-    high = std::max(high, column_high);
+  }
+  double low = std::numeric_limits<double>::infinity();
+  double high = -low;
+  for (std::size_t j = 0; j < m; ++j) {
+    if (column_low[j] == column_high[j]) ++summary.constant_columns;
+    low = std::min(low, column_low[j]);
+    high = std::max(high, column_high[j]);
   }
   summary.feature_range = {low, high};
 
@@ -76,6 +83,7 @@ nlohmann::json to_json(const DatasetSummary& summary) {
   nlohmann::json out = {
       {"source", summary.source},
       {"format", summary.format},
+      {"storage", to_string(summary.storage)},
       {"rows", summary.rows},
       {"columns", summary.columns},
       {"target_kind", to_string(summary.target_kind)},

@@ -7,10 +7,12 @@
 #include <hdf5.h>
 
 #include <array>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "hdf5_row_blocks.hpp"
 #include "hdf5_util.hpp"
 #include "memory_budget.hpp"
 #include "topkfs/core/error.hpp"
@@ -92,8 +94,11 @@ struct Array {
 
 class Hdf5Reader {
  public:
-  Hdf5Reader(const std::string& path, const ReadOptions& options)
-      : path_(path), options_(options) {}
+  // With `rows`, the features are not read: *rows gets a source that reads
+  // them by row blocks, and the Dataset's matrix is n x 0.
+  Hdf5Reader(const std::string& path, const ReadOptions& options,
+             std::shared_ptr<const RowSource>* rows = nullptr)
+      : path_(path), options_(options), rows_(rows) {}
 
   Dataset read() {
     hdf5::silence_errors();
@@ -170,8 +175,7 @@ class Hdf5Reader {
     check_feature_shape(x, x.rows());
     check_rows(x, y);
     Dataset data;
-    data.features.resize(static_cast<Eigen::Index>(x.rows()), static_cast<Eigen::Index>(x.cols()));
-    read_values(x, H5T_NATIVE_FLOAT, data.features.data());
+    take_features(data, {&x}, x.rows());
     set_target(data, {{&x, &y}});
     return data;
   }
@@ -193,10 +197,7 @@ class Hdf5Reader {
     const auto m = x_train.cols();
     check_feature_shape(x_train, n);
     Dataset data;
-    data.features.resize(static_cast<Eigen::Index>(n), static_cast<Eigen::Index>(m));
-    // Row-major: the test rows start right after the train rows.
-    read_values(x_train, H5T_NATIVE_FLOAT, data.features.data());
-    read_values(x_test, H5T_NATIVE_FLOAT, data.features.data() + n_train * m);
+    take_features(data, {&x_train, &x_test}, n);
     set_target(data, {{&x_train, &y_train}, {&x_test, &y_test}});
 
     Split split;
@@ -243,6 +244,26 @@ class Hdf5Reader {
     return array;
   }
 
+  // The features of `parts` stacked by rows (row-major: each part's rows
+  // start right after the previous part's), or the source reading them by
+  // row blocks.
+  void take_features(Dataset& data, const std::vector<const Array*>& parts, std::uint64_t n) const {
+    const auto m = static_cast<Eigen::Index>(parts.front()->cols());
+    if (rows_ != nullptr) {
+      std::vector<std::string> names;
+      for (const auto* part : parts) names.push_back(part->name);
+      *rows_ = std::make_shared<detail::Hdf5RowBlocks>(path_, names, m);
+      data.features.resize(static_cast<Eigen::Index>(n), 0);
+      return;
+    }
+    data.features.resize(static_cast<Eigen::Index>(n), m);
+    float* out = data.features.data();
+    for (const auto* part : parts) {
+      read_values(*part, H5T_NATIVE_FLOAT, out);
+      out += part->rows() * part->cols();
+    }
+  }
+
   void read_values(const Array& array, hid_t memory_type, void* out) const {
     if (array.rows() == 0 || array.cols() == 0) return;
     if (H5Dread(array.dataset.get(), memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, out) < 0) {
@@ -260,7 +281,8 @@ class Hdf5Reader {
   // Before the matrix of `rows` rows of x's columns is allocated.
   void check_feature_shape(const Array& x, std::uint64_t rows) const {
     detail::check_feature_shape(rows, x.cols(),
-                                fmt::format("'{}' {}", x.name, hdf5::shape_text(x.dims)), path_);
+                                fmt::format("'{}' {}", x.name, hdf5::shape_text(x.dims)), path_,
+                                /*mapped=*/rows_ != nullptr);
   }
 
   void check_rows(const Array& x, const Array& y) const {
@@ -311,6 +333,7 @@ class Hdf5Reader {
 
   const std::string& path_;
   const ReadOptions& options_;
+  std::shared_ptr<const RowSource>* rows_;
   Handle file_;
 };
 
@@ -318,6 +341,11 @@ class Hdf5Reader {
 
 Dataset read_hdf5(const std::string& path, const ReadOptions& options) {
   return Hdf5Reader(path, options).read();
+}
+
+Dataset read_hdf5_by_row_blocks(const std::string& path, const ReadOptions& options,
+                                std::shared_ptr<const RowSource>& rows) {
+  return Hdf5Reader(path, options, &rows).read();
 }
 
 }  // namespace topkfs

@@ -68,21 +68,21 @@ std::uint64_t physical_memory_bytes() {
   return chosen != 0 ? std::min(bytes, chosen) : bytes;
 }
 
-void check_fits_in_memory(std::uint64_t bytes, const std::string& what, const std::string& where) {
+void check_fits_in_memory(std::uint64_t bytes, const std::string& what, const std::string& where,
+                          const std::string& hint) {
   const std::uint64_t memory = physical_memory_bytes();
   if (bytes <= memory) return;
   const std::uint64_t chosen = environment_limit();
   const std::string budget = chosen != 0 && chosen == memory
                                  ? fmt::format("TOPKFS_MEMORY_LIMIT allows {}", gigabytes(memory))
                                  : fmt::format("this machine has {} of memory", gigabytes(memory));
-  throw DataError(fmt::format(
-      "{}: {} needs {} ({} bytes) but {}; load a subset of the rows or columns, or use a machine "
-      "with more memory",
-      where, what, gigabytes(bytes), bytes, budget));
+  throw DataError(fmt::format("{}: {} needs {} ({} bytes) but {}; {}", where, what,
+                              gigabytes(bytes), bytes, budget,
+                              hint.empty() ? std::string(kConvertHint) : hint));
 }
 
 void check_feature_shape(std::uint64_t rows, std::uint64_t cols, const std::string& shape,
-                         const std::string& where) {
+                         const std::string& where, bool mapped) {
   if (rows == 0)
     throw DataError(fmt::format("{}: the data has no samples (shape {})", where, shape));
   if (cols == 0) {
@@ -90,12 +90,16 @@ void check_feature_shape(std::uint64_t rows, std::uint64_t cols, const std::stri
   }
   std::uint64_t bytes = 0;
   std::uint64_t names = 0;
-  if (__builtin_mul_overflow(rows, cols, &bytes) || __builtin_mul_overflow(bytes, 4, &bytes) ||
+  const std::uint64_t element = mapped ? 0 : 4;  // a mapped matrix lies in the page cache
+  if (__builtin_mul_overflow(rows, cols, &bytes) ||
+      __builtin_mul_overflow(bytes, element, &bytes) ||
       __builtin_mul_overflow(cols, kBytesPerColumnName, &names) ||
       __builtin_add_overflow(bytes, names, &bytes)) {
     bytes = UINT64_MAX;
   }
-  check_fits_in_memory(bytes, fmt::format("the feature matrix ({} x {} float32)", rows, cols),
+  check_fits_in_memory(bytes,
+                       mapped ? fmt::format("the names of its {} columns", cols)
+                              : fmt::format("the feature matrix ({} x {} float32)", rows, cols),
                        where);
 }
 

@@ -14,14 +14,25 @@ namespace topkfs::detail {
 // OptionError).
 std::uint64_t physical_memory_bytes();
 
+// What to do about data too large to load, by default.
+inline constexpr const char* kConvertHint =
+    "convert the data to a float32 .npy, which the neural methods read mapped from disk instead "
+    "of loading (`topkfs convert DATA --output data.npy`), load a subset of the rows or columns, "
+    "or use a machine with more memory";
+
 // Throws DataError naming `where` when `bytes` (what `what` needs: "the
-// feature matrix (60000 x 784 float32)") exceed the physical memory.
-void check_fits_in_memory(std::uint64_t bytes, const std::string& what, const std::string& where);
+// feature matrix (60000 x 784 float32)") exceed the physical memory. The
+// message ends with `hint` (empty: kConvertHint).
+void check_fits_in_memory(std::uint64_t bytes, const std::string& what, const std::string& where,
+                          const std::string& hint = "");
 
 // Checks the shape of a feature matrix before it is allocated: at least one
 // sample and one column, and the float32 matrix plus a name per column fit
 // in memory. `shape` is the shape as the file states it ("(0, 5)").
+// `mapped`: the matrix will be mapped from the file, so only the names count.
+// The message of a matrix too large hints at `topkfs convert` to a mapped
+// .npy.
 void check_feature_shape(std::uint64_t rows, std::uint64_t cols, const std::string& shape,
-                         const std::string& where);
+                         const std::string& where, bool mapped = false);
 
 }  // namespace topkfs::detail

@@ -451,7 +451,12 @@ void check_npy_payload(const NpyHeader& header, std::uint64_t available, const s
   }
 }
 
-MatrixLayout feature_layout(const NpyHeader& header, const std::string& what) {
+bool npy_maps_as_features(const NpyHeader& header) {
+  return header.type.kind == ElementKind::Float && header.type.size == 4 &&
+         !header.type.big_endian && !is_fortran_multi_axis(header);
+}
+
+MatrixLayout feature_layout(const NpyHeader& header, const std::string& what, bool mapped) {
   const auto& shape = header.shape;
   if (shape.size() < 2) {
     throw DataError(
@@ -464,7 +469,7 @@ MatrixLayout feature_layout(const NpyHeader& header, const std::string& what) {
   // 0 whatever the other axes claim.
   const std::uint64_t cols =
       checked_product(std::vector<std::uint64_t>(shape.begin() + 1, shape.end()), 1, what);
-  check_feature_shape(shape[0], cols, header.shape_text(), what);
+  check_feature_shape(shape[0], cols, header.shape_text(), what, mapped);
   MatrixLayout layout;
   layout.rows = static_cast<std::int64_t>(shape[0]);
   layout.cols = static_cast<std::int64_t>(cols);

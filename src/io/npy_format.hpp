@@ -72,7 +72,13 @@ struct MatrixLayout {
   std::int64_t cols = 0;
   std::optional<ImageShape> image;
 };
-MatrixLayout feature_layout(const NpyHeader& header, const std::string& what);
+// `mapped`: the matrix will be mapped, not allocated (see check_feature_shape).
+MatrixLayout feature_layout(const NpyHeader& header, const std::string& what, bool mapped = false);
+
+// Whether an array with this header can be used in place as the feature
+// matrix: little-endian float32 in C order (a mapped file, an NPZ member
+// stored without compression).
+bool npy_maps_as_features(const NpyHeader& header);
 
 // Decodes `count` elements, the ones at positions first..first+count-1 of
 // the payload in file order, into the row-major matrix `out` of the

@@ -2,16 +2,21 @@
 // or (n, h, w, c)), the target from a second NPY given as options.y_file.
 // Without one the data has no target (TargetKind::None) and a note says so.
 //
-// The features are streamed from the file into the matrix in 1 MB chunks:
-// the raw payload never sits in memory beside the floats.
+// Little-endian float32 features in C order are mapped from the file
+// (options.map): the matrix borrows the mapping and nothing is read until a
+// row is used. Other element types are streamed from the file into the
+// matrix in 1 MB chunks: the raw payload never sits in memory beside the
+// floats.
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <vector>
 
+#include "mapped_file.hpp"
 #include "npy_format.hpp"
 #include "topkfs/core/error.hpp"
 #include "topkfs/io/file_util.hpp"
@@ -68,11 +73,28 @@ Dataset read_npy(const std::string& path, const ReadOptions& options) {
   require_readable_file(path);
   std::ifstream in(path, std::ios::binary);
   const auto header = read_npy_header(in, path, file_size(path));
-  const auto layout = detail::feature_layout(header, path);
+  const bool map = options.map && detail::npy_maps_as_features(header) &&
+                   detail::float_aligned(header.header_bytes);
+  const auto layout = detail::feature_layout(header, path, map);
 
   Dataset data;
-  data.features = detail::allocate_features(layout.rows, layout.cols, path);
-  stream_features(in, header, path, data.features.data());
+  if (map) {
+    auto file = std::make_shared<const detail::MappedFile>(path);
+    const auto* values = reinterpret_cast<const float*>(file->data() + header.header_bytes);
+    data.features = FeatureMatrix::borrow(values, layout.rows, layout.cols, std::move(file),
+                                          RowStorage::Mapped);
+  } else {
+    data.features = detail::allocate_features(layout.rows, layout.cols, path);
+    stream_features(in, header, path, data.features.data());
+    // Said only where mapping would matter: a small file is simply read.
+    constexpr std::uint64_t kWorthMapping = std::uint64_t{256} << 20;
+    if (options.map && header.payload_bytes() >= kWorthMapping) {
+      data.notes.push_back(fmt::format(
+          "read into memory: only little-endian float32 in C order is mapped from the file (this "
+          "one is {}{}); `topkfs convert` writes such a file",
+          header.type.name(), header.fortran_order ? ", Fortran order" : ""));
+    }
+  }
   data.feature_names = detail::feature_names_for(layout);
   data.image_shape = layout.image;
 

@@ -1,7 +1,8 @@
 // NPZ (numpy.savez / savez_compressed): a zip archive of NPY members, stored
 // or deflated. The zip structures are parsed here (end-of-central-directory
 // record, zip64 included, central directory, local headers) and every
-// member's CRC is checked.
+// member read is CRC-checked. A features member stored float32 at an aligned
+// offset is mapped instead (ReadOptions::map), like an NPY file.
 //
 // Which arrays:
 //  - features options.x_var (default "X"), target options.y_var (default "Y");
@@ -19,9 +20,11 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <optional>
 #include <vector>
 
+#include "mapped_file.hpp"
 #include "memory_budget.hpp"
 #include "npy_format.hpp"
 #include "topkfs/core/error.hpp"
@@ -91,6 +94,35 @@ class NpzArchive {
       }
     }
     return match;
+  }
+
+  // A member stored without compression lies in the file as a plain NPY:
+  // its parsed header and the offset of its payload, or nothing for a
+  // deflated or encrypted member.
+  struct StoredArray {
+    detail::NpyHeader header;
+    std::uint64_t payload_offset = 0;
+  };
+  std::optional<StoredArray> stored_array(const ZipEntry& entry) {
+    if (entry.method != 0 || (entry.flags & 1u) || entry.compressed != entry.uncompressed) {
+      return std::nullopt;
+    }
+    const std::string where = fmt::format("{}: {}", path_, entry.name);
+    const std::uint64_t start = member_offset(entry);
+    const std::uint64_t preamble =
+        std::min<std::uint64_t>(detail::kNpyPreambleBytes, entry.uncompressed);
+    const std::string head = read_at(start, preamble, "member data");
+    const std::uint64_t length = detail::npy_header_length(head.data(), head.size(), where);
+    if (length > entry.uncompressed) {
+      throw DataError(
+          fmt::format("{}: truncated: the NPY header claims {} bytes, the member holds {}", where,
+                      length, entry.uncompressed));
+    }
+    const std::string header_bytes = read_at(start, length, "member data");
+    StoredArray array{detail::parse_npy_header(header_bytes.data(), header_bytes.size(), where),
+                      start + length};
+    detail::check_npy_payload(array.header, entry.uncompressed - length, where);
+    return array;
   }
 
   detail::NpyArray load(const ZipEntry& entry) {
@@ -216,6 +248,16 @@ class NpzArchive {
     }
   }
 
+  // Where the member's bytes start: after its local header.
+  std::uint64_t member_offset(const ZipEntry& entry) {
+    const std::string local = read_at(entry.local_offset, 30, "local header");
+    if (little_endian(local.data(), 4) != kLocalHeader) {
+      corrupt(fmt::format("no local header for {} at byte {}", entry.name, entry.local_offset));
+    }
+    return entry.local_offset + 30 + little_endian(local.data() + 26, 2) +
+           little_endian(local.data() + 28, 2);
+  }
+
   std::string member_bytes(const ZipEntry& entry, const std::string& where) {
     if (entry.flags & 1u) {
       throw DataError(
@@ -227,13 +269,7 @@ class NpzArchive {
           "as numpy.savez and numpy.savez_compressed write them)",
           where, entry.method));
     }
-    const std::string local = read_at(entry.local_offset, 30, "local header");
-    if (little_endian(local.data(), 4) != kLocalHeader) {
-      corrupt(fmt::format("no local header for {} at byte {}", entry.name, entry.local_offset));
-    }
-    const std::uint64_t data_offset = entry.local_offset + 30 +
-                                      little_endian(local.data() + 26, 2) +
-                                      little_endian(local.data() + 28, 2);
+    const std::uint64_t data_offset = member_offset(entry);
     detail::check_fits_in_memory(entry.compressed + entry.uncompressed,
                                  fmt::format("member {} ({} bytes, {} stored)", entry.name,
                                              entry.uncompressed, entry.compressed),
@@ -302,6 +338,28 @@ void set_features(Dataset& data, const std::vector<const detail::NpyArray*>& arr
   data.image_shape = layout.image;
 }
 
+// Maps the features member when it is stored float32 in C order at a 4-byte
+// aligned offset (what `topkfs convert` writes); its CRC is then not checked,
+// since that would read the whole member. False: read it.
+bool map_features(NpzArchive& archive, const ZipEntry& entry, const ReadOptions& options,
+                  Dataset& data) {
+  if (!options.map) return false;
+  const auto stored = archive.stored_array(entry);
+  if (!stored || !detail::npy_maps_as_features(stored->header) ||
+      !detail::float_aligned(stored->payload_offset)) {
+    return false;
+  }
+  const std::string where = fmt::format("{}: {}", archive.path(), entry.name);
+  const auto layout = detail::feature_layout(stored->header, where, /*mapped=*/true);
+  auto file = std::make_shared<const detail::MappedFile>(archive.path());
+  const auto* values = reinterpret_cast<const float*>(file->data() + stored->payload_offset);
+  data.features =
+      FeatureMatrix::borrow(values, layout.rows, layout.cols, std::move(file), RowStorage::Mapped);
+  data.feature_names = detail::feature_names_for(layout);
+  data.image_shape = layout.image;
+  return true;
+}
+
 Dataset read_split(NpzArchive& archive, const ReadOptions& options) {
   const char* flag = "name the arrays X_train, y_train, X_test, y_test";
   const auto x_train = archive.load(require(archive, "X_train", "training features", flag));
@@ -335,7 +393,7 @@ Dataset read_npz(const std::string& path, const ReadOptions& options) {
                                      "pass --x-var NAME (or save X_train, y_train, X_test, y_test "
                                      "for a predefined split)");
   Dataset data;
-  {
+  if (!map_features(archive, features, options, data)) {
     const auto array = archive.load(features);
     set_features(data, {&array}, path);
   }

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cctype>
 #include <fstream>
+#include <memory>
 
 #include "topkfs/core/enum_names.hpp"
 #include "topkfs/core/error.hpp"
@@ -117,6 +118,37 @@ Format detect_format(const std::string& path) {
   if (ends_with(name, ".npz")) return Format::Npz;
   if (looks_like_libsvm(path)) return Format::Libsvm;
   return Format::Csv;
+}
+
+namespace {
+
+// Streamed HDF5 data, unless a row must be dropped (then null).
+std::shared_ptr<Dataset> hdf5_by_row_blocks(const std::string& path, const ReadOptions& options,
+                                            std::shared_ptr<const RowSource>& rows) {
+  if (options.nan == NanPolicy::Drop) return nullptr;
+  auto data = std::make_shared<Dataset>(read_hdf5_by_row_blocks(path, options, rows));
+  const bool missing = std::count(data->labels.begin(), data->labels.end(), kMissingLabel) > 0 ||
+                       !data->targets.allFinite();
+  if (missing) return nullptr;
+  data->source = path;
+  data->format = to_string(Format::Hdf5);
+  data->notes.push_back("features read by row blocks; their values are not checked for NaN here");
+  return data;
+}
+
+}  // namespace
+
+RowStream open_row_stream(const std::string& path, const ReadOptions& options) {
+  RowStream stream;
+  const Format format = options.format == Format::Auto ? detect_format(path) : options.format;
+  if (format == Format::Hdf5) {
+    require_readable_file(path);
+    stream.data = hdf5_by_row_blocks(path, options, stream.rows);
+    if (stream.data) return stream;
+  }
+  stream.data = std::make_shared<Dataset>(read_dataset(path, options));
+  stream.rows = std::shared_ptr<const RowSource>(stream.data, &stream.data->features);
+  return stream;
 }
 
 Dataset read_dataset(const std::string& path, const ReadOptions& options) {

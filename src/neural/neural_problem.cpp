@@ -70,13 +70,14 @@ Tensor target_tensor(const Dataset& data, NeuralTask task, const std::vector<std
 // Per-column offset and 1/scale for the minibatch gatherer, fitted on the
 // training rows. "image" divides every pixel by the largest training value:
 // per-pixel scaling would blow up nearly constant border pixels, whose noise
-// then competes with real strokes for the top-k budget.
+// then competes with real strokes for the top-k budget. Either way the
+// statistics take one sequential pass over the training rows.
 void scale_inputs(const Dataset& data, TrainingSet& set, const std::string& scaling) {
   const auto m = data.cols();
   if (scaling == "image") {
-    float largest = 0.0f;
-    for (auto row : set.train_rows)
-      largest = std::max(largest, data.features.row(row).cwiseAbs().maxCoeff());
+    const ColumnStatistics stats = column_statistics(data.features, set.train_rows);
+    const auto largest = static_cast<float>(
+        std::max(stats.high.cwiseAbs().maxCoeff(), stats.low.cwiseAbs().maxCoeff()));
     set.offset = torch::zeros({m});
     set.inv_scale = torch::full({m}, largest > 0 ? 1.0f / largest : 1.0f);
     return;

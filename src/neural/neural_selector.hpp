@@ -27,6 +27,7 @@ class NeuralSelector : public TableSelector<Options> {
       : TableSelector<Options>(table), name_(std::move(name)) {}
 
   std::string name() const override { return name_; }
+  bool streams_rows() const override { return true; }
 
   SelectionResult fit(const Dataset& data, const std::vector<std::int64_t>& rows, int k,
                       const FitCallbacks& callbacks) override {

@@ -105,7 +105,7 @@ double ParallelStep::gradients(const std::vector<std::int64_t>& order, std::size
                                std::size_t end, const StepInfo& step) {
   lockstep_ = end - begin >= parts_.size();
   if (lockstep_) {
-    first_layer_.begin_step(static_cast<std::int64_t>(end - begin), data_.features->cols());
+    first_layer_.begin_step(static_cast<std::int64_t>(end - begin), data_.features->column_count());
   }
   team_.run([&](int member) { compute_part(member, order, begin, end, step); });
   double loss = 0.0;

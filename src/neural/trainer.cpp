@@ -109,36 +109,32 @@ Tensor gather_targets(const TrainingSet& data, const std::vector<std::int64_t>& 
 
 void gather_batch_into(const TrainingSet& data, const std::vector<std::int64_t>& rows,
                        std::size_t begin, std::size_t end, Tensor& out, const InputOrder* order) {
-  const std::int64_t m = data.features->cols();
+  const std::int64_t m = data.features->column_count();
   TOPKFS_ASSERT(out.is_contiguous() && out.size(0) == static_cast<std::int64_t>(end - begin) &&
                 out.size(1) == m);
+  float* to = out.data_ptr<float>();
   const auto swaps = order ? order->swaps() : std::vector<InputOrder::Swap>();
   const bool scaled = data.offset.defined();
   const float* offset = scaled ? data.offset.data_ptr<float>() : nullptr;
   const float* inv_scale = scaled ? data.inv_scale.data_ptr<float>() : nullptr;
-  float* to = out.data_ptr<float>();
-  // One pass per row: copy and scale, then the few places of the model's
-  // input order rewritten from the source row, which is still in L1.
-  const auto value = [&](const float* from, std::int64_t input) {
-    return scaled ? (from[input] - offset[input]) * inv_scale[input] : from[input];
-  };
   for (std::size_t i = begin; i < end; ++i, to += m) {
-    const float* from = data.features->row(rows[i]).data();
+    // The row as stored (from memory or a mapped file: RowSource), then
+    // scaled in place while it is in L1.
+    data.features->copy_rows(&rows[i], 1, to);
     if (scaled) {
-      for (std::int64_t j = 0; j < m; ++j) to[j] = (from[j] - offset[j]) * inv_scale[j];
-    } else {
-      std::memcpy(to, from, sizeof(float) * static_cast<std::size_t>(m));
+      for (std::int64_t j = 0; j < m; ++j) to[j] = (to[j] - offset[j]) * inv_scale[j];
     }
-    for (const auto& swap : swaps) {
-      to[swap.place] = value(from, swap.input);
-      to[swap.input] = value(from, swap.place);
-    }
+    // The swaps are disjoint, and each value is scaled with its own column's
+    // statistics, so putting the row in the model's order is a swap of the
+    // scaled values.
+    for (const auto& swap : swaps) std::swap(to[swap.place], to[swap.input]);
   }
 }
 
 Tensor gather_batch(const TrainingSet& data, const std::vector<std::int64_t>& rows,
                     std::size_t begin, std::size_t end, const InputOrder* order) {
-  Tensor batch = torch::empty({static_cast<std::int64_t>(end - begin), data.features->cols()});
+  Tensor batch =
+      torch::empty({static_cast<std::int64_t>(end - begin), data.features->column_count()});
   gather_batch_into(data, rows, begin, end, batch, order);
   return batch;
 }

@@ -21,11 +21,12 @@ namespace topkfs {
 
 enum class NeuralTask { MultiClass, Binary, Regression };
 
-// The rows a network learns from, left unscaled in the caller's matrix:
-// minibatches are gathered and scaled on the fly, so the data is never copied
-// whole (peak memory stays near the dataset's own size).
+// The rows a network learns from, left unscaled in the caller's source:
+// minibatches are gathered (RowSource::copy_rows) and scaled on the fly, so
+// the data is never copied whole; from a mapped file, peak memory does not
+// grow with the number of rows.
 struct TrainingSet {
-  const FeatureMatrix* features = nullptr;
+  const RowSource* features = nullptr;
   torch::Tensor offset;     // per column, subtracted
   torch::Tensor inv_scale;  // per column, multiplied after the offset
   NeuralTask task = NeuralTask::MultiClass;

@@ -51,9 +51,10 @@ std::string data_fingerprint(const TrainingSet& data) {
   Fingerprint print;
   const auto add_rows = [&](const std::vector<std::int64_t>& rows) {
     print.add(rows.data(), rows.size() * sizeof(std::int64_t));
+    std::vector<float> values(static_cast<std::size_t>(data.features->column_count()));
     for (const auto row : rows) {
-      const auto values = data.features->row(row);
-      print.add(values.data(), static_cast<std::size_t>(values.size()) * sizeof(float));
+      data.features->copy_rows(&row, 1, values.data());
+      print.add(values.data(), values.size() * sizeof(float));
     }
   };
   add_rows(data.train_rows);
@@ -202,7 +203,7 @@ nlohmann::json loop_identity(const nlohmann::json& run, const TrainingSet& data,
           {"data",
            {{"train_rows", data.train_rows.size()},
             {"validation_rows", data.validation_rows.size()},
-            {"columns", data.features->cols()},
+            {"columns", data.features->column_count()},
             {"fingerprint", data_fingerprint(data)}}}};
 }
 

@@ -4,7 +4,9 @@
 
 #include <numeric>
 
+#include "../io/memory_budget.hpp"
 #include "topkfs/core/error.hpp"
+#include "topkfs/data/row_source.hpp"
 
 namespace topkfs {
 
@@ -72,12 +74,35 @@ std::vector<std::int64_t> selection_rows(const Dataset& data, const SelectionSpl
   return all;
 }
 
+namespace {
+
+// A method that works on the whole matrix reads every page of mapped data,
+// so the matrix must fit in memory after all: said in a note, or refused
+// with the estimate when it cannot fit (TOPKFS_MEMORY_LIMIT counts).
+std::string whole_matrix_note(const Dataset& data, const Selector& selector) {
+  if (data.features.storage() == RowStorage::InMemory || selector.streams_rows()) return "";
+  const auto bytes = static_cast<std::uint64_t>(data.rows()) *
+                     static_cast<std::uint64_t>(data.cols()) * sizeof(float);
+  const std::string what = fmt::format(
+      "{} works on the whole feature matrix, not by rows, so the mapped file is read whole "
+      "({} x {} float32",
+      selector.name(), data.rows(), data.cols());
+  detail::check_fits_in_memory(bytes, what + ")", data.source,
+                               "use a neural method (dnn-top, dfs, concrete, stg, fir), which "
+                               "reads mapped data by rows, or a machine with more memory");
+  return fmt::format("{}, {:.2f} GB held in memory)", what, static_cast<double>(bytes) / 1e9);
+}
+
+}  // namespace
+
 SelectionResult run_selection(const Dataset& data, Selector& selector, int k,
                               const SelectionSplitOptions& split, const FitCallbacks& callbacks) {
   check_k(data, k);
   std::string note;
   const auto rows = selection_rows(data, split, note);
+  const std::string whole = whole_matrix_note(data, selector);
   SelectionResult result = selector.fit(data, rows, k, callbacks);
+  if (!whole.empty()) result.notes.insert(result.notes.begin(), whole);
   result.notes.insert(result.notes.begin(), note);
   result.data.path = data.source;
   result.data.format = data.format;

@@ -118,11 +118,16 @@ TEST(HostileSizes, NpyClaimingMoreThanTheFileOrTheMemory) {
   EXPECT_HAS(truncated, "4000000 bytes");
   const std::string header =
       npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (300000, 1000000), }", "");
+  // Read into memory (a float32 file is mapped by default, and then costs no
+  // memory until a method reads it).
+  ReadOptions in_memory;
+  in_memory.map = false;
   const std::string memory =
-      data_error(sparse_file("vast.npy", header, header.size() + 1'200'000'000'000));
+      data_error(sparse_file("vast.npy", header, header.size() + 1'200'000'000'000), in_memory);
   EXPECT_HAS(memory, "vast.npy");
   EXPECT_HAS(memory, "300000 x 1000000 float32");
   EXPECT_HAS(memory, "memory");
+  EXPECT_HAS(memory, "topkfs convert");
 }
 
 TEST(HostileSizes, NpzMemberClaimingMoreThanTheFileOrTheMemory) {

@@ -27,6 +27,10 @@ struct ImageShape {
 
 // Parses "28x28" or "32x32x3"; throws OptionError naming `what` otherwise.
 ImageShape parse_image_shape(const std::string& text, const std::string& what = "image shape");
+// The same, and an OptionError unless the shape has `columns` pixels (the
+// columns of the data at `source`).
+ImageShape checked_image_shape(const std::string& text, const std::string& what,
+                               std::int64_t columns, const std::string& source);
 
 // Row indices of a train/test split. Every row is in exactly one of the two.
 struct Split {

@@ -1,11 +1,14 @@
 #pragma once
 // FeatureMatrix: the samples x features float32 matrix of a Dataset. It either
 // owns its buffer or borrows one that already has its layout (a C-contiguous
-// float32 NumPy array), so that such data is read where it lies, not copied.
+// float32 NumPy array, or a float32 .npy file mapped into memory), so that
+// such data is read where it lies, not copied.
 #include <Eigen/Core>
 
 #include <cstdlib>
 #include <memory>
+
+#include "topkfs/data/row_source.hpp"
 
 namespace topkfs {
 
@@ -31,7 +34,11 @@ using RowMajorFloatMatrix = Eigen::Matrix<float, Eigen::Dynamic, Eigen::Dynamic,
 //   the lender's buffer, as through any Eigen::Map. Nothing in topkfs writes
 //   into a Dataset it did not build: methods take it as const, and code that
 //   changes values in place works on a copy.
-class FeatureMatrix : public Eigen::Map<RowMajorFloatMatrix> {
+//
+// It is also a RowSource (rows copied by index, visited in blocks), the seam
+// through which the minibatch trainer and the streaming statistics read
+// rows, whether they are in memory or mapped from a file.
+class FeatureMatrix : public Eigen::Map<RowMajorFloatMatrix>, public RowSource {
  public:
   using Base = Eigen::Map<RowMajorFloatMatrix>;
   using Index = Eigen::Index;
@@ -60,8 +67,11 @@ class FeatureMatrix : public Eigen::Map<RowMajorFloatMatrix> {
   // the buffer (destroyed, resized, assigned to); null means the caller keeps
   // the buffer alive for as long as the matrix uses it. See the class comment
   // for what may be written.
+  // `storage`: RowStorage::Mapped when `data` is a file mapped into memory
+  // (what `topkfs info` reports), else InMemory.
   static FeatureMatrix borrow(const float* data, Index rows, Index cols,
-                              std::shared_ptr<const void> owner);
+                              std::shared_ptr<const void> owner,
+                              RowStorage storage = RowStorage::InMemory);
 
   // True while the matrix reads a lent buffer rather than its own.
   bool borrowed() const { return data() != nullptr && data() != owned_.get(); }
@@ -74,6 +84,14 @@ class FeatureMatrix : public Eigen::Map<RowMajorFloatMatrix> {
   void conservativeResize(Index rows, Index cols);
   using Base::setZero;
   FeatureMatrix& setZero(Index rows, Index cols);
+
+  // RowSource
+  std::int64_t row_count() const override { return rows(); }
+  std::int64_t column_count() const override { return cols(); }
+  RowStorage storage() const override { return storage_; }
+  void copy_rows(const std::int64_t* rows, std::size_t count, float* out) const override;
+  void for_each_block(std::int64_t first, std::int64_t last, std::int64_t block_rows,
+                      const RowBlockVisitor& visit) const override;
 
  private:
   struct Free {
@@ -108,6 +126,7 @@ class FeatureMatrix : public Eigen::Map<RowMajorFloatMatrix> {
 
   Buffer owned_;
   std::shared_ptr<const void> lender_;
+  RowStorage storage_ = RowStorage::InMemory;  // of the lender's buffer; owned: InMemory
 };
 
 }  // namespace topkfs

@@ -38,10 +38,19 @@ struct Scaler {
   void apply(FeatureMatrix& features) const;
 };
 
-// Statistics of `features` over `rows` (empty: all rows), accumulated in double.
-// Throws OptionError for a row index out of range, DataError when there is no
-// row to fit on.
-Scaler fit_scaler(const FeatureMatrix& features, const std::vector<std::int64_t>& rows,
+// Per-column minimum, maximum, mean and population standard deviation of
+// rows `rows` of `features` (empty: all rows), in one sequential pass over
+// the source (a mapped file is read once, in order). Throws OptionError for a
+// row index out of range, DataError when there is no row.
+struct ColumnStatistics {
+  Eigen::VectorXd low, high, mean, sd;
+};
+ColumnStatistics column_statistics(const RowSource& features,
+                                   const std::vector<std::int64_t>& rows);
+
+// The scaler of `features` over `rows` (empty: all rows), from
+// column_statistics. Same errors.
+Scaler fit_scaler(const RowSource& features, const std::vector<std::int64_t>& rows,
                   ScalingKind kind);
 
 // True when every value of `rows` (empty: all rows) lies in [0, 1]: data

@@ -19,6 +19,9 @@ struct ValueRange {
 struct DatasetSummary {
   std::string source;
   std::string format;
+  // How the features are held: in memory, mapped from the file (read on
+  // demand, no anonymous memory), or read by row blocks.
+  RowStorage storage = RowStorage::InMemory;
   std::int64_t rows = 0;
   std::int64_t columns = 0;
   TargetKind target_kind = TargetKind::None;

@@ -55,6 +55,12 @@ struct ReadOptions {
 
   // --- NPY/NPZ: NPZ arrays by name; a lone NPY needs its target file ---
   std::string y_file;  // NPY holding the target for an NPY of features
+
+  // A little-endian float32 C-order NPY (or such an NPZ member stored
+  // without compression) is mapped from the file, not read: the rows stay in
+  // the page cache and cost no anonymous memory (RowStorage::Mapped). False
+  // reads every format into memory.
+  bool map = true;
 };
 
 }  // namespace topkfs

@@ -1,6 +1,7 @@
 #pragma once
 // One reader per format. read_dataset() dispatches to these; call them
 // directly only when the format is known.
+#include <memory>
 #include <string>
 
 #include "topkfs/data/dataset.hpp"
@@ -17,5 +18,10 @@ Dataset read_mat(const std::string& path, const ReadOptions& options);   // v5 a
 Dataset read_hdf5(const std::string& path, const ReadOptions& options);  // via libhdf5
 Dataset read_npy(const std::string& path, const ReadOptions& options);
 Dataset read_npz(const std::string& path, const ReadOptions& options);
+
+// HDF5 without reading the features: `rows` reads them by row blocks, and
+// the Dataset (targets, split, image shape) has an n x 0 matrix.
+Dataset read_hdf5_by_row_blocks(const std::string& path, const ReadOptions& options,
+                                std::shared_ptr<const RowSource>& rows);
 
 }  // namespace topkfs

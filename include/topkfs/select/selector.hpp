@@ -54,6 +54,13 @@ class Selector {
   // writes training checkpoints and resumes from them exactly (dnn-top and
   // dfs with one restart).
   virtual bool resumable() const { return false; }
+
+  // True when fit() reads the feature rows through RowSource (minibatches
+  // gathered by index, statistics in one pass), so that mapped data is never
+  // loaded whole: the neural methods. The others work on the whole matrix,
+  // and run_selection says so (or refuses, with an estimate) when the data is
+  // mapped from a file.
+  virtual bool streams_rows() const { return false; }
 };
 
 // The common part of a selector whose options live in a struct with a table.

@@ -1,0 +1,74 @@
+#pragma once
+// RowSource: where a method reads the rows of a feature matrix from, when it
+// does not need the whole matrix at once. The in-memory matrix implements it
+// (FeatureMatrix), and so does a matrix mapped from a file; a data-parallel
+// run gives each process a RowRange of the same source. What a source must
+// do is small on purpose: its shape, "copy these rows into this buffer", and
+// "visit these rows in blocks".
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <vector>
+
+namespace topkfs {
+
+// Where the rows are: read into memory, mapped from a file (the page cache
+// holds them; they cost no anonymous memory), or read from a file by row
+// blocks on demand.
+enum class RowStorage { InMemory, Mapped, RowBlocks };
+
+// "in memory", "mapped", "row blocks"
+const char* to_string(RowStorage storage);
+
+// Rows first .. first + count - 1, row-major, valid during the call only.
+using RowBlockVisitor =
+    std::function<void(std::int64_t first, std::int64_t count, const float* rows)>;
+
+class RowSource {
+ public:
+  virtual ~RowSource() = default;
+
+  virtual std::int64_t row_count() const = 0;
+  virtual std::int64_t column_count() const = 0;
+  virtual RowStorage storage() const = 0;
+
+  // Copies rows rows[0] .. rows[count - 1] (any order, repeats allowed) into
+  // `out`, count x column_count() floats, row-major. Indices must be in
+  // range (checked by the caller).
+  virtual void copy_rows(const std::int64_t* rows, std::size_t count, float* out) const = 0;
+
+  // Visits rows [first, last) in order, in blocks of at most `block_rows`
+  // rows. The default copies each block into a buffer through copy_rows;
+  // a source whose rows lie contiguously in memory lends them directly.
+  virtual void for_each_block(std::int64_t first, std::int64_t last, std::int64_t block_rows,
+                              const RowBlockVisitor& visit) const;
+};
+
+// Rows [first, last) of another source, renumbered from 0 (a process's share
+// of the rows in a data-parallel run). The source must outlive the range.
+class RowRange : public RowSource {
+ public:
+  // Throws OptionError unless 0 <= first <= last <= source.row_count().
+  RowRange(const RowSource& source, std::int64_t first, std::int64_t last);
+
+  std::int64_t row_count() const override { return last_ - first_; }
+  std::int64_t column_count() const override { return source_.column_count(); }
+  RowStorage storage() const override { return source_.storage(); }
+  void copy_rows(const std::int64_t* rows, std::size_t count, float* out) const override;
+  void for_each_block(std::int64_t first, std::int64_t last, std::int64_t block_rows,
+                      const RowBlockVisitor& visit) const override;
+
+ private:
+  const RowSource& source_;
+  std::int64_t first_;
+  std::int64_t last_;
+};
+
+// Visits the rows `rows` (any order) in ascending row order, in blocks of at
+// most `block_rows` gathered rows: one sequential pass over a file-backed
+// source. `visit` gets the block's rows (count x columns) and the count.
+void for_each_gathered_block(
+    const RowSource& source, std::vector<std::int64_t> rows, std::int64_t block_rows,
+    const std::function<void(std::int64_t count, const float* rows)>& visit);
+
+}  // namespace topkfs

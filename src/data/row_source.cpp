@@ -1,0 +1,69 @@
+#include "topkfs/data/row_source.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "topkfs/core/enum_names.hpp"
+#include "topkfs/core/error.hpp"
+
+namespace topkfs {
+
+constexpr EnumName<RowStorage> kStorageNames[] = {{RowStorage::InMemory, "in memory"},
+                                                  {RowStorage::Mapped, "mapped"},
+                                                  {RowStorage::RowBlocks, "row blocks"}};
+
+const char* to_string(RowStorage storage) { return enum_name(storage, kStorageNames); }
+
+void RowSource::for_each_block(std::int64_t first, std::int64_t last, std::int64_t block_rows,
+                               const RowBlockVisitor& visit) const {
+  const std::int64_t step = std::max<std::int64_t>(1, block_rows);
+  std::vector<std::int64_t> indices;
+  std::vector<float> buffer;
+  for (std::int64_t begin = first; begin < last; begin += step) {
+    const std::int64_t count = std::min(step, last - begin);
+    indices.resize(static_cast<std::size_t>(count));
+    for (std::int64_t i = 0; i < count; ++i) indices[static_cast<std::size_t>(i)] = begin + i;
+    buffer.resize(static_cast<std::size_t>(count * column_count()));
+    copy_rows(indices.data(), indices.size(), buffer.data());
+    visit(begin, count, buffer.data());
+  }
+}
+
+RowRange::RowRange(const RowSource& source, std::int64_t first, std::int64_t last)
+    : source_(source), first_(first), last_(last) {
+  if (first < 0 || first > last || last > source.row_count()) {
+    throw OptionError(fmt::format("row range [{}, {}) is not within the {} rows of the data", first,
+                                  last, source.row_count()));
+  }
+}
+
+void RowRange::copy_rows(const std::int64_t* rows, std::size_t count, float* out) const {
+  std::vector<std::int64_t> shifted(rows, rows + count);
+  for (auto& row : shifted) row += first_;
+  source_.copy_rows(shifted.data(), count, out);
+}
+
+void RowRange::for_each_block(std::int64_t first, std::int64_t last, std::int64_t block_rows,
+                              const RowBlockVisitor& visit) const {
+  source_.for_each_block(first + first_, last + first_, block_rows,
+                         [&](std::int64_t begin, std::int64_t count, const float* rows) {
+                           visit(begin - first_, count, rows);
+                         });
+}
+
+void for_each_gathered_block(const RowSource& source, std::vector<std::int64_t> rows,
+                             std::int64_t block_rows,
+                             const std::function<void(std::int64_t, const float*)>& visit) {
+  std::sort(rows.begin(), rows.end());
+  const auto step = static_cast<std::size_t>(std::max<std::int64_t>(1, block_rows));
+  std::vector<float> buffer;
+  for (std::size_t begin = 0; begin < rows.size(); begin += step) {
+    const std::size_t count = std::min(step, rows.size() - begin);
+    buffer.resize(count * static_cast<std::size_t>(source.column_count()));
+    source.copy_rows(rows.data() + begin, count, buffer.data());
+    visit(static_cast<std::int64_t>(count), buffer.data());
+  }
+}
+
+}  // namespace topkfs

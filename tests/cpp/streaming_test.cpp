@@ -1,0 +1,318 @@
+// Out of core: float32 NPY/NPZ features mapped instead of read, the RowSource
+// seam (copy by index, blocks, row ranges), the one-pass statistics, and
+// `convert` (round trips of every reader's fixtures and every shared dataset,
+// atomic outputs, clear errors).
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "hand_made_files.hpp"
+#include "test_support.hpp"
+#include "topkfs/core/error.hpp"
+#include "topkfs/data/scaling.hpp"
+#include "topkfs/io/convert.hpp"
+#include "topkfs/io/read_dataset.hpp"
+
+namespace topkfs {
+namespace {
+
+using test::error_of;
+using test::npy_bytes;
+
+#define EXPECT_HAS(text, part) EXPECT_NE((text).find(part), std::string::npos) << (text)
+
+std::string in_temp(const std::string& name) { return test::temp_dir() + "/" + name; }
+
+std::string float32_payload(const std::vector<float>& values) {
+  std::string bytes(values.size() * 4, '\0');
+  std::memcpy(bytes.data(), values.data(), bytes.size());
+  return bytes;
+}
+
+ReadOptions in_memory() {
+  ReadOptions options;
+  options.map = false;
+  return options;
+}
+
+// True when every class name is a number (convert writes the labels by
+// their names then, and by their codes otherwise).
+bool numeric_class_names(const Dataset& data) {
+  return std::all_of(data.class_names.begin(), data.class_names.end(), [](const std::string& name) {
+    char* end = nullptr;
+    std::strtod(name.c_str(), &end);
+    return !name.empty() && end == name.c_str() + name.size();
+  });
+}
+
+// Same shape, the same float bits in every cell, the same target (`b` read
+// from the original file).
+void expect_same_data(const Dataset& a, const Dataset& b, const std::string& what) {
+  ASSERT_EQ(a.rows(), b.rows()) << what;
+  ASSERT_EQ(a.cols(), b.cols()) << what;
+  EXPECT_EQ(std::memcmp(a.features.data(), b.features.data(),
+                        static_cast<std::size_t>(a.features.size()) * sizeof(float)),
+            0)
+      << what << ": the feature bits differ";
+  EXPECT_EQ(a.target_kind, b.target_kind) << what;
+  EXPECT_EQ(a.labels, b.labels) << what;
+  if (numeric_class_names(b)) EXPECT_EQ(a.class_names, b.class_names) << what;
+  EXPECT_EQ(a.targets, b.targets) << what;
+  EXPECT_EQ(a.image_shape.has_value(), b.image_shape.has_value()) << what;
+}
+
+std::vector<float> counting(std::size_t count) {
+  std::vector<float> values(count);
+  for (std::size_t i = 0; i < count; ++i) values[i] = static_cast<float>(i) * 0.25f - 3.0f;
+  return values;
+}
+
+TEST(MappedNpy, Float32IsMappedAndReadsAsInMemory) {
+  const std::string path = test::write_temp_file(
+      "mapped.npy", npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (6, 4), }",
+                              float32_payload(counting(24))));
+  const Dataset mapped = read_dataset(path);
+  const Dataset loaded = read_dataset(path, in_memory());
+  EXPECT_EQ(mapped.features.storage(), RowStorage::Mapped);
+  EXPECT_EQ(loaded.features.storage(), RowStorage::InMemory);
+  expect_same_data(mapped, loaded, path);
+  // A copy of mapped data is the caller's own, in memory.
+  const FeatureMatrix copy = mapped.features;
+  EXPECT_EQ(copy.storage(), RowStorage::InMemory);
+  EXPECT_EQ(copy(5, 3), mapped.features(5, 3));
+}
+
+TEST(MappedNpy, OtherLayoutsAreReadIntoMemory) {
+  const std::string fortran = test::write_temp_file(
+      "fortran.npy", npy_bytes("{'descr': '<f4', 'fortran_order': True, 'shape': (2, 3), }",
+                               float32_payload(counting(6))));
+  const std::string wide = test::write_temp_file(
+      "wide.npy", npy_bytes("{'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }",
+                            std::string(48, '\0')));
+  for (const auto& path : {fortran, wide}) {
+    EXPECT_EQ(read_dataset(path).features.storage(), RowStorage::InMemory) << path;
+  }
+  // Fortran order is reordered on reading: column-major 0..5 of a 2 x 3.
+  EXPECT_EQ(read_dataset(fortran).features(0, 1), counting(6)[2]);
+}
+
+TEST(MappedNpy, TruncatedAndForeignFilesAreRefusedBeforeMapping) {
+  const std::string truncated = test::write_temp_file(
+      "short.npy", npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (100, 4), }",
+                             float32_payload(counting(8))));
+  const std::string message = test::data_error(truncated);
+  EXPECT_HAS(message, "short.npy");
+  EXPECT_HAS(message, "1600 bytes");
+  const std::string text = test::write_temp_file(
+      "text.npy", npy_bytes("{'descr': '<U3', 'fortran_order': False, 'shape': (2, 2), }",
+                            std::string(48, '\0')));
+  EXPECT_HAS(test::data_error(text), "text.npy");
+}
+
+TEST(RowSource, CopyBlocksAndRangesAgreeWithTheMatrix) {
+  FeatureMatrix matrix(7, 3);
+  const auto values = counting(21);
+  std::copy(values.begin(), values.end(), matrix.data());
+  const RowSource& source = matrix;
+  const std::vector<std::int64_t> rows = {6, 0, 3, 3};
+  std::vector<float> out(rows.size() * 3);
+  source.copy_rows(rows.data(), rows.size(), out.data());
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    for (int j = 0; j < 3; ++j) EXPECT_EQ(out[i * 3 + j], matrix(rows[i], j));
+  }
+  const RowRange range(source, 2, 6);
+  EXPECT_EQ(range.row_count(), 4);
+  std::vector<std::int64_t> firsts;
+  range.for_each_block(0, 4, 3, [&](std::int64_t first, std::int64_t count, const float* block) {
+    firsts.push_back(first);
+    for (std::int64_t i = 0; i < count; ++i) EXPECT_EQ(block[i * 3], matrix(first + i + 2, 0));
+  });
+  EXPECT_EQ(firsts, (std::vector<std::int64_t>{0, 3}));
+  const std::int64_t last = 3;
+  range.copy_rows(&last, 1, out.data());
+  EXPECT_EQ(out[2], matrix(5, 2));
+  EXPECT_HAS(error_of<OptionError>([&] { RowRange(source, 5, 8); }), "7 rows");
+}
+
+TEST(RowSource, OnePassStatisticsMatchTheDefinition) {
+  // A column with a mean far from 0 against its spread: the shifted sums keep
+  // the variance exact where a naive sum of squares would lose it.
+  FeatureMatrix matrix(4, 2);
+  matrix << 1e6f + 1, 0, 1e6f - 1, 2, 1e6f + 1, 4, 1e6f - 1, 6;
+  const ColumnStatistics all = column_statistics(matrix, {});
+  EXPECT_DOUBLE_EQ(all.mean[0], 1e6);
+  EXPECT_DOUBLE_EQ(all.sd[0], 1.0);
+  EXPECT_DOUBLE_EQ(all.mean[1], 3.0);
+  EXPECT_DOUBLE_EQ(all.sd[1], std::sqrt(5.0));
+  const ColumnStatistics some = column_statistics(matrix, {3, 1});
+  EXPECT_DOUBLE_EQ(some.low[1], 2.0);
+  EXPECT_DOUBLE_EQ(some.high[1], 6.0);
+  EXPECT_DOUBLE_EQ(some.sd[0], 0.0);
+}
+
+// ---- convert ----
+
+ConvertOptions npy_outputs(const std::string& stem) {
+  ConvertOptions options;
+  options.output = in_temp(stem + "_X.npy");
+  options.y_output = in_temp(stem + "_y.npy");
+  options.block_rows = 7;  // several blocks, a short last one
+  return options;
+}
+
+// Converts `path` to .npy + .npy and to one .npz, reads both back (mapped)
+// and compares them with the source read in memory.
+void expect_round_trip(const std::string& path, const std::string& stem,
+                       const ReadOptions& read = {}) {
+  const Dataset original = read_dataset(path, read);
+  ConvertOptions split = npy_outputs(stem);
+  if (original.target_kind == TargetKind::None) split.y_output.clear();
+  const ConvertSummary summary = convert_dataset(path, read, split);
+  EXPECT_EQ(summary.rows, original.rows());
+  ReadOptions back;
+  back.y_file = split.y_output;
+  const Dataset from_npy = read_dataset(split.output, back);
+  EXPECT_EQ(from_npy.features.storage(), RowStorage::Mapped) << path;
+  expect_same_data(from_npy, original, path + " -> .npy");
+
+  ConvertOptions packed;
+  packed.output = in_temp(stem + ".npz");
+  convert_dataset(path, read, packed);
+  const Dataset from_npz = read_dataset(packed.output);
+  EXPECT_EQ(from_npz.features.storage(), RowStorage::Mapped) << path;
+  expect_same_data(from_npz, original, path + " -> .npz");
+}
+
+TEST(Convert, RoundTripsEveryTextFixture) {
+  expect_round_trip(test::fixture("flowers.csv"), "flowers");
+  expect_round_trip(test::fixture("sklearn_dump.csv"), "dump_csv");
+  expect_round_trip(test::fixture("sklearn_dump.svm"), "dump_svm");
+  expect_round_trip(test::fixture("small.svm"), "small_svm");
+}
+
+TEST(Convert, RoundTripsHandMadeBinaryFormats) {
+  // IDX: 5 images of 2 x 3 bytes and their labels.
+  std::string images = test::idx_header({5, 2, 3});
+  for (int i = 0; i < 30; ++i) images.push_back(static_cast<char>(i * 7));
+  std::string labels = test::idx_header({5});
+  labels[2] = 0x08;
+  for (char label : {1, 0, 1, 2, 0}) labels.push_back(label);
+  const std::string image_path = test::write_temp_file("tiny-images-idx3-ubyte", images);
+  ReadOptions idx;
+  idx.labels_path = test::write_temp_file("tiny-labels-idx1-ubyte", labels);
+  expect_round_trip(image_path, "idx", idx);
+  EXPECT_TRUE(read_dataset(in_temp("idx.npz")).image_shape.has_value());
+
+  // MAT v5 with a real target.
+  const std::string mat = test::write_temp_file(
+      "small.mat",
+      test::mat_v5_bytes({{"X", 3, 2, {1, 2, 3, 4, 5, 6}}, {"Y", 3, 1, {0.5, 1.25, -2}}}));
+  expect_round_trip(mat, "mat");
+
+  // NPY of float64 features with a string-free integer target.
+  const std::string x = test::write_temp_file(
+      "f8.npy", npy_bytes("{'descr': '<f8', 'fortran_order': False, 'shape': (3, 2), }",
+                          std::string(48, '\x3f')));
+  const std::string y = test::write_temp_file(
+      "f8_y.npy", npy_bytes("{'descr': '<i4', 'fortran_order': False, 'shape': (3,), }",
+                            std::string("\x01\0\0\0\x02\0\0\0\x01\0\0\0", 12)));
+  ReadOptions npy;
+  npy.y_file = y;
+  expect_round_trip(x, "f8", npy);
+}
+
+TEST(Convert, ClassNamesThatAreNotNumbersBecomeCodesWithANote) {
+  const std::string path = test::write_temp_file("named.csv", "a,b,y\n1,2,cat\n3,4,dog\n5,6,cat\n");
+  ConvertOptions options;
+  options.output = in_temp("named.npz");
+  const ConvertSummary summary = convert_dataset(path, {}, options);
+  ASSERT_EQ(summary.notes.size(), 1u);
+  EXPECT_HAS(summary.notes.front(), "0 = cat, 1 = dog");
+  const Dataset back = read_dataset(options.output);
+  EXPECT_EQ(back.labels, (std::vector<std::int32_t>{0, 1, 0}));
+}
+
+TEST(Convert, BadRequestsAreRefusedBeforeWriting) {
+  const std::string csv = test::fixture("flowers.csv");
+  ConvertOptions options;
+  options.output = in_temp("flowers.csv.out");
+  EXPECT_HAS(error_of<OptionError>([&] { convert_dataset(csv, {}, options); }), ".npy");
+  options.output = in_temp("no_target.npy");
+  EXPECT_HAS(error_of<OptionError>([&] { convert_dataset(csv, {}, options); }), "--y-output");
+  EXPECT_FALSE(test::path_exists(options.output));
+  const std::string npy = test::write_temp_file(
+      "self.npy", npy_bytes("{'descr': '<f4', 'fortran_order': False, 'shape': (2, 2), }",
+                            float32_payload(counting(4))));
+  options.output = npy;
+  EXPECT_HAS(error_of<OptionError>([&] { convert_dataset(npy, {}, options); }), "replace");
+  options.output = in_temp("both.npz");
+  options.y_output = in_temp("y.npy");
+  EXPECT_HAS(error_of<OptionError>([&] { convert_dataset(csv, {}, options); }), ".npz output");
+}
+
+TEST(Convert, AFailingOutputLeavesNoFileBehind) {
+  // The target's path is a directory: the features were already written to a
+  // temporary file, which must go with the error.
+  ConvertOptions options;
+  options.output = in_temp("atomic_X.npy");
+  options.y_output = in_temp("a_directory.npy");
+  ASSERT_EQ(std::system(("mkdir -p " + options.y_output).c_str()), 0);
+  error_of<FileError>([&] { convert_dataset(test::fixture("flowers.csv"), {}, options); });
+  EXPECT_FALSE(test::path_exists(options.output));
+  const auto listing = test::run_command("ls " + test::temp_dir());
+  EXPECT_EQ(listing.out.find("atomic_X.npy"), std::string::npos) << listing.out;
+}
+
+TEST(ConvertCli, WritesThePairInfoSaysMappedAndBadOutputsAreUsageErrors) {
+  const std::string x = in_temp("cli_X.npy");
+  const std::string y = in_temp("cli_y.npy");
+  const auto converted = test::run_cli("convert " + test::fixture("flowers.csv") + " --output " +
+                                       x + " --y-output " + y);
+  ASSERT_EQ(converted.exit_code, 0) << converted.err;
+  EXPECT_HAS(converted.out, "wrote");
+  const auto info = test::run_cli("info " + x + " --y-file " + y);
+  ASSERT_EQ(info.exit_code, 0) << info.err;
+  EXPECT_HAS(info.out, "storage     mapped from the file");
+  const auto loaded = test::run_cli("info " + x + " --y-file " + y + " --in-memory --json");
+  EXPECT_HAS(loaded.out, "\"storage\": \"in memory\"");
+  const auto bad =
+      test::run_cli("convert " + test::fixture("flowers.csv") + " --output " + in_temp("cli.txt"));
+  EXPECT_EQ(bad.exit_code, 2) << bad.err;
+  EXPECT_HAS(bad.err, "topkfs: error:");
+  const auto same = test::run_cli("convert " + x + " --output " + x);
+  EXPECT_EQ(same.exit_code, 2) << same.err;
+}
+
+// The streaming reader against the in-memory one on every shared dataset
+// converted to .npy (and .npz).
+class SharedDataRoundTrip : public testing::TestWithParam<const char*> {};
+
+TEST_P(SharedDataRoundTrip, MappedEqualsInMemory) {
+  const std::string relative = GetParam();
+  const std::string folder = relative.substr(0, relative.find('/'));
+  TOPKFS_REQUIRE_SHARED_DATA(folder);
+  std::string stem = folder;
+  std::replace(stem.begin(), stem.end(), '-', '_');
+  expect_round_trip(test::shared_data(relative), stem);
+}
+
+INSTANTIATE_TEST_SUITE_P(Every, SharedDataRoundTrip,
+                         testing::Values("mnist", "fashion-mnist", "usps/usps.h5",
+                                         "coil20/COIL20.mat", "allaml/ALLAML.mat",
+                                         "pyrim/pyrim.csv", "kin8nm/kin8nm.csv",
+                                         "ailerons/ailerons.csv", "cpu_act/cpu_act.csv"),
+                         [](const testing::TestParamInfo<const char*>& info) {
+                           std::string name =
+                               std::string(info.param).substr(0, std::string(info.param).find('/'));
+                           std::replace(name.begin(), name.end(), '-', '_');
+                           return name;
+                         });
+
+}  // namespace
+}  // namespace topkfs
