@@ -22,7 +22,7 @@
 # tolerances of the timed runs.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-# shellcheck source=linear_reference_setup.sh
+# shellcheck source=bench/linear_reference_setup.sh
 source "$here/linear_reference_setup.sh"
 reference_run_start /tmp/topkfs-class-bench "$@"
 repeat="${REPEAT:-2}"

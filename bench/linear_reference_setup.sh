@@ -14,6 +14,7 @@
 # bench/bench_ratios.py (PYTHONPATH="$here").
 
 reference_run_start() {
+  # shellcheck disable=SC2034  # `build` is the calling script's
   build="${2:-$here/../build}"
   data_dir="${3:-$1}"
   mkdir -p "$data_dir"

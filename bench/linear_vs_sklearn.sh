@@ -21,7 +21,7 @@
 # (scikit-learn at tol=1e-14, computed apart and not timed).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-# shellcheck source=linear_reference_setup.sh
+# shellcheck source=bench/linear_reference_setup.sh
 source "$here/linear_reference_setup.sh"
 reference_run_start /tmp/topkfs-linear-bench "$@"
 data="$data_dir/linear_bench.csv"

@@ -48,6 +48,11 @@ def test_unscaled_fits_rank_by_the_raw_coefficients():
     X = X.copy()
     X[:, 1] *= 1e-3
     standard = topkfs.TopKSelector("elastic-net-top", k=3, threads=1).fit(X, y)
-    raw = topkfs.TopKSelector("elastic-net-top", k=3, threads=1, scaling="none").fit(X, y)
+    raw = topkfs.TopKSelector("elastic-net-top", k=3, threads=1, scaling="none",
+                              screen_level=0).fit(X, y)
     assert sorted(standard.selected_) == [1, 4, 6]
     assert 1 not in raw.selected_
+    # The marginal screen (the default) is free of units: it puts column 1,
+    # which correlates with y, ahead of the columns that do not.
+    screened = topkfs.TopKSelector("elastic-net-top", k=3, threads=1, scaling="none").fit(X, y)
+    assert sorted(screened.selected_) == [1, 4, 6]
