@@ -122,11 +122,26 @@ class SymbolTableCheck {
     group_ = group;
     const std::uint64_t header = address(entry + offset_size_);
     require_inside(header, 16, "object header");
+    // A link back to a group above is legal, and where H5Lvisit stops, only
+    // when that object counts more than one link: H5Lvisit remembers only
+    // those.
+    if (std::find(ancestors_.begin(), ancestors_.end(), header) != ancestors_.end()) {
+      if (number(header, 1) != 1 || number(header + 4, 4) >= 2) {
+        group_ = outer;
+        return;
+      }
+      corrupt(
+          fmt::format("it links back to the group above it whose object header at byte {} "
+                      "counts {} link(s)",
+                      header, number(header + 4, 4)));
+    }
+    ancestors_.push_back(header);
     if (number(entry + 2 * offset_size_, 4) == 1) {  // the entry caches the symbol table
       const std::uint64_t scratch = entry + 2 * offset_size_ + 8;
       check_symbol_table(address(scratch), address(scratch + offset_size_));
     }
     check_object_header(header);
+    ancestors_.pop_back();
     group_ = outer;
   }
 
@@ -178,7 +193,15 @@ class SymbolTableCheck {
           "the file ({} bytes)",
           heap, data_size, data == kUndefinedAddress ? "(none)" : std::to_string(data), size_));
     }
+    // Each group has a B-tree of its own: one that is a group's above it
+    // makes a loop that H5Lvisit walks until the stack or the path names
+    // give out (a fuzzed group whose symbol table was the root's).
+    if (std::find(tables_above_.begin(), tables_above_.end(), btree) != tables_above_.end()) {
+      corrupt(fmt::format("its symbol table B-tree at byte {} is that of a group above it", btree));
+    }
+    tables_above_.push_back(btree);
     check_group_node(btree, kMaxTreeLevel);
+    tables_above_.pop_back();
   }
 
   // A v1 B-tree node of a group: its children are nodes one level down, or
@@ -225,7 +248,9 @@ class SymbolTableCheck {
   unsigned length_size_ = 8;
   std::uint64_t base_ = 0;
   std::set<std::uint64_t> visited_;
-  std::string group_;  // the group being checked, for messages
+  std::vector<std::uint64_t> ancestors_;     // the object headers above the entry being checked
+  std::vector<std::uint64_t> tables_above_;  // the symbol table B-trees above it
+  std::string group_;                        // the group being checked, for messages
 };
 
 }  // namespace
