@@ -19,16 +19,9 @@ std::uint32_t* futex_address(std::atomic<std::uint32_t>& word) {
 
 }  // namespace
 
-void WaitPoint::adapt_in_time(std::int64_t budget) {
-  const std::int64_t next = std::min(kMaxPollNanoseconds, 2 * budget);
-  if (next != budget) poll_nanoseconds_.store(next, std::memory_order_relaxed);
-}
-
-void WaitPoint::adapt_after_sleep(std::int64_t waited) {
-  const std::int64_t budget = poll_nanoseconds_.load(std::memory_order_relaxed);
-  const std::int64_t next = waited <= kMaxPollNanoseconds
-                                ? std::min(kMaxPollNanoseconds, std::max(budget, 2 * waited))
-                                : std::max(kMinPollNanoseconds, budget / 2);
+void WaitPoint::adapt(std::int64_t budget, bool in_time) {
+  const std::int64_t next = in_time ? std::min(kMaxPollNanoseconds, 2 * budget)
+                                    : std::max(kMinPollNanoseconds, budget / 2);
   if (next != budget) poll_nanoseconds_.store(next, std::memory_order_relaxed);
 }
 

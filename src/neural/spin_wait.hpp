@@ -4,16 +4,11 @@
 // are mostly far shorter than a kernel wake-up, hence the polling; but on a
 // busy machine the member waited for may have lost its core, and a waiter
 // that kept polling would hold the very core it needs (the passive wait of
-// OpenMP's OMP_WAIT_POLICY). How long to poll adapts to how long the waits
-// last: one that ended while polling doubles the next poll; one that slept
-// but ended within the longest poll sets the next poll to twice its length
-// (polling that long would have spared the kernel round trip); one that
-// outlasted the longest poll (the member waited for lost its core) halves
-// it. So on an idle machine the members poll as long as their waits last,
-// and on a busy one they go to sleep almost at once (docs/reliability.md,
-// "Threads under load"). Growing only on a wait that ended while polling
-// let one long wait shrink the poll below the usual wait for good: every
-// wait then slept, and none ended in time to grow it again.
+// OpenMP's OMP_WAIT_POLICY). How long to poll adapts: a wait that had to
+// sleep halves the next poll, one that ended while polling doubles it, so
+// that on an idle machine the members poll as long as their waits last and
+// on a busy one they go to sleep almost at once (docs/reliability.md,
+// "Threads under load").
 #include <atomic>
 #include <cstdint>
 
@@ -25,8 +20,7 @@ class WaitPoint {
   // change that the changing thread follows with signal().
   template <typename Ready>
   void wait_until(Ready ready) {
-    const std::int64_t start = now_nanoseconds();
-    if (poll(ready, start)) return;
+    if (poll(ready)) return;
     sleepers_.fetch_add(1);
     for (;;) {
       const std::uint32_t seen = word_.load();
@@ -34,7 +28,6 @@ class WaitPoint {
       sleep_while(seen);
     }
     sleepers_.fetch_sub(1);
-    adapt_after_sleep(now_nanoseconds() - start);
   }
 
   // Wakes the sleeping waiters, after a change that may make them ready.
@@ -44,25 +37,25 @@ class WaitPoint {
   }
 
  private:
-  // Polls ready() for the current polling time from `start`; true when it
-  // held.
+  // Polls ready() for the current polling time; true when it held.
   template <typename Ready>
-  bool poll(Ready ready, std::int64_t start) {
+  bool poll(Ready ready) {
     const std::int64_t budget = poll_nanoseconds_.load(std::memory_order_relaxed);
-    const std::int64_t deadline = start + budget;
+    const std::int64_t deadline = now_nanoseconds() + budget;
     for (;;) {
       for (int i = 0; i < kChecksPerClockRead; ++i) {
         if (ready()) {
-          adapt_in_time(budget);
+          adapt(budget, true);
           return true;
         }
         pause();
       }
-      if (now_nanoseconds() > deadline) return false;
+      if (now_nanoseconds() > deadline) break;
     }
+    adapt(budget, false);
+    return false;
   }
-  void adapt_in_time(std::int64_t budget);
-  void adapt_after_sleep(std::int64_t waited);
+  void adapt(std::int64_t budget, bool in_time);
   static std::int64_t now_nanoseconds();
   static void pause();
   void sleep_while(std::uint32_t seen);  // returns once word_ != seen, or spuriously
