@@ -7,9 +7,10 @@
 // select` runs it, on MNIST's training rows (--rows of them, default 20000),
 // MLP 256-128, batch 128, k 50, --epochs epochs (default 2) without
 // validation; its figure is the mean epoch time from the result's history
-// (the fit's set-up left out). The variants alternate, 1 thread then the
-// default, for --rounds rounds (default 5), so that drift of a shared machine
-// hits both; the ratio is the median of the per-round ratios. Each round
+// (the fit's set-up left out). The variants alternate, 1 thread and the
+// default (which of them goes first alternates too), for --rounds rounds
+// (default 5), so that drift of a shared machine hits both; the ratio is the
+// median of the per-round ratios. Each round
 // prints the team size the default chose (it takes the cores that no other
 // runnable task holds when the fit starts), and, for comparison, a team on
 // every core (--threads set to the core count: the old default).
@@ -120,8 +121,16 @@ double measure(const char* phase, const topkfs::Dataset& data,
   fmt::print("\n== {} ({} at the start)\n", phase, load_average());
   std::vector<double> one, team, full, ratios, full_ratios;
   for (int round = 0; round < config.rounds; ++round) {
-    one.push_back(fit(data, rows, config, 1).epoch_seconds);
-    const Fit by_default = fit(data, rows, config, 0);
+    // Which of the two goes first alternates: whatever drifts over a round
+    // (the neighbour's warm-up, the page cache) then favours neither.
+    Fit by_default;
+    if (round % 2 == 0) {
+      one.push_back(fit(data, rows, config, 1).epoch_seconds);
+      by_default = fit(data, rows, config, 0);
+    } else {
+      by_default = fit(data, rows, config, 0);
+      one.push_back(fit(data, rows, config, 1).epoch_seconds);
+    }
     team.push_back(by_default.epoch_seconds);
     full.push_back(fit(data, rows, config, all_cores()).epoch_seconds);
     ratios.push_back(team.back() / one.back());

@@ -106,7 +106,7 @@ class Hdf5Reader {
     if (H5Fis_hdf5(path_.c_str()) <= 0) {
       throw DataError(fmt::format("{}: not an HDF5 file (no HDF5 signature found)", path_));
     }
-    hdf5::check_root_group(path_);
+    hdf5::check_symbol_tables(path_);
     file_ = hdf5::file_handle(H5Fopen(path_.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
     if (!file_) {
       throw DataError(

@@ -74,12 +74,16 @@ std::vector<std::uint64_t> dataset_dims(hid_t dataset);
 // shape), so every dataset is checked before H5Dread.
 void check_storage(hid_t dataset, const std::string& path, const std::string& name);
 
-// Throws DataError naming `path` when the root group's symbol table points
+// Throws DataError naming `path` when the symbol table of a group points
 // outside the file: its B-tree, or a local heap whose link names would lie
 // past the end. libhdf5 1.10 reads them without checking when it looks a
-// name up (H5Lexists, H5Oopen) and crashes on a null buffer (a fuzzed file).
-// Covers files with a version 0 or 1 superblock, as h5py and MATLAB write.
-void check_root_group(const std::string& path);
+// name up (H5Lexists, H5Oopen) or lists a group (H5Lvisit), and crashes on a
+// null buffer (fuzzed files: the root group's heap, then a subgroup's).
+// Every group reachable from the root is checked, in files with a version
+// 0 or 1 superblock, as h5py and MATLAB write; so are the object headers'
+// sizes and continuation blocks and the superblock's driver information
+// block, whose claimed sizes libhdf5 allocates before reading them.
+void check_symbol_tables(const std::string& path);
 
 // Turns off HDF5's automatic printing of its error stack on stderr; failures
 // are reported through return codes and turned into DataError instead.

@@ -85,7 +85,7 @@ void check_mat_structure(const std::string& path) {
                     path));
   }
   if (expected == 0x0200) {  // v7.3: HDF5, whose names matio looks up in the root group
-    hdf5::check_root_group(path);
+    hdf5::check_symbol_tables(path);
     return;
   }
   const std::uint64_t size = file_size(path);

@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <cstring>
+#include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "topkfs/core/error.hpp"
@@ -25,9 +27,8 @@ constexpr std::uint32_t kSparseClass = 5;
 constexpr std::uint32_t kCellClass = 1, kObjectClass = 3;
 constexpr std::uint64_t kTagBytes = 8;
 constexpr std::uint64_t kArrayFlagsBytes = 8;  // class and flags, then nzmax
-// The array flags, dims, name and real-part tag of a matrix: a rank of up to
-// a few hundred and a name of 63 characters fit well inside this.
-constexpr std::size_t kDescriptionBytes = 4096;
+// The longest run of dimensions read at once.
+constexpr std::uint64_t kChunkBytes = 4096;
 
 std::uint64_t element_width(std::uint32_t type) {
   switch (type) {
@@ -45,14 +46,113 @@ std::uint64_t element_width(std::uint32_t type) {
   }
 }
 
+// The body of a matrix element, read forward: from the file, or inflated
+// from a compressed element as the walk goes, without holding all of it.
+// read() copies `count` bytes at `at`, never before the end of the last read.
+class BodySource {
+ public:
+  virtual ~BodySource() = default;
+  virtual void read(std::uint64_t at, std::uint64_t count, char* out) = 0;
+};
+
+class FileBody : public BodySource {
+ public:
+  FileBody(std::istream& in, std::uint64_t start) : in_(in), start_(start) {}
+  void read(std::uint64_t at, std::uint64_t count, char* out) override {
+    in_.clear();
+    in_.seekg(static_cast<std::streamoff>(start_ + at));
+    in_.read(out, static_cast<std::streamsize>(count));
+  }
+
+ private:
+  std::istream& in_;
+  std::uint64_t start_;
+};
+
+// Inflates `length` compressed bytes from the stream's current place.
+class Inflater {
+ public:
+  Inflater(std::istream& in, std::uint64_t length, const std::string& where)
+      : in_(in), left_(length), input_(1 << 16), output_(1 << 16) {
+    if (inflateInit(&stream_) != Z_OK) {
+      throw DataError(fmt::format("{}: cannot initialise zlib", where));
+    }
+  }
+  ~Inflater() { inflateEnd(&stream_); }
+  Inflater(const Inflater&) = delete;
+  Inflater& operator=(const Inflater&) = delete;
+
+  // The next piece of inflated bytes; empty at the end of the data or of
+  // a corrupt stream.
+  std::string_view next() {
+    while (status_ == Z_OK) {
+      if (stream_.avail_in == 0 && left_ > 0) {
+        const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(input_.size(), left_));
+        in_.read(input_.data(), static_cast<std::streamsize>(want));
+        left_ -= want;
+        stream_.next_in = reinterpret_cast<Bytef*>(input_.data());
+        stream_.avail_in = static_cast<uInt>(want);
+      }
+      stream_.next_out = reinterpret_cast<Bytef*>(output_.data());
+      stream_.avail_out = static_cast<uInt>(output_.size());
+      status_ = inflate(&stream_, Z_NO_FLUSH);
+      const std::size_t got = output_.size() - stream_.avail_out;
+      if (status_ == Z_BUF_ERROR && stream_.avail_in == 0 && left_ > 0) status_ = Z_OK;
+      if (got > 0) return {output_.data(), got};
+    }
+    return {};
+  }
+
+ private:
+  std::istream& in_;
+  std::uint64_t left_;
+  std::vector<char> input_;
+  std::vector<char> output_;
+  z_stream stream_{};
+  int status_ = Z_OK;
+};
+
+// A compressed element's inner body: the inflated bytes after the inner tag.
+class InflatedBody : public BodySource {
+ public:
+  InflatedBody(std::istream& in, std::uint64_t length, const std::string& where)
+      : inflater_(in, length, where) {}
+  void read(std::uint64_t at, std::uint64_t count, char* out) override {
+    at += 8;  // past the inner element's tag
+    if (at < position_) throw std::logic_error("InflatedBody is read forward only");
+    while (count > 0) {
+      if (piece_.empty()) {
+        piece_ = inflater_.next();
+        if (piece_.empty()) return;  // the walk stays inside what inflated
+      }
+      const std::uint64_t skip = std::min<std::uint64_t>(at - position_, piece_.size());
+      piece_.remove_prefix(skip);
+      position_ += skip;
+      if (position_ < at) continue;
+      const std::uint64_t take = std::min<std::uint64_t>(count, piece_.size());
+      std::memcpy(out, piece_.data(), take);
+      piece_.remove_prefix(take);
+      position_ += take;
+      at += take;
+      out += take;
+      count -= take;
+    }
+  }
+
+ private:
+  Inflater inflater_;
+  std::string_view piece_;
+  std::uint64_t position_ = 0;  // of piece_'s first byte in the inflated data
+};
+
 // The sub-elements of a matrix element's body: array flags, dimensions,
-// name, then the values (or, for cells and structs, what they hold). Only
-// the first kDescriptionBytes are at hand, but every length is checked
-// against the whole body: matio allocates what a tag claims before reading.
+// name, then the values (or, for cells and structs, what they hold). Every
+// tag that matio reads is checked, against the whole body: matio allocates
+// what a tag claims before reading.
 class MatrixDescription {
  public:
-  MatrixDescription(const std::string& head, std::uint64_t body_length, bool swapped)
-      : head_(head), body_length_(body_length), swapped_(swapped) {}
+  MatrixDescription(BodySource& body, std::uint64_t body_length, bool swapped)
+      : body_(body), body_length_(body_length), swapped_(swapped) {}
 
   // Throws `Corrupt` (via fail) naming the sub-element whose length runs
   // past the body, or the values that are fewer than the dimensions need.
@@ -65,12 +165,15 @@ class MatrixDescription {
     std::uint64_t needed = 1;
     bool overflow = false;
     int part = 0;
-    for (; fits(4); ++part) {
+    // Up to the parts matio reads for the class (known after the flags);
+    // the elements of a cell or struct are matio's own walk.
+    for (; fits(4) && part < parts_read(matrix_class, part); ++part) {
       std::uint32_t type = 0;
       std::uint64_t length = 0;
       const std::uint64_t tag_at = at_;
       if (!tag(type, length)) break;
       const char* what = kParts[std::min(part, 3)];
+      const bool numeric = matrix_class >= kFirstNumericClass && matrix_class <= kLastNumericClass;
       if (small_ && length > 4) {
         fail(
             fmt::format("its {} (at byte {} of the variable) is a small element of {} bytes, "
@@ -101,13 +204,35 @@ class MatrixDescription {
                         "where the format has 4-byte integers (type {})",
                         tag_at, length, type, kMiInt32));
       }
+      // matio reads a sparse matrix's row indices and column starts as
+      // length / 4 values of the tag's type, and goes on from where that
+      // read ended: another width (or an unknown type, read as nothing)
+      // leaves it taking the next tag from inside these, and the next
+      // length from anywhere (fuzzed types 251 and 11264 had it allocate
+      // 4.3 GB for the values).
+      if (matrix_class == kSparseClass && (part == 3 || part == 4) &&
+          ((type != kMiInt32 && type != kMiUint32) || length % 4 != 0)) {
+        fail(fmt::format(
+            "its sparse {} (at byte {} of the variable) are {} bytes of type {}, "
+            "where the format has 4-byte integers (type {})",
+            part == 3 ? "row indices" : "column starts", tag_at, length, type, kMiInt32));
+      }
+      // The values, read as whole values of their type in the same way.
+      const bool values = (numeric && part >= 3) || (matrix_class == kSparseClass && part >= 5);
+      if (values && (element_width(type) == 0 || length % element_width(type) != 0)) {
+        fail(
+            fmt::format("its values (at byte {} of the variable) are {} bytes of type {}, not a "
+                        "whole number of a numeric type's values",
+                        tag_at, length, type));
+      }
       if (part == 0 && fits(4)) matrix_class = u32(at_) & 0xFF;
       if (part == 1) {
-        for (std::uint64_t d = 0; d + 4 <= length && fits(d + 4); d += 4) {
-          overflow |= __builtin_mul_overflow(needed, std::uint64_t{u32(at_ + d)}, &needed);
+        std::string sizes;
+        for (std::uint64_t d = 0; d + 4 <= length; d += 4) {
+          if (d % kChunkBytes == 0) sizes = bytes(at_ + d, std::min(kChunkBytes, length - d));
+          overflow |= __builtin_mul_overflow(needed, word(sizes, d % kChunkBytes), &needed);
         }
       }
-      const bool numeric = matrix_class >= kFirstNumericClass && matrix_class <= kLastNumericClass;
       if (part == 3 && numeric && element_width(type) != 0 && !overflow &&
           !__builtin_mul_overflow(needed, element_width(type), &needed) && length < needed) {
         fail(
@@ -129,11 +254,10 @@ class MatrixDescription {
     // matio reads these parts whether the variable holds them or not, past
     // its end into whatever follows (a fuzzed variable that ended after its
     // dimensions had it allocate 4 GB for a "name").
-    const bool whole = head_.size() >= body_length_;
     const int parts = matrix_class == kSparseClass                                              ? 6
                       : matrix_class >= kFirstNumericClass && matrix_class <= kLastNumericClass ? 4
                                                                                                 : 3;
-    if (whole && part < parts) {
+    if (part < parts) {
       fail(
           fmt::format("it ends after {} of the {} parts (array flags, dimensions, name{}) that "
                       "its class needs",
@@ -145,14 +269,31 @@ class MatrixDescription {
   }
 
  private:
-  std::uint32_t u32(std::uint64_t at) const {
+  // The parts of a class that matio reads, before the flags say the class:
+  // numeric values may have an imaginary part, a sparse matrix's too.
+  static int parts_read(std::uint32_t matrix_class, int part) {
+    if (part == 0) return 1;
+    if (matrix_class == kSparseClass) return 7;
+    if (matrix_class >= kFirstNumericClass && matrix_class <= kLastNumericClass) return 5;
+    return 3;
+  }
+
+  std::string bytes(std::uint64_t at, std::uint64_t count) {
+    std::string out(static_cast<std::size_t>(count), '\0');
+    body_.read(at, count, out.data());
+    return out;
+  }
+
+  std::uint64_t word(const std::string& from, std::uint64_t at) const {
     std::uint32_t value = 0;
-    std::memcpy(&value, head_.data() + at, 4);
+    std::memcpy(&value, from.data() + at, 4);
     return swapped_ ? __builtin_bswap32(value) : value;
   }
 
+  std::uint32_t u32(std::uint64_t at) { return static_cast<std::uint32_t>(word(bytes(at, 4), 0)); }
+
   bool fits(std::uint64_t bytes) const {
-    return at_ <= head_.size() && bytes <= head_.size() - at_;
+    return at_ <= body_length_ && bytes <= body_length_ - at_;
   }
 
   // Reads a tag, normal (type, length) or small (length in the upper half of
@@ -178,48 +319,27 @@ class MatrixDescription {
   // Past the data of the last tag, padded to 8 bytes (4 for small data).
   void skip(std::uint64_t length) { at_ += small_ ? 4 : (length + 7) / 8 * 8; }
 
-  const std::string& head_;
+  BodySource& body_;
   std::uint64_t body_length_;
   bool swapped_;
   std::uint64_t at_ = 0;
   bool small_ = false;
 };
 
-// The element's body inflated: its first kDescriptionBytes, and the total
-// inflated size, without holding the whole of it.
-struct Inflated {
-  std::string head;
+// The first 8 inflated bytes of a compressed element (its inner tag) and
+// the inflated size, without holding the rest.
+struct InnerTag {
+  std::string tag;
   std::uint64_t total = 0;
 };
 
-Inflated inflate_counting(std::istream& in, std::uint64_t length, const std::string& where) {
-  z_stream stream{};
-  if (inflateInit(&stream) != Z_OK)
-    throw DataError(fmt::format("{}: cannot initialise zlib", where));
-  Inflated result;
-  std::vector<char> input(1 << 16);
-  std::vector<char> output(1 << 16);
-  std::uint64_t left = length;
-  int status = Z_OK;
-  while (status == Z_OK && left > 0) {
-    const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(input.size(), left));
-    in.read(input.data(), static_cast<std::streamsize>(want));
-    left -= want;
-    stream.next_in = reinterpret_cast<Bytef*>(input.data());
-    stream.avail_in = static_cast<uInt>(want);
-    do {
-      stream.next_out = reinterpret_cast<Bytef*>(output.data());
-      stream.avail_out = static_cast<uInt>(output.size());
-      status = inflate(&stream, Z_NO_FLUSH);
-      const std::size_t got = output.size() - stream.avail_out;
-      if (result.head.size() < kDescriptionBytes) {
-        result.head.append(output.data(), std::min(got, kDescriptionBytes - result.head.size()));
-      }
-      result.total += got;
-    } while (status == Z_OK && stream.avail_out == 0);
-    if (status == Z_BUF_ERROR) status = Z_OK;  // wants more input
+InnerTag inflate_counting(std::istream& in, std::uint64_t length, const std::string& where) {
+  Inflater inflater(in, length, where);
+  InnerTag result;
+  for (std::string_view piece = inflater.next(); !piece.empty(); piece = inflater.next()) {
+    if (result.tag.size() < 8) result.tag.append(piece.substr(0, 8 - result.tag.size()));
+    result.total += piece.size();
   }
-  inflateEnd(&stream);
   return result;
 }
 
@@ -233,31 +353,34 @@ void check_mat_v5_element(std::istream& in, std::uint64_t offset, std::uint64_t 
   in.read(reinterpret_cast<char*>(&type), 4);
   if (swapped) type = __builtin_bswap32(type);
   in.seekg(static_cast<std::streamoff>(offset + 8));
-  std::string body;
-  std::uint64_t body_length = length;
+  const auto check = [&](BodySource& body, std::uint64_t body_length) {
+    MatrixDescription(body, body_length, swapped).check([&](const std::string& what) {
+      throw DataError(fmt::format(
+          "{}: the variable at byte {} is corrupt: {}; the file is truncated or damaged", path,
+          offset, what));
+    });
+  };
   if (type == kMiMatrix) {
-    body.resize(static_cast<std::size_t>(std::min<std::uint64_t>(length, kDescriptionBytes)));
-    in.read(body.data(), static_cast<std::streamsize>(body.size()));
+    FileBody body(in, offset + 8);
+    check(body, length);
   } else if (type == kMiCompressed) {
-    Inflated inflated = inflate_counting(in, length, path);
-    if (inflated.head.size() < 8) return;  // matio reports an unreadable variable
-    std::uint32_t inner = 0;
-    std::memcpy(&inner, inflated.head.data(), 4);
-    if ((swapped ? __builtin_bswap32(inner) : inner) != kMiMatrix) return;
-    // The inner element's own length, but no more than what inflated.
+    const InnerTag inner = inflate_counting(in, length, path);
+    if (inner.tag.size() < 8) return;  // matio reports an unreadable variable
+    std::uint32_t inner_type = 0;
     std::uint32_t inner_length = 0;
-    std::memcpy(&inner_length, inflated.head.data() + 4, 4);
-    if (swapped) inner_length = __builtin_bswap32(inner_length);
-    body = inflated.head.substr(8);
-    body_length = std::min<std::uint64_t>(inner_length, inflated.total - 8);
-  } else {
-    return;
+    std::memcpy(&inner_type, inner.tag.data(), 4);
+    std::memcpy(&inner_length, inner.tag.data() + 4, 4);
+    if (swapped) {
+      inner_type = __builtin_bswap32(inner_type);
+      inner_length = __builtin_bswap32(inner_length);
+    }
+    if (inner_type != kMiMatrix) return;
+    // The inner element's own length, but no more than what inflated.
+    in.clear();
+    in.seekg(static_cast<std::streamoff>(offset + 8));
+    InflatedBody body(in, length, path);
+    check(body, std::min<std::uint64_t>(inner_length, inner.total - 8));
   }
-  MatrixDescription(body, body_length, swapped).check([&](const std::string& what) {
-    throw DataError(
-        fmt::format("{}: the variable at byte {} is corrupt: {}; the file is truncated or damaged",
-                    path, offset, what));
-  });
 }
 
 }  // namespace topkfs::detail

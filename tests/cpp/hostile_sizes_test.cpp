@@ -282,6 +282,76 @@ TEST(HostileSizes, MatVariablesThatMatioWouldReadPastTheirEnd) {
   EXPECT_HAS(ends, "it ends after 2 of the 4 parts (array flags, dimensions, name, values)");
 }
 
+// A sparse X (2 x 1, `count` row indices) and a Y, written by hand: the
+// fixture sets the row indices' type and the values' claimed length.
+std::string sparse_mat_fixture(const std::string& name, int index_type, long count,
+                               std::uint64_t values_claim) {
+  return python_fixture(
+      name,
+      fmt::format(
+          "import struct\n"
+          "def tag(t, data):\n"
+          "    return struct.pack('<II', t, len(data)) + data + bytes(-len(data) % 8)\n"
+          "def var(body):\n"
+          "    return struct.pack('<II', 14, len(body)) + body\n"
+          "head = b'MATLAB 5.0 MAT-file'.ljust(116) + bytes(8) + b'\\x00\\x01IM'\n"
+          "x = (tag(6, struct.pack('<II', 5, {count})) + tag(5, struct.pack('<ii', 2, 1))\n"
+          "     + struct.pack('<HH', 1, 1) + b'X\\0\\0\\0'\n"
+          "     + tag({type}, struct.pack('<{count}i', *([0] * {count})))\n"
+          "     + tag(5, struct.pack('<ii', 0, 1))\n"
+          "     + struct.pack('<II', 9, {claim}) + struct.pack('<d', 1.0))\n"
+          "y = (tag(6, struct.pack('<II', 6, 0)) + tag(5, struct.pack('<ii', 2, 1))\n"
+          "     + struct.pack('<HH', 1, 1) + b'Y\\0\\0\\0' + tag(9, struct.pack('<dd', 0, 1)))\n"
+          "open(out, 'wb').write(head + var(x) + var(y))",
+          fmt::arg("count", count), fmt::arg("type", index_type), fmt::arg("claim", values_claim)));
+}
+
+TEST(HostileSizes, MatSparseIndicesOfAnotherWidthThanMatioReads) {
+  // matio reads length / 4 indices of the tag's type: 16-bit indices would
+  // leave it reading the next tag from inside them (fuzzing found types 251
+  // and 11264, and 4.3 GB allocated for the values).
+  const std::string good = sparse_mat_fixture("sparse.mat", 5, 2, 8);
+  ASSERT_FALSE(HasFatalFailure());
+  EXPECT_EQ(read_dataset(good, {}).features.rows(), 2);
+  const std::string narrow = sparse_mat_fixture("sparse-int16.mat", 3, 2, 8);
+  ASSERT_FALSE(HasFatalFailure());
+  const std::string message = data_error(narrow);
+  EXPECT_HAS(message, "sparse-int16.mat");
+  EXPECT_HAS(message, "its sparse row indices (at byte 40 of the variable) are 8 bytes of type 3");
+}
+
+TEST(HostileSizes, MatTagsFarIntoAVariableAreCheckedToo) {
+  // 1050 row indices put the values' tag past the first 4 KB of the
+  // variable; it claims 4 GB, which matio would allocate.
+  const std::string path = sparse_mat_fixture("far-values.mat", 5, 1050, 0xFFFFFFF8);
+  ASSERT_FALSE(HasFatalFailure());
+  const std::string message = data_error(path);
+  EXPECT_HAS(message, "far-values.mat");
+  EXPECT_HAS(message, "its data (at byte 4264 of the variable) claim 4294967288 bytes");
+}
+
+TEST(HostileSizes, Hdf5SubgroupHeapPastTheEndOfTheFile) {
+  // libhdf5 reads the local heap of every group it lists or looks a name up
+  // in (fuzzing found a crash in H5Lvisit on a subgroup's).
+  const std::string path =
+      python_fixture("subgroup-heap.h5",
+                     "import h5py\nwith h5py.File(out, 'w', libver='earliest') as f:\n"
+                     "    for part in ('train', 'test'):\n"
+                     "        f[part + '/data'] = np.zeros((4, 2))\n"
+                     "        f[part + '/target'] = np.arange(4) % 2");
+  ASSERT_FALSE(HasFatalFailure());
+  ASSERT_EQ(read_dataset(path, {}).features.rows(), 8);
+  std::string bytes = read_file_bytes(path);
+  const std::size_t root_heap = bytes.find("HEAP");
+  const std::size_t heap = bytes.find("HEAP", root_heap + 4);
+  ASSERT_NE(heap, std::string::npos);
+  bytes[heap + 8 + 7] = 0x13;  // the heap's data segment size
+  const std::string message = data_error(write_temp_file("subgroup-heap-cut.h5", bytes));
+  EXPECT_HAS(message, "subgroup-heap-cut.h5");
+  EXPECT_HAS(message, "the group or dataset whose entry is at byte");
+  EXPECT_HAS(message, fmt::format("local heap at byte {}", heap));
+}
+
 TEST(HostileSizes, Hdf5RootGroupHeapPastTheEndOfTheFile) {
   const std::string path =
       python_fixture("root-heap.h5",

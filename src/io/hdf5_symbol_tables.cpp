@@ -1,0 +1,260 @@
+// The groups of an HDF5 file, checked before libhdf5 opens the file, looks a
+// name up in a group or lists them (hdf5_util.hpp says why). Only the layout that files with a
+// version 0 or 1 superblock use is read here: the superblock's root
+// symbol-table entry, version 1 object headers, and each group's symbol
+// table: its local heap, its B-tree of symbol nodes and the entries in them,
+// which lead to the groups below. Newer superblocks and object headers carry
+// checksums, which libhdf5 verifies itself.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <fstream>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "hdf5_util.hpp"
+#include "topkfs/core/error.hpp"
+#include "topkfs/io/file_util.hpp"
+
+namespace topkfs::hdf5 {
+namespace {
+
+constexpr char kSignature[] = "\x89HDF\r\n\x1a\n";
+constexpr std::uint16_t kSymbolTableMessage = 0x11;
+constexpr std::uint16_t kContinuationMessage = 0x10;
+constexpr std::uint64_t kGroupNodeType = 0;  // a v1 B-tree of symbol nodes
+constexpr std::uint64_t kUndefinedAddress = ~std::uint64_t{0};
+// Far more than the few messages of a group's object header.
+constexpr std::uint64_t kMaxHeaderBytes = 1 << 16;
+// Bounds on the walk: a B-tree deeper than this, or more structures than
+// this, is not one that h5py or MATLAB wrote, and a corrupt file could
+// otherwise keep the walk going (libhdf5 reports what is left itself).
+constexpr int kMaxTreeLevel = 64;
+constexpr std::size_t kMaxVisits = 1 << 16;
+class SymbolTableCheck {
+ public:
+  explicit SymbolTableCheck(const std::string& path)
+      : path_(path), in_(path, std::ios::binary), size_(file_size(path)) {}
+
+  void run() {
+    std::uint64_t superblock = 0;
+    while (superblock < size_ && bytes(superblock, 8) != std::string(kSignature, 8)) {
+      superblock = superblock == 0 ? 512 : superblock * 2;  // after a user block
+    }
+    if (superblock >= size_) return;  // H5Fis_hdf5 has the last word
+    const std::string fixed = bytes(superblock + 8, 8);
+    const auto version = static_cast<unsigned char>(fixed[0]);
+    offset_size_ = static_cast<unsigned char>(fixed[5]);
+    length_size_ = static_cast<unsigned char>(fixed[6]);
+    if (version > 1 || !usable_width(offset_size_) || !usable_width(length_size_)) return;
+    const std::uint64_t addresses = superblock + (version == 0 ? 24 : 28);
+    base_ = number(addresses, offset_size_);
+    // Base, free space, end of file and driver addresses, then the entry.
+    // libhdf5 allocates the driver information block's claimed size when it
+    // opens the file (a fuzzed 1.9 GB).
+    group_ = "the superblock";
+    const std::uint64_t driver = address(addresses + 3 * offset_size_);
+    if (driver != kUndefinedAddress) {
+      require_inside(driver, 16 + number(driver + 4, 4), "driver information block");
+    }
+    check_entry(addresses + 4 * offset_size_, "the root group");
+  }
+
+ private:
+  static bool usable_width(unsigned width) { return width == 2 || width == 4 || width == 8; }
+
+  std::string bytes(std::uint64_t at, std::uint64_t count) {
+    std::string out(static_cast<std::size_t>(count), '\0');
+    if (at > size_ || count > size_ - at) return std::string();
+    in_.clear();
+    in_.seekg(static_cast<std::streamoff>(at));
+    in_.read(out.data(), static_cast<std::streamsize>(count));
+    return in_ ? out : std::string();
+  }
+
+  // A little-endian number of `width` bytes at `at` (0 past the end).
+  std::uint64_t number(std::uint64_t at, unsigned width) {
+    const std::string raw = bytes(at, width);
+    std::uint64_t value = 0;
+    for (std::size_t i = raw.size(); i-- > 0;) {
+      value = (value << 8) | static_cast<unsigned char>(raw[i]);
+    }
+    return value;
+  }
+
+  // An address read at `at`, made absolute; kUndefinedAddress stays itself.
+  std::uint64_t address(std::uint64_t at) {
+    const std::uint64_t relative = number(at, offset_size_);
+    const std::uint64_t undefined =
+        offset_size_ == 8 ? kUndefinedAddress : (std::uint64_t{1} << (8 * offset_size_)) - 1;
+    std::uint64_t absolute = 0;
+    if (relative == undefined || __builtin_add_overflow(base_, relative, &absolute)) {
+      return kUndefinedAddress;
+    }
+    return absolute;
+  }
+
+  [[noreturn]] void corrupt(const std::string& what) const {
+    throw DataError(fmt::format("{}: {} is corrupt: {}; the file is truncated or damaged", path_,
+                                group_, what));
+  }
+
+  void require_inside(std::uint64_t at, std::uint64_t count, const char* what) const {
+    if (at == kUndefinedAddress) corrupt(fmt::format("its {} has no address", what));
+    if (at > size_ || count > size_ - at) {
+      corrupt(fmt::format("its {} at byte {} ({} bytes) lies past the end of the file ({} bytes)",
+                          what, at, count, size_));
+    }
+  }
+
+  // True the first time `at` is seen: hard links may make a group its own
+  // descendant, and the walk visits each structure once.
+  bool first_visit(std::uint64_t at) {
+    if (visited_.size() >= kMaxVisits) return false;
+    return visited_.insert(at).second;
+  }
+
+  // A symbol table entry (the superblock's root entry, or one in a symbol
+  // node): its object header, and the symbol table it may cache.
+  void check_entry(std::uint64_t entry, const std::string& group) {
+    const std::string outer = group_;
+    group_ = group;
+    const std::uint64_t header = address(entry + offset_size_);
+    require_inside(header, 16, "object header");
+    // A link back to a group above is legal, and where H5Lvisit stops, only
+    // when that object counts more than one link: H5Lvisit remembers only
+    // those.
+    if (std::find(ancestors_.begin(), ancestors_.end(), header) != ancestors_.end()) {
+      if (number(header, 1) != 1 || number(header + 4, 4) >= 2) {
+        group_ = outer;
+        return;
+      }
+      corrupt(
+          fmt::format("it links back to the group above it whose object header at byte {} "
+                      "counts {} link(s)",
+                      header, number(header + 4, 4)));
+    }
+    ancestors_.push_back(header);
+    if (number(entry + 2 * offset_size_, 4) == 1) {  // the entry caches the symbol table
+      const std::uint64_t scratch = entry + 2 * offset_size_ + 8;
+      check_symbol_table(address(scratch), address(scratch + offset_size_));
+    }
+    check_object_header(header);
+    ancestors_.pop_back();
+    group_ = outer;
+  }
+
+  // The version 1 object header's messages, for the symbol table message
+  // (the B-tree and local heap addresses), following continuation blocks
+  // as libhdf5 does; other versions are checksummed. The header's blocks
+  // must lie inside the file: libhdf5 allocates a block's claimed size
+  // before reading it (a fuzzed continuation of 4.3 GB).
+  void check_object_header(std::uint64_t header) {
+    if (!first_visit(header) || number(header, 1) != 1) return;
+    const std::uint64_t size = number(header + 8, 4);
+    require_inside(header + 16, size, "object header");
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> blocks = {
+        {header + 16, std::min(size, kMaxHeaderBytes)}};
+    for (std::size_t b = 0; b < blocks.size() && b < kMaxVisits; ++b) {
+      const auto [start, length] = blocks[b];
+      for (std::uint64_t at = start; at + 8 <= start + length && at + 8 <= size_;) {
+        const auto type = static_cast<std::uint16_t>(number(at, 2));
+        const std::uint64_t message = number(at + 2, 2);
+        if (type == kSymbolTableMessage) {
+          check_symbol_table(address(at + 8), address(at + 8 + offset_size_));
+        } else if (type == kContinuationMessage) {
+          const std::uint64_t next = address(at + 8);
+          const std::uint64_t claimed = number(at + 8 + offset_size_, length_size_);
+          require_inside(next, claimed, "object header continuation");
+          if (first_visit(next)) blocks.emplace_back(next, std::min(claimed, kMaxHeaderBytes));
+        }
+        at += 8 + message;
+      }
+    }
+  }
+
+  // The group's B-tree must start inside the file, and its local heap (the
+  // link names) must hold its data segment inside the file: libhdf5 reads
+  // both without comparing them to the file's size. Then the groups below,
+  // through the B-tree's symbol nodes.
+  void check_symbol_table(std::uint64_t btree, std::uint64_t heap) {
+    require_inside(btree, 8, "symbol table B-tree");
+    const std::uint64_t prefix = 8 + 2 * length_size_ + offset_size_;
+    require_inside(heap, prefix, "local heap");
+    if (bytes(heap, 4) != "HEAP") {
+      corrupt(fmt::format("its local heap at byte {} has no HEAP signature", heap));
+    }
+    const std::uint64_t data_size = number(heap + 8, length_size_);
+    const std::uint64_t data = address(heap + 8 + 2 * length_size_);
+    if (data == kUndefinedAddress || data > size_ || data_size > size_ - data) {
+      corrupt(fmt::format(
+          "its local heap at byte {} claims {} bytes of link names at byte {}, past the end of "
+          "the file ({} bytes)",
+          heap, data_size, data == kUndefinedAddress ? "(none)" : std::to_string(data), size_));
+    }
+    // Each group has a B-tree of its own: one that is a group's above it
+    // makes a loop that H5Lvisit walks until the stack or the path names
+    // give out (a fuzzed group whose symbol table was the root's).
+    if (std::find(tables_above_.begin(), tables_above_.end(), btree) != tables_above_.end()) {
+      corrupt(fmt::format("its symbol table B-tree at byte {} is that of a group above it", btree));
+    }
+    tables_above_.push_back(btree);
+    check_group_node(btree, kMaxTreeLevel);
+    tables_above_.pop_back();
+  }
+
+  // A v1 B-tree node of a group: its children are nodes one level down, or
+  // at level 0 symbol nodes. A node that is not one (no signature, another
+  // type, a level that does not decrease) is left to libhdf5, which checks
+  // those itself and fails cleanly.
+  void check_group_node(std::uint64_t node, int level_above) {
+    if (node == kUndefinedAddress || !first_visit(node) || bytes(node, 4) != "TREE" ||
+        number(node + 4, 1) != kGroupNodeType) {
+      return;
+    }
+    const auto level = static_cast<int>(number(node + 5, 1));
+    if (level >= level_above) return;
+    const std::uint64_t children = number(node + 6, 2);
+    // After the siblings: key, child, key, ..., child, key (keys are heap offsets).
+    const std::uint64_t first_child = node + 8 + 2 * offset_size_ + length_size_;
+    for (std::uint64_t i = 0; i < children; ++i) {
+      const std::uint64_t child = address(first_child + i * (offset_size_ + length_size_));
+      if (child == kUndefinedAddress || child >= size_) return;  // libhdf5 fails on it
+      if (level > 0) {
+        check_group_node(child, level);
+      } else {
+        check_symbol_node(child);
+      }
+    }
+  }
+
+  // A symbol node: its entries, each a link of the group.
+  void check_symbol_node(std::uint64_t node) {
+    if (!first_visit(node) || bytes(node, 4) != "SNOD") return;
+    const std::uint64_t entries = number(node + 6, 2);
+    const std::uint64_t entry_size = 2 * offset_size_ + 8 + 16;
+    for (std::uint64_t i = 0; i < entries; ++i) {
+      const std::uint64_t entry = node + 8 + i * entry_size;
+      if (entry > size_ || entry_size > size_ - entry) return;  // libhdf5 fails on it
+      check_entry(entry, fmt::format("the group or dataset whose entry is at byte {}", entry));
+    }
+  }
+
+  const std::string& path_;
+  std::ifstream in_;
+  std::uint64_t size_;
+  unsigned offset_size_ = 8;
+  unsigned length_size_ = 8;
+  std::uint64_t base_ = 0;
+  std::set<std::uint64_t> visited_;
+  std::vector<std::uint64_t> ancestors_;     // the object headers above the entry being checked
+  std::vector<std::uint64_t> tables_above_;  // the symbol table B-trees above it
+  std::string group_;                        // the group being checked, for messages
+};
+
+}  // namespace
+
+void check_symbol_tables(const std::string& path) { SymbolTableCheck(path).run(); }
+
+}  // namespace topkfs::hdf5
