@@ -116,7 +116,13 @@ Scaler fit_scaler(const RowSource& features, const std::vector<std::int64_t>& ro
   if (rows.empty() && features.row_count() == 0) {
     throw DataError(fmt::format("scaling: no rows to fit the {} scaler on", to_string(kind)));
   }
-  const ColumnStatistics stats = column_statistics(features, rows);
+  return scaler_from(column_statistics(features, rows), kind);
+}
+
+Scaler scaler_from(const ColumnStatistics& stats, ScalingKind kind) {
+  Scaler scaler;
+  scaler.kind = kind;
+  if (kind == ScalingKind::None) return scaler;
   scaler.offset.resize(stats.mean.size());
   scaler.scale.resize(stats.mean.size());
   for (Eigen::Index j = 0; j < stats.mean.size(); ++j) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "topkfs/core/error.hpp"
 #include "topkfs/core/random.hpp"
@@ -67,23 +68,42 @@ Tensor target_tensor(const Dataset& data, NeuralTask task, const std::vector<std
   return y;
 }
 
+// The training rows' column statistics, computed on first use: one
+// sequential pass over them (a mapped file is read once, in order) serves
+// both the choice of --scaling auto and the scaler.
+class TrainingStatistics {
+ public:
+  TrainingStatistics(const Dataset& data, const std::vector<std::int64_t>& rows)
+      : data_(data), rows_(rows) {}
+  const ColumnStatistics& get() {
+    if (!stats_) stats_ = column_statistics(data_.features, rows_);
+    return *stats_;
+  }
+
+ private:
+  const Dataset& data_;
+  const std::vector<std::int64_t>& rows_;
+  std::optional<ColumnStatistics> stats_;
+};
+
 // Per-column offset and 1/scale for the minibatch gatherer, fitted on the
 // training rows. "image" divides every pixel by the largest training value:
 // per-pixel scaling would blow up nearly constant border pixels, whose noise
-// then competes with real strokes for the top-k budget. Either way the
-// statistics take one sequential pass over the training rows.
-void scale_inputs(const Dataset& data, TrainingSet& set, const std::string& scaling) {
+// then competes with real strokes for the top-k budget.
+void scale_inputs(const Dataset& data, TrainingSet& set, const std::string& scaling,
+                  TrainingStatistics& statistics) {
   const auto m = data.cols();
   if (scaling == "image") {
-    const ColumnStatistics stats = column_statistics(data.features, set.train_rows);
+    const ColumnStatistics& stats = statistics.get();
     const auto largest = static_cast<float>(
         std::max(stats.high.cwiseAbs().maxCoeff(), stats.low.cwiseAbs().maxCoeff()));
     set.offset = torch::zeros({m});
     set.inv_scale = torch::full({m}, largest > 0 ? 1.0f / largest : 1.0f);
     return;
   }
-  const Scaler scaler = fit_scaler(data.features, set.train_rows, parse_scaling(scaling));
-  if (scaler.kind == ScalingKind::None) return;
+  const ScalingKind kind = parse_scaling(scaling);
+  if (kind == ScalingKind::None) return;
+  const Scaler scaler = scaler_from(statistics.get(), kind);
   const auto as_tensor = [m](const Eigen::VectorXd& vector) {
     return torch::from_blob(const_cast<double*>(vector.data()), {m}, torch::kDouble)
         .to(torch::kFloat);
@@ -111,10 +131,10 @@ namespace {
 // by its largest value; data already within [0, 1] is left as it is, for the
 // same reason (standardising would stretch its nearly constant columns to the
 // spread of the others); other data is standardised.
-std::string auto_scaling(const Dataset& data, const std::vector<std::int64_t>& train_rows,
-                         bool image_data) {
+std::string auto_scaling(TrainingStatistics& statistics, bool image_data) {
   if (image_data) return "image";
-  return within_unit_interval(data.features, train_rows) ? "none" : "standard";
+  const ColumnStatistics& stats = statistics.get();
+  return stats.low.minCoeff() >= 0.0 && stats.high.maxCoeff() <= 1.0 ? "none" : "standard";
 }
 
 }  // namespace
@@ -143,9 +163,10 @@ NeuralProblem prepare_problem(const Dataset& data, const std::vector<std::int64_
   } else {
     set.train_rows = rows;
   }
+  TrainingStatistics statistics(data, set.train_rows);
   problem.scaling_used =
-      options.scaling == "auto" ? auto_scaling(data, set.train_rows, image_data) : options.scaling;
-  scale_inputs(data, set, problem.scaling_used);
+      options.scaling == "auto" ? auto_scaling(statistics, image_data) : options.scaling;
+  scale_inputs(data, set, problem.scaling_used, statistics);
   set.targets = target_tensor(data, problem.task, set.train_rows);
   return problem;
 }

@@ -52,6 +52,8 @@ ColumnStatistics column_statistics(const RowSource& features,
 // column_statistics. Same errors.
 Scaler fit_scaler(const RowSource& features, const std::vector<std::int64_t>& rows,
                   ScalingKind kind);
+// The scaler of `kind` from statistics already computed.
+Scaler scaler_from(const ColumnStatistics& stats, ScalingKind kind);
 
 // True when every value of `rows` (empty: all rows) lies in [0, 1]: data
 // already on one common unit scale (min-max normalised tables, proportions,
