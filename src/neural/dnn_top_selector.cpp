@@ -63,6 +63,7 @@ class DnnTopSelector final : public TableSelector<DnnTopOptions> {
     return options_.lambda3 != 0.0 || options_.restarts > 1;
   }
   bool resumable() const override { return options_.restarts == 1; }
+  bool data_parallel() const override { return true; }
 
   void save_model(const std::string& path) const override {
     if (!network_) {

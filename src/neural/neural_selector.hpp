@@ -27,6 +27,7 @@ class NeuralSelector : public TableSelector<Options> {
       : TableSelector<Options>(table), name_(std::move(name)) {}
 
   std::string name() const override { return name_; }
+  bool data_parallel() const override { return true; }
 
   SelectionResult fit(const Dataset& data, const std::vector<std::int64_t>& rows, int k,
                       const FitCallbacks& callbacks) override {

@@ -54,6 +54,11 @@ class Selector {
   // writes training checkpoints and resumes from them exactly (dnn-top and
   // dfs with one restart).
   virtual bool resumable() const { return false; }
+
+  // True when fit() trains data-parallel over FitCallbacks::ranks (the
+  // neural methods, and the linear ones for real targets); a fit of another
+  // method must not be given ranks.
+  virtual bool data_parallel() const { return false; }
 };
 
 // The common part of a selector whose options live in a struct with a table.
