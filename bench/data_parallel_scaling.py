@@ -40,7 +40,7 @@ def run(topkfs, data, epochs, extra, output):
     command = [topkfs, "select", data, "--method", "dnn-top", "--k", "50", "--epochs",
                str(epochs), "--min-steps", "0", "--patience", "0", "--threads", "1",
                "--seed", "1", "-q", "-o", output] + extra
-    subprocess.run(command, env=env, check=True)
+    subprocess.run(command, env=env, check=True, stdout=subprocess.DEVNULL)
     with open(output) as f:
         result = json.load(f)
     epoch_seconds = statistics.mean(e["seconds"] for e in result["history"])

@@ -61,9 +61,9 @@ std::vector<std::string> rank_arguments(const std::vector<std::string>& own, int
     if (own[i].rfind("--nproc=", 0) == 0) continue;
     out.push_back(own[i]);
   }
-  for (const std::string& extra : {std::string("--rank"), std::to_string(rank),
-                                   std::string("--world-size"), std::to_string(size),
-                                   std::string("--master"), fmt::format("127.0.0.1:{}", port)}) {
+  for (const std::string& extra :
+       {std::string("--rank"), std::to_string(rank), std::string("--world-size"),
+        std::to_string(size), std::string("--master"), fmt::format("127.0.0.1:{}", port)}) {
     out.push_back(extra);
   }
   return out;
@@ -71,7 +71,8 @@ std::vector<std::string> rank_arguments(const std::vector<std::string>& own, int
 
 pid_t start_rank(const std::vector<std::string>& arguments, int rank) {
   const pid_t pid = fork();
-  if (pid < 0) throw DistributedError(fmt::format("cannot start rank {}: {}", rank, strerror(errno)));
+  if (pid < 0)
+    throw DistributedError(fmt::format("cannot start rank {}: {}", rank, strerror(errno)));
   if (pid > 0) return pid;
   if (rank != 0) {
     const int null = open("/dev/null", O_WRONLY);
@@ -88,7 +89,8 @@ pid_t start_rank(const std::vector<std::string>& arguments, int rank) {
 
 std::string how_it_ended(int status) {
   if (WIFSIGNALED(status)) {
-    return fmt::format("was killed by signal {} ({})", WTERMSIG(status), strsignal(WTERMSIG(status)));
+    return fmt::format("was killed by signal {} ({})", WTERMSIG(status),
+                       strsignal(WTERMSIG(status)));
   }
   return fmt::format("exited with status {}", WEXITSTATUS(status));
 }
@@ -97,7 +99,8 @@ std::string how_it_ended(int status) {
 
 void add_distributed_flags(CLI::App& command, DistributedFlags& flags) {
   auto* group = command.add_option_group(
-      "Data-parallel", "Training over several processes (neural and linear methods; docs/scale.md)");
+      "Data-parallel",
+      "Training over several processes (neural and linear methods; docs/scale.md)");
   group->add_option("--nproc", flags.nproc,
                     "Start this many ranks on this machine and train data-parallel over them "
                     "(give each --threads)");
@@ -107,9 +110,10 @@ void add_distributed_flags(CLI::App& command, DistributedFlags& flags) {
   group->add_option("--master", flags.master,
                     "ADDR:PORT of the rendezvous store, which rank 0 opens (default: "
                     "$MASTER_ADDR:$MASTER_PORT)");
-  group->add_option("--timeout", flags.timeout,
-                    "Seconds a rank waits for the store, for the others and for each sum before "
-                    "it stops with an error")
+  group
+      ->add_option("--timeout", flags.timeout,
+                   "Seconds a rank waits for the store, for the others and for each sum before "
+                   "it stops with an error")
       ->capture_default_str();
 }
 
@@ -120,9 +124,11 @@ DistributedRole distributed_role(const DistributedFlags& flags) {
   }
   const bool rank_flags = flags.rank >= 0 || flags.world_size > 0 || !flags.master.empty();
   if (flags.nproc != 0) {
-    if (flags.nproc < 1) throw OptionError(fmt::format("--nproc must be at least 1, got {}", flags.nproc));
+    if (flags.nproc < 1)
+      throw OptionError(fmt::format("--nproc must be at least 1, got {}", flags.nproc));
     if (rank_flags) {
-      throw OptionError("--nproc starts the ranks itself: leave out --rank, --world-size and --master");
+      throw OptionError(
+          "--nproc starts the ranks itself: leave out --rank, --world-size and --master");
     }
     role.kind = DistributedRole::Launcher;
     return role;
@@ -135,7 +141,8 @@ DistributedRole distributed_role(const DistributedFlags& flags) {
   r.world_size = flags.world_size > 0 ? flags.world_size
                  : world_env          ? env_int("WORLD_SIZE", *world_env)
                                       : 0;
-  if (r.world_size < 1) throw OptionError("a rank needs the world size: --world-size or WORLD_SIZE");
+  if (r.world_size < 1)
+    throw OptionError("a rank needs the world size: --world-size or WORLD_SIZE");
   const auto rank_env = env("RANK");
   if (flags.rank < 0 && !rank_env) throw OptionError("a rank needs its rank: --rank or RANK");
   r.rank = flags.rank >= 0 ? flags.rank : env_int("RANK", *rank_env);

@@ -61,21 +61,20 @@ json read_json(const std::string& path) {
 
 // 5 epochs exactly, of minibatches of `batch` rows.
 std::string run_args(const std::string& method, int batch = 100) {
-  return fmt::format("select '{}' --target label --method {} --k 3 --epochs 5 --min-steps 0 "
-                     "--batch {} --lr 0.01 --hidden 16 --threads 1 --seed 3 -q",
-                     planted(), method, batch);
+  return fmt::format(
+      "select '{}' --target label --method {} --k 3 --epochs 5 --min-steps 0 "
+      "--batch {} --lr 0.01 --hidden 16 --threads 1 --seed 3 -q",
+      planted(), method, batch);
 }
 
 // The run over `ranks` processes against the one-process run: the same
 // selection, every epoch's losses within 1e-4, world_size recorded.
-void expect_follows_one_process(const std::string& method, int ranks,
-                                const std::string& args) {
+void expect_follows_one_process(const std::string& method, int ranks, const std::string& args) {
   const std::string one = fresh(method + "_one.json");
   const std::string many = fresh(method + "_many.json");
   const auto alone = run_cli(args + " -o " + one);
   ASSERT_EQ(alone.exit_code, 0) << alone.err;
-  const auto parallel =
-      run_cli(args + fmt::format(" --nproc {} --timeout 60 -o {}", ranks, many));
+  const auto parallel = run_cli(args + fmt::format(" --nproc {} --timeout 60 -o {}", ranks, many));
   ASSERT_EQ(parallel.exit_code, 0) << parallel.err;
   const json a = read_json(one), b = read_json(many);
   EXPECT_EQ(a["selected"], b["selected"]);
@@ -95,8 +94,8 @@ void expect_follows_one_process(const std::string& method, int ranks,
 
 TEST(DataParallelTest, TwoRanksFollowOneProcessOnAPlantedProblem) {
   expect_follows_one_process("dnn-top", 2, run_args("dnn-top"));
-  auto selected = read_json(test::temp_dir() + "/dnn-top_many.json")["selected"]
-                      .get<std::vector<int>>();
+  auto selected =
+      read_json(test::temp_dir() + "/dnn-top_many.json")["selected"].get<std::vector<int>>();
   std::sort(selected.begin(), selected.end());
   EXPECT_EQ(selected, std::vector<int>({3, 7, 11}));
 }
@@ -150,7 +149,8 @@ TEST(DataParallelTest, AStoreThatCannotBeReachedIsNamed) {
                               " --rank 1 --world-size 2 --master 127.0.0.1:1 --timeout 2 -o " +
                               fresh("unreached.json"));
   EXPECT_EQ(result.exit_code, 1);
-  EXPECT_TRUE(contains(result.err, "cannot reach the rendezvous store at 127.0.0.1:1")) << result.err;
+  EXPECT_TRUE(contains(result.err, "cannot reach the rendezvous store at 127.0.0.1:1"))
+      << result.err;
   EXPECT_FALSE(exists(test::temp_dir() + "/unreached.json"));
 }
 
@@ -189,9 +189,54 @@ TEST(DataParallelTest, RanksWithDifferentColumnsAreRefusedAtTheRendezvous) {
   }
 }
 
-TEST(DataParallelTest, AMethodThatCannotTrainDataParallelIsRefused) {
+// 1001 rows of 12 columns (the first two far from 0, so that sums of raw
+// values would lose digits) and y = 2 f1 - 3 f4 + f9 + noise.
+std::string regression_csv() {
+  Rng rng(5);
+  std::string text = "f0,f1,f2,f3,f4,f5,f6,f7,f8,f9,f10,f11,y\n";
+  for (int i = 0; i < 1001; ++i) {
+    std::vector<double> row(12);
+    for (auto& v : row) v = rng.normal();
+    row[0] += 1e4;
+    row[1] += 300.0;
+    for (double v : row) text += fmt::format("{:.6f},", v);
+    text += fmt::format("{:.6f}\n", 2 * row[1] - 3 * row[4] + row[9] + 0.5 * rng.normal());
+  }
+  return text;
+}
+
+// The linear methods sum X^T X, X^T y and the column sums over the ranks
+// once: every rank solves the problem one process solves.
+TEST(DataParallelTest, ALinearFitOverThreeRanksIsTheOneProcessFit) {
+  const std::string data = test::write_temp_file("regression.csv", regression_csv());
+  for (const std::string method : {"lasso-top", "elastic-net"}) {
+    const std::string args =
+        fmt::format("select '{}' --target y --method {} --k 3 -q --timeout 60", data, method);
+    const std::string one = fresh("linear_one.json"), many = fresh("linear_many.json");
+    ASSERT_EQ(run_cli(args + " -o " + one).exit_code, 0);
+    const auto parallel = run_cli(args + " --nproc 3 -o " + many);
+    ASSERT_EQ(parallel.exit_code, 0) << parallel.err;
+    const json a = read_json(one), b = read_json(many);
+    EXPECT_EQ(a["selected"], b["selected"]) << method;
+    ASSERT_EQ(a["scores"].size(), b["scores"].size());
+    for (std::size_t j = 0; j < a["scores"].size(); ++j) {
+      EXPECT_NEAR(a["scores"][j].get<double>(), b["scores"][j].get<double>(), 1e-9)
+          << method << " column " << j;
+    }
+    EXPECT_EQ(b["options"]["world_size"], 3);
+  }
+}
+
+TEST(DataParallelTest, ALinearFitOfClassesIsRefusedClearly) {
   const auto result = run_cli(fmt::format(
-      "select '{}' --target label --method random-forest --k 3 --nproc 2", planted()));
+      "select '{}' --target label --method lasso --k 3 -q --nproc 2 --timeout 60", planted()));
+  EXPECT_EQ(result.exit_code, 1);
+  EXPECT_TRUE(contains(result.err, "gaussian family only")) << result.err;
+}
+
+TEST(DataParallelTest, AMethodThatCannotTrainDataParallelIsRefused) {
+  const auto result = run_cli(
+      fmt::format("select '{}' --target label --method random-forest --k 3 --nproc 2", planted()));
   EXPECT_EQ(result.exit_code, 2);
   EXPECT_TRUE(contains(result.err, "does not train data-parallel")) << result.err;
 }
