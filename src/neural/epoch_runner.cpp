@@ -43,7 +43,10 @@ EpochRunner::EpochRunner(LoopModel& model, const TrainingSet& data, const LoopSe
   if (settings.batch_workers >= 2 && model_.batch_loss_is_pure()) {
     team_step_.emplace(model_, data_, parameters_, optimizer_, settings.batch_workers);
   }
-  if (callbacks.ranks) data_parallel_.emplace(*callbacks.ranks, data.features->rows());
+  // One rank alone sums nothing: it takes the one-process steps, exactly.
+  if (callbacks.ranks && callbacks.ranks->size() > 1) {
+    data_parallel_.emplace(*callbacks.ranks, data.features->rows());
+  }
 }
 
 void EpochRunner::resume(const std::string& shuffle_state, std::vector<std::int64_t> order) {

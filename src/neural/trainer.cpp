@@ -232,7 +232,7 @@ TrainingOutcome train_loop(LoopModel& model, const TrainingSet& data, const Loop
     callbacks.report(
         {epoch, epochs, batches, batches, record.loss, last_val, seconds_since(start), true});
     const bool stop = stopping.stop_after(epoch, epochs, record.val_loss, model);
-    if (callbacks.ranks) check_ranks_agree(*callbacks.ranks, stop, epoch);
+    if (runner.data_parallel()) check_ranks_agree(*callbacks.ranks, stop, epoch);
     if (writes_checkpoints &&
         (stop || epoch == epochs || epoch % std::max(1, checkpoint.every) == 0)) {
       write_checkpoint(checkpoint.path,
