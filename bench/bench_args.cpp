@@ -90,6 +90,19 @@ bool SeededRunArgs::take(const std::string& flag, const std::string& value) {
   return true;
 }
 
+bool TimedRunArgs::take(const std::string& flag, int argc, char** argv, int& i) {
+  if (flag == "--repeat") {
+    repeat = number<int>(flag, flag_value(argc, argv, i));
+  } else if (flag == "--tol") {
+    tol = number<double>(flag, flag_value(argc, argv, i));
+  } else if (flag == "--coef-out") {
+    coef_out = flag_value(argc, argv, i);
+  } else {
+    return false;
+  }
+  return true;
+}
+
 int SeededRunArgs::thread_count() const { return threads > 0 ? threads : omp_get_num_procs(); }
 
 std::unique_ptr<Selector> configured_selector(const std::string& method,

@@ -1,7 +1,8 @@
 #pragma once
 // Command-line parsing shared by the benches: "--flag value" pairs, comma
-// lists, and the options of the seeded linear benches (linear_detection_bench,
-// linear_recovery_bench), which fit each method once per seed in parallel.
+// lists, the options of the seeded linear benches (linear_detection_bench,
+// linear_recovery_bench), which fit each method once per seed in parallel,
+// and those of the timed ones.
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -46,6 +47,17 @@ struct SeededRunArgs {
   bool take(const std::string& flag, const std::string& value);
   // The threads the seeds run on.
   int thread_count() const;
+};
+
+// --repeat, --tol and --coef-out of the timed linear benches (linear_bench,
+// linear_class_bench), which compare against references in one run.
+struct TimedRunArgs {
+  int repeat = 3;        // the fastest of this many runs is reported
+  double tol = 1e-6;     // the solver's --tol
+  std::string coef_out;  // prefix of the coefficient files; empty: none
+
+  // Takes argv[i] (and its value, advancing i) when it is one of the above.
+  bool take(const std::string& flag, int argc, char** argv, int& i);
 };
 
 // A linear selector of `method` with the options that apply to it and one

@@ -1,7 +1,7 @@
 #pragma once
-// Timing of the linear benches (linear_bench, linear_class_bench): wall and
-// CPU time of the fastest of several runs, and coefficient files for the
-// comparison scripts.
+// Timing of the benches (linear_bench, linear_class_bench, trees_bench): wall
+// and CPU time of one run or of the fastest of several, and coefficient files
+// for the comparison scripts.
 #include <fmt/format.h>
 
 #include <Eigen/Core>
@@ -33,14 +33,19 @@ struct Timing {
   double cpu = 1e300;
 };
 
+inline Timing timed(const std::function<void()>& run) {
+  const auto start = Clock::now();
+  const double cpu_start = cpu_seconds();
+  run();
+  const double wall = seconds(start);
+  return {wall, cpu_seconds() - cpu_start};
+}
+
 inline Timing best_of(int repeat, const std::function<void()>& run) {
   Timing best;
   for (int r = 0; r < repeat; ++r) {
-    const auto start = Clock::now();
-    const double cpu_start = cpu_seconds();
-    run();
-    const double wall = seconds(start);
-    if (wall < best.wall) best = {wall, cpu_seconds() - cpu_start};
+    const Timing one = timed(run);
+    if (one.wall < best.wall) best = one;
   }
   return best;
 }

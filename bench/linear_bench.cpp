@@ -32,30 +32,22 @@ using topkfs::bench::Timing;
 struct Args {
   std::string data;
   std::vector<int> threads = {1, 2};
-  int repeat = 3;
-  std::string coef_out;
+  topkfs::bench::TimedRunArgs run;  // --tol defaults to 1e-6
   std::string solver = "auto";
-  double tol = 1e-6;
   bool path = true;
 };
 
 Args parse_args(int argc, char** argv) {
-  using topkfs::bench::number;
   Args args;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
+    if (args.run.take(arg, argc, argv, i)) continue;  // --repeat, --tol, --coef-out
     if (arg == "--threads") {
       args.threads = topkfs::bench::int_list(arg, topkfs::bench::flag_value(argc, argv, i));
-    } else if (arg == "--repeat") {
-      args.repeat = number<int>(arg, topkfs::bench::flag_value(argc, argv, i));
     } else if (arg == "--solver") {
       args.solver = topkfs::bench::flag_value(argc, argv, i);
     } else if (arg == "--no-path") {
       args.path = false;
-    } else if (arg == "--tol") {
-      args.tol = number<double>(arg, topkfs::bench::flag_value(argc, argv, i));
-    } else if (arg == "--coef-out") {
-      args.coef_out = topkfs::bench::flag_value(argc, argv, i);
     } else if (args.data.empty()) {
       args.data = arg;
     } else {
@@ -91,7 +83,7 @@ int main(int argc, char** argv) {
     enet.lambda1 = 0.05;
     enet.lambda2 = 0.05;
     topkfs::SolverControl control;
-    control.tol = args.tol;
+    control.tol = args.run.tol;
     control.solver = topkfs::parse_linear_solver(args.solver);
 
     for (int threads : args.threads) {
@@ -99,8 +91,8 @@ int main(int argc, char** argv) {
       std::int64_t gram_columns = 0;
       std::vector<topkfs::LinearFit> path;
       const Timing standardise = best_of(
-          args.repeat, [&] { topkfs::LinearProblem problem(data.features, rows, y, threads); });
-      const Timing enet_time = best_of(args.repeat, [&] {
+          args.run.repeat, [&] { topkfs::LinearProblem problem(data.features, rows, y, threads); });
+      const Timing enet_time = best_of(args.run.repeat, [&] {
         topkfs::LinearProblem problem(data.features, rows, y, threads);
         fit = topkfs::fit_linear(problem, enet, control);
         gram_columns = problem.gram_columns_computed();
@@ -114,7 +106,7 @@ int main(int argc, char** argv) {
       topkfs::LinearPenalty top = enet;
       top.lambda3 = 1.0;
       top.k = 20;
-      const Timing top_time = best_of(args.repeat, [&] {
+      const Timing top_time = best_of(args.run.repeat, [&] {
         topkfs::LinearProblem problem(data.features, rows, y, threads);
         top_fit = topkfs::fit_linear(problem, top, control);
       });
@@ -128,7 +120,7 @@ int main(int argc, char** argv) {
       // The full Gram matrix alone: the floor under a whole path, which needs
       // nearly all of it (scikit-learn's lasso_path computes it too).
       Timing gram_time;
-      for (int r = 0; r < args.repeat; ++r) {
+      for (int r = 0; r < args.run.repeat; ++r) {
         topkfs::LinearProblem problem(data.features, rows, y, threads);
         const Timing once = best_of(1, [&] { problem.compute_gram(); });
         if (once.wall < gram_time.wall) gram_time = once;
@@ -138,7 +130,7 @@ int main(int argc, char** argv) {
                  static_cast<double>(data.rows()) * static_cast<double>(data.cols()) *
                      static_cast<double>(data.cols() + 1) / gram_time.wall / 1e9);
       topkfs::LinearPenalty lasso;
-      const Timing path_time = best_of(args.repeat, [&] {
+      const Timing path_time = best_of(args.run.repeat, [&] {
         topkfs::LinearProblem problem(data.features, rows, y, threads);
         const auto grid = topkfs::lambda2_grid(topkfs::lambda2_max(problem, lasso), 100, 1e-3);
         path = topkfs::fit_linear_path(problem, lasso, grid, control);
@@ -154,10 +146,11 @@ int main(int argc, char** argv) {
           "at the end, converged {}\n",
           threads, format_timing(path_time), sweeps, path.back().nonzero(), converged);
 
-      if (!args.coef_out.empty() && threads == args.threads.front()) {
-        topkfs::bench::write_matrix(args.coef_out + "enet.txt", fit.coef_std);
-        topkfs::bench::write_matrix(args.coef_out + "path_last.txt", path.back().coef_std);
-        topkfs::bench::write_matrix(args.coef_out + "path_mid.txt", path[path.size() / 2].coef_std);
+      if (!args.run.coef_out.empty() && threads == args.threads.front()) {
+        topkfs::bench::write_matrix(args.run.coef_out + "enet.txt", fit.coef_std);
+        topkfs::bench::write_matrix(args.run.coef_out + "path_last.txt", path.back().coef_std);
+        topkfs::bench::write_matrix(args.run.coef_out + "path_mid.txt",
+                                    path[path.size() / 2].coef_std);
       }
     }
     return 0;

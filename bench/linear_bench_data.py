@@ -12,23 +12,15 @@ deviation. Values are rounded to multiples of 1/1024 (exact in float32, so the
 float32 features of topkfs and the float64 ones of numpy are equal) and the
 informative and decoy columns are listed in OUT.csv.json.
 """
-import argparse
 import json
 
 import numpy as np
 
+from bench_problem import exact_in_float32, parse_arguments, write_csv
+
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("out")
-    parser.add_argument("--rows", type=int, default=10000)
-    parser.add_argument("--cols", type=int, default=1000)
-    parser.add_argument("--informative", type=int, default=20)
-    parser.add_argument("--decoys", type=int, default=20)
-    parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args()
-
-    rng = np.random.default_rng(args.seed)
+    args, rng = parse_arguments(__doc__, "out", decoys=20)
     n, m, p = args.rows, args.cols, args.informative
     x = rng.standard_normal((n, m))
     order = rng.permutation(m)
@@ -36,18 +28,15 @@ def main():
     decoys = order[p:p + args.decoys]
     sources = informative[np.arange(args.decoys) % p]
     x[:, decoys] = 0.9 * x[:, sources] + np.sqrt(1 - 0.81) * x[:, decoys]
-    x = np.round(x * 1024) / 1024
+    x = exact_in_float32(x)
     beta = rng.uniform(0.5, 1.5, p) * rng.choice([-1.0, 1.0], p)
     signal = x[:, informative] @ beta
     y = np.round(signal + 0.1 * signal.std() * rng.standard_normal(n), 6)
 
-    header = ",".join([f"x{j}" for j in range(m)] + ["y"])
-    np.savetxt(args.out, np.column_stack([x, y]), delimiter=",", header=header, comments="",
-               fmt=["%.12g"] * m + ["%.6f"])
+    write_csv(args.out, x, y, "y", "%.6f")
     with open(args.out + ".json", "w") as f:
         json.dump({"informative": informative.tolist(), "decoys": sorted(decoys.tolist()),
                    "coefficients": beta.tolist(), "seed": args.seed}, f)
-    print(f"wrote {args.out}: {n} rows x {m} columns + y")
 
 
 if __name__ == "__main__":

@@ -28,26 +28,18 @@ using topkfs::bench::format_timing;
 
 struct Args {
   std::string binomial, multinomial;
-  int repeat = 3;
-  double tol = 1e-10;
-  std::string coef_out;
+  topkfs::bench::TimedRunArgs run;
   bool binomial_only = false;
 };
 
 Args parse_args(int argc, char** argv) {
-  using topkfs::bench::flag_value;
-  using topkfs::bench::number;
   Args args;
+  args.run.tol = 1e-10;
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
-    if (arg == "--repeat") {
-      args.repeat = number<int>(arg, flag_value(argc, argv, i));
-    } else if (arg == "--tol") {
-      args.tol = number<double>(arg, flag_value(argc, argv, i));
-    } else if (arg == "--binomial-only") {
+    if (args.run.take(arg, argc, argv, i)) continue;  // --repeat, --tol, --coef-out
+    if (arg == "--binomial-only") {
       args.binomial_only = true;
-    } else if (arg == "--coef-out") {
-      args.coef_out = flag_value(argc, argv, i);
     } else if (args.binomial.empty()) {
       args.binomial = arg;
     } else if (args.multinomial.empty()) {
@@ -94,14 +86,14 @@ int main(int argc, char** argv) {
   try {
     const Args args = parse_args(argc, argv);
     topkfs::SolverControl control;
-    control.tol = args.tol;
+    control.tol = args.run.tol;
 
     const ClassData binomial = read_classes(args.binomial);
     topkfs::LinearPenalty enet;
     enet.lambda1 = 0.005;
     enet.lambda2 = 0.005;
     topkfs::GlmFit fit;
-    const auto fit_time = best_of(args.repeat, [&] {
+    const auto fit_time = best_of(args.run.repeat, [&] {
       const topkfs::LinearProblem problem = make_problem(binomial);
       fit =
           topkfs::fit_glm(problem, binomial.target, topkfs::LinearFamily::Binomial, enet, control);
@@ -112,15 +104,15 @@ int main(int argc, char** argv) {
         format_timing(fit_time), fit.outer_steps, fit.sweeps, fit.nonzero(), fit.objective,
         fit.converged);
 
-    if (!args.coef_out.empty()) {
-      topkfs::bench::write_matrix(args.coef_out + "binomial.txt", fit.coef_std);
+    if (!args.run.coef_out.empty()) {
+      topkfs::bench::write_matrix(args.run.coef_out + "binomial.txt", fit.coef_std);
     }
     if (args.binomial_only) return 0;
 
     const ClassData multinomial = read_classes(args.multinomial);
     const topkfs::LinearPenalty lasso;
     std::vector<topkfs::GlmFit> path;
-    const auto path_time = best_of(args.repeat, [&] {
+    const auto path_time = best_of(args.run.repeat, [&] {
       const topkfs::LinearProblem problem = make_problem(multinomial);
       const auto grid =
           topkfs::lambda2_grid(topkfs::glm_lambda2_max(problem, multinomial.target,
@@ -142,9 +134,10 @@ int main(int argc, char** argv) {
         format_timing(path_time), path.size(), outer, sweeps, path.back().nonzero(),
         path.back().deviance_ratio, converged);
 
-    if (!args.coef_out.empty()) {
-      topkfs::bench::write_matrix(args.coef_out + "path_mid.txt", path[path.size() / 2].coef_std);
-      topkfs::bench::write_matrix(args.coef_out + "path_last.txt", path.back().coef_std);
+    if (!args.run.coef_out.empty()) {
+      topkfs::bench::write_matrix(args.run.coef_out + "path_mid.txt",
+                                  path[path.size() / 2].coef_std);
+      topkfs::bench::write_matrix(args.run.coef_out + "path_last.txt", path.back().coef_std);
     }
     return 0;
   } catch (const topkfs::Error& error) {

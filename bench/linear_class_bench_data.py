@@ -9,39 +9,29 @@ normals rounded to multiples of 1/1024 (exact in float32), 20 informative
 columns; the label (last column) drawn from a logistic model (two classes) or
 a softmax model over 10 classes with coefficients of magnitude 0.2..0.6.
 """
-import argparse
 import os
 
 import numpy as np
 
+from bench_problem import exact_in_float32, parse_arguments, write_csv
+
 
 def write(path, x, labels):
-    header = ",".join([f"x{j}" for j in range(x.shape[1])] + ["label"])
-    np.savetxt(path, np.column_stack([x, labels]), delimiter=",", header=header, comments="",
-               fmt=["%.12g"] * x.shape[1] + ["%d"])
-    print(f"wrote {path}: {x.shape[0]} rows x {x.shape[1]} columns + label")
+    write_csv(path, x, labels, "label", "%d")
 
 
 def main():
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("out_dir")
-    parser.add_argument("--rows", type=int, default=10000)
-    parser.add_argument("--cols", type=int, default=1000)
-    parser.add_argument("--classes", type=int, default=10)
-    parser.add_argument("--informative", type=int, default=20)
-    parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args()
-    rng = np.random.default_rng(args.seed)
+    args, rng = parse_arguments(__doc__, "out_dir", classes=10)
     n, m, p = args.rows, args.cols, args.informative
     os.makedirs(args.out_dir, exist_ok=True)
 
-    x = np.round(rng.standard_normal((n, m)) * 1024) / 1024
+    x = exact_in_float32(rng.standard_normal((n, m)))
     beta = rng.uniform(0.2, 0.6, p) * rng.choice([-1.0, 1.0], p)
     eta = x[:, :p] @ beta
     write(os.path.join(args.out_dir, "binomial.csv"), x,
           (rng.random(n) < 1 / (1 + np.exp(-eta))).astype(int))
 
-    x = np.round(rng.standard_normal((n, m)) * 1024) / 1024
+    x = exact_in_float32(rng.standard_normal((n, m)))
     beta = rng.uniform(0.2, 0.6, (p, args.classes)) * rng.choice([-1.0, 1.0], (p, args.classes))
     eta = x[:, :p] @ beta
     prob = np.exp(eta - eta.max(axis=1, keepdims=True))

@@ -22,14 +22,11 @@
 # tolerances of the timed runs.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-build="${1:-$here/../build}"
-data_dir="${2:-/tmp/topkfs-class-bench}"
+# shellcheck source=linear_reference_setup.sh
+source "$here/linear_reference_setup.sh"
+reference_run_start /tmp/topkfs-class-bench "$@"
 repeat="${REPEAT:-2}"
-mkdir -p "$data_dir"
-if [ ! -f "$data_dir/multinomial.csv" ]; then
-  /usr/bin/python3 "$here/linear_class_bench_data.py" "$data_dir"
-fi
-unset OPENBLAS_CORETYPE OPENBLAS_L2_SIZE
+write_once "$data_dir/multinomial.csv" linear_class_bench_data.py "$data_dir"
 export OPENBLAS_NUM_THREADS=1 OMP_NUM_THREADS=1
 
 tol="${TOPKFS_TOL:-1e-10}"
@@ -104,15 +101,14 @@ for (name in c("mid", "last")) {
 R
 
 echo "== ratios (topkfs / reference, one thread) and agreement"
-/usr/bin/python3 - "$data_dir" <<'PY'
-import re, sys
+PYTHONPATH="$here" /usr/bin/python3 - "$data_dir" <<'PY'
+import sys
 import numpy as np
+from bench_ratios import times
 d = sys.argv[1]
-def times(path, label):
-    m = re.search(re.escape(label) + r"[^\n]*? ([0-9.]+) s \(cpu ([0-9.]+) s\)", open(path).read())
-    return float(m.group(1)), float(m.group(2))
-fit, saga = times(f"{d}/topkfs.txt", "binomial elastic-net fit"), times(f"{d}/sklearn.txt", "LogisticRegression")
-path, glm = times(f"{d}/topkfs.txt", "multinomial grouped-lasso path"), times(f"{d}/glmnet.txt", "grouped multinomial path")
+ours, saga_text, glmnet_text = (open(f"{d}/{side}.txt").read() for side in ["topkfs", "sklearn", "glmnet"])
+fit, saga = times(ours, "binomial elastic-net fit"), times(saga_text, "LogisticRegression")
+path, glm = times(ours, "multinomial grouped-lasso path"), times(glmnet_text, "grouped multinomial path")
 print(f"binomial fit vs saga: wall {fit[0] / saga[0]:.3f}, cpu {fit[1] / saga[1]:.3f} (target <= 0.5)")
 print(f"multinomial path vs glmnet: wall {path[0] / glm[0]:.3f}, cpu {path[1] / glm[1]:.3f} (target <= 1.0)")
 tight = np.loadtxt(f"{d}/tight_binomial.txt")

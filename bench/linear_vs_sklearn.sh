@@ -21,19 +21,14 @@
 # (scikit-learn at tol=1e-14, computed apart and not timed).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
-build="${1:-$here/../build}"
-data_dir="${2:-/tmp/topkfs-linear-bench}"
+# shellcheck source=linear_reference_setup.sh
+source "$here/linear_reference_setup.sh"
+reference_run_start /tmp/topkfs-linear-bench "$@"
 data="$data_dir/linear_bench.csv"
-mkdir -p "$data_dir"
-if [ ! -f "$data" ]; then
-  /usr/bin/python3 "$here/linear_bench_data.py" "$data"
-fi
+write_once "$data" linear_bench_data.py "$data"
 
-# numpy at one OpenBLAS thread (linear_bench sets its own counts per run:
-# an OPENBLAS_NUM_THREADS of 1 would cap them); numpy must not run a slow
-# core type forced by the environment (OPENBLAS_CORETYPE), so both sides get
-# the BLAS kernels of this CPU.
-unset OPENBLAS_CORETYPE OPENBLAS_L2_SIZE
+# numpy at one OpenBLAS thread, set below (linear_bench sets its own counts
+# per run: an OPENBLAS_NUM_THREADS of 1 would cap them).
 
 tol="${TOPKFS_TOL:-1e-12}"
 echo "== topkfs (bench/linear_bench, --tol $tol)"
@@ -85,16 +80,13 @@ with threadpool_limits(limits=1):
 PY
 
 echo "== ratios (topkfs / scikit-learn, one thread) and agreement"
-/usr/bin/python3 - "$data_dir" <<'PY'
-import re, sys
+PYTHONPATH="$here" /usr/bin/python3 - "$data_dir" <<'PY'
+import sys
 import numpy as np
+from bench_ratios import times
 d = sys.argv[1]
 ours = open(f"{d}/topkfs.txt").read()
 theirs = open(f"{d}/sklearn.txt").read()
-def times(text, label, threads=None):
-    prefix = f"threads {threads}: " if threads else ""
-    m = re.search(re.escape(prefix + label) + r"[^\n]*? ([0-9.]+) s \(cpu ([0-9.]+) s\)", text)
-    return float(m.group(1)), float(m.group(2))
 enet, enet_sk = times(ours, "elastic-net fit", 1), times(theirs, "ElasticNet")
 path, path_sk = times(ours, "lasso path", 1), times(theirs, "lasso_path")
 top = times(ours, "elastic-net-top fit", 1)

@@ -15,14 +15,12 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include <chrono>
 #include <cstdlib>
-#include <ctime>
-#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "bench_timing.hpp"
 #include "topkfs/core/error.hpp"
 #include "topkfs/io/read_dataset.hpp"
 #include "topkfs/scoring/metrics.hpp"
@@ -30,7 +28,10 @@
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using topkfs::bench::Clock;
+using topkfs::bench::seconds;
+using topkfs::bench::timed;
+using topkfs::bench::Timing;
 
 struct Args {
   std::string data;
@@ -108,24 +109,6 @@ std::vector<std::int64_t> choose_columns(const std::string& rule, std::int64_t m
   return columns;
 }
 
-double cpu_seconds() {
-  timespec now{};
-  ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
-  return static_cast<double>(now.tv_sec) + 1e-9 * static_cast<double>(now.tv_nsec);
-}
-
-struct Timing {
-  double wall = 0.0;
-  double cpu = 0.0;
-};
-
-Timing timed(const std::function<void()>& run) {
-  const auto start = Clock::now();
-  const double cpu = cpu_seconds();
-  run();
-  return {std::chrono::duration<double>(Clock::now() - start).count(), cpu_seconds() - cpu};
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -139,16 +122,15 @@ int main(int argc, char** argv) {
     const auto& split = *data.predefined_split;
     const auto columns = choose_columns(args.columns, data.cols());
     fmt::print("read {}: {} x {} in {:.2f} s (not timed below); train {}, test {}, {} columns\n",
-               args.data, data.rows(), data.cols(),
-               std::chrono::duration<double>(Clock::now() - start).count(), split.train.size(),
+               args.data, data.rows(), data.cols(), seconds(start), split.train.size(),
                split.test.size(), columns.size());
     std::vector<std::int32_t> truth;
     for (const auto row : split.test) truth.push_back(data.labels[static_cast<std::size_t>(row)]);
 
     std::vector<double> totals;
     for (const int threads : args.threads) {
-      Timing best_fit{1e300, 0};
-      Timing best_predict{1e300, 0};
+      Timing best_fit;  // the fastest run of fit + predict
+      Timing best_predict;
       double accuracy = 0.0;
       double nodes = 0.0;
       for (int r = 0; r < args.repeat; ++r) {

@@ -17,6 +17,7 @@
 
 #include "dense_kernels.hpp"
 #include "fit_checks.hpp"
+#include "path_walk.hpp"
 #include "top_set.hpp"
 #include "topkfs/core/clock.hpp"
 #include "topkfs/core/error.hpp"
@@ -495,8 +496,6 @@ std::vector<LinearFit> fit_linear_path(LinearProblem& problem, const LinearPenal
                                        const std::vector<double>& lambdas,
                                        const SolverControl& control, int stop_at_nonzeros,
                                        const std::function<void(const LinearFit&)>& on_point) {
-  std::vector<LinearFit> fits;
-  fits.reserve(lambdas.size());
   // A whole path usually ends with most weights non-zero, which needs nearly
   // every Gram column: one symmetric product is cheaper than the batches
   // (scikit-learn's lasso_path precomputes it too). A path stopped at a few
@@ -505,24 +504,22 @@ std::vector<LinearFit> fit_linear_path(LinearProblem& problem, const LinearPenal
       (stop_at_nonzeros <= 0 || 3 * static_cast<std::int64_t>(stop_at_nonzeros) > problem.cols())) {
     problem.compute_gram();
   }
-  for (double lambda : lambdas) {
-    LinearPenalty point = penalty;
-    point.lambda2 = lambda;
-    linear_detail::check_fit_request(problem, point, control);
-    LinearFit fit;
-    fit.penalty = point;
-    fit.solver = choose_solver(problem, control.solver);
-    const Eigen::VectorXd start =
-        fits.empty() ? Eigen::VectorXd::Zero(problem.cols()) : fits.back().coef_std;
-    const double previous =
-        fits.empty() ? lambda2_max(problem, point) : fits.back().penalty.lambda2;
-    descend(problem, point, control, fit.solver, start, previous, fit);
-    finish_fit(problem, fit);
-    fits.push_back(std::move(fit));
-    if (on_point) on_point(fits.back());
-    if (stop_at_nonzeros > 0 && fits.back().nonzero() >= stop_at_nonzeros) break;
-  }
-  return fits;
+  return linear_detail::walk_path<LinearFit>(
+      penalty, lambdas, stop_at_nonzeros, on_point,
+      [&](const LinearPenalty& point, const LinearFit* previous) {
+        linear_detail::check_fit_request(problem, point, control);
+        LinearFit fit;
+        fit.penalty = point;
+        fit.solver = choose_solver(problem, control.solver);
+        const Eigen::VectorXd start =
+            previous ? previous->coef_std : Eigen::VectorXd::Zero(problem.cols());
+        const double previous_lambda2 =
+            previous ? previous->penalty.lambda2 : lambda2_max(problem, point);
+        descend(problem, point, control, fit.solver, start, previous_lambda2, fit);
+        finish_fit(problem, fit);
+        return fit;
+      },
+      [](const LinearFit&) { return false; });
 }
 
 std::vector<std::int64_t> top_k_columns(const Eigen::VectorXd& w, int k) {

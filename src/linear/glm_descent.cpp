@@ -23,6 +23,7 @@
 #include "fit_checks.hpp"
 #include "glm_likelihood.hpp"
 #include "group_step.hpp"
+#include "path_walk.hpp"
 #include "top_set.hpp"
 #include "topkfs/core/clock.hpp"
 #include "topkfs/core/error.hpp"
@@ -508,27 +509,20 @@ std::vector<GlmFit> fit_glm_path(const LinearProblem& problem, const ClassTarget
                                  const std::vector<double>& lambdas, const SolverControl& control,
                                  int stop_at_nonzeros,
                                  const std::function<void(const GlmFit&)>& on_point) {
-  std::vector<GlmFit> fits;
-  fits.reserve(lambdas.size());
-  for (double lambda : lambdas) {
-    LinearPenalty point = penalty;
-    point.lambda2 = lambda;
-    // The first point starts from the intercepts-only model, which solves
-    // lambda2_max: every later one from the point before.
-    GlmFit first;
-    if (fits.empty()) {
-      first.penalty = point;
-      first.penalty.lambda2 = glm_lambda2_max(problem, target, family, point);
-      first.coef_std = Eigen::MatrixXd::Zero(problem.cols(), glm_outputs(family, target));
-      first.intercept_std = linear_detail::null_intercepts(target, family);
-    }
-    fits.push_back(
-        fit_glm(problem, target, family, point, control, fits.empty() ? &first : &fits.back()));
-    if (on_point) on_point(fits.back());
-    if (stop_at_nonzeros > 0 && fits.back().nonzero() >= stop_at_nonzeros) break;
-    if (fits.back().deviance_ratio > max_deviance_ratio) break;
-  }
-  return fits;
+  return linear_detail::walk_path<GlmFit>(
+      penalty, lambdas, stop_at_nonzeros, on_point,
+      [&](const LinearPenalty& point, const GlmFit* previous) {
+        if (previous) return fit_glm(problem, target, family, point, control, previous);
+        // The first point starts from the intercepts-only model, which solves
+        // lambda2_max: every later one from the point before.
+        GlmFit first;
+        first.penalty = point;
+        first.penalty.lambda2 = glm_lambda2_max(problem, target, family, point);
+        first.coef_std = Eigen::MatrixXd::Zero(problem.cols(), glm_outputs(family, target));
+        first.intercept_std = linear_detail::null_intercepts(target, family);
+        return fit_glm(problem, target, family, point, control, &first);
+      },
+      [](const GlmFit& fit) { return fit.deviance_ratio > max_deviance_ratio; });
 }
 
 double glm_objective(const LinearProblem& problem, const ClassTarget& target, LinearFamily family,

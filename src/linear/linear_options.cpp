@@ -29,6 +29,9 @@ void LinearOptions::validate() const {
   if (path_stop != "k" && path_stop != "end") {
     fail(fmt::format("--path-stop takes k or end, not '{}'", path_stop));
   }
+  if (!(screen_level >= 0 && screen_level <= 1)) {
+    fail(fmt::format("--screen-level must be in [0, 1] (0: no screen), got {}", screen_level));
+  }
   if (threads < 0) fail(fmt::format("--threads must not be negative, got {}", threads));
 }
 
@@ -64,6 +67,10 @@ const OptionTable<LinearOptions>& linear_option_table() {
         .add("scaling", &LinearOptions::scaling,
              "standard (columns to mean 0, sd 1 over the training rows, as glmnet; auto is the "
              "same) or none (centred only: the penalties act on the columns' own units)")
+        .add("screen-level", &LinearOptions::screen_level,
+             "Columns whose marginal association with the target (score test of the column "
+             "alone against the intercept-only model) has a p-value at or above this level rank "
+             "after every column below it; the fits are unchanged (0: rank by weight alone)")
         .add("threads", &LinearOptions::threads,
              "Threads for standardising and the Gram matrix (0 = every core)");
     return t;

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <functional>
 
@@ -14,6 +15,7 @@
 #include "topkfs/data/scaling.hpp"
 #include "topkfs/linear/glm_model.hpp"
 #include "topkfs/linear/linear_model.hpp"
+#include "topkfs/linear/marginal_screen.hpp"
 
 namespace topkfs {
 namespace {
@@ -47,6 +49,8 @@ struct GaussianFits {
   Eigen::VectorXd closeness(const LinearFit& fit) const {
     return linear_gradient_magnitudes(problem, fit);
   }
+  Eigen::VectorXd screen_statistics() const { return marginal_score_statistics(problem); }
+  int screen_df() const { return 1; }
 };
 
 struct ClassFits {
@@ -67,6 +71,8 @@ struct ClassFits {
   Eigen::VectorXd closeness(const GlmFit& fit) const {
     return glm_gradient_norms(problem, target, fit);
   }
+  Eigen::VectorXd screen_statistics() const { return marginal_score_statistics(problem, target); }
+  int screen_df() const { return target.classes - 1; }
 };
 
 // The ranking: |w_j|, or the norm of feature j's row of class coefficients.
@@ -240,9 +246,42 @@ class LinearSelector final : public TableSelector<LinearOptions> {
     const Eigen::VectorXd scores = scores_of(outcome.fit);
     result.scores.assign(scores.data(), scores.data() + scores.size());
     // Zero weights tie at score 0: the one closest to entering ranks first
-    // (the order a longer path would bring them in), not column order.
+    // (the order a longer path would bring them in), not column order. Columns
+    // that fail the marginal screen follow those that pass it
+    // (docs/linear.md, "The marginal screen").
     finish_selection(result, data.feature_names, as_vector(fits.closeness(outcome.fit)));
+    put_first(screen(fits, result), data.feature_names, result);
     record_options(problem, outcome, data, result);
+  }
+
+  // Per column, whether it passes the marginal screen (empty when it is off),
+  // and a note saying how many do.
+  template <class Fits>
+  std::vector<char> screen(const Fits& fits, SelectionResult& result) const {
+    if (options_.screen_level <= 0) return {};
+    const auto passes =
+        passes_screen(fits.screen_statistics(), fits.screen_df(), options_.screen_level);
+    const auto passing = std::count(passes.begin(), passes.end(), 1);
+    result.notes.push_back(fmt::format(
+        "{} of {} columns pass the marginal screen (score test of each column alone against the "
+        "intercept-only model, p < {:g}) and rank first, by weight; the others follow, by weight "
+        "(--screen-level 0 ranks by weight alone)",
+        passing, passes.size(), options_.screen_level));
+    return passes;
+  }
+
+  // The columns flagged in `first` move before the others in the ranking,
+  // each group keeping its order; the selection follows.
+  static void put_first(const std::vector<char>& first,
+                        const std::vector<std::string>& feature_names, SelectionResult& result) {
+    if (first.empty()) return;
+    std::stable_partition(result.ranking.begin(), result.ranking.end(),
+                          [&](std::int64_t j) { return first[static_cast<std::size_t>(j)] != 0; });
+    result.selected.assign(result.ranking.begin(), result.ranking.begin() + result.k);
+    result.selected_names.clear();
+    for (auto j : result.selected) {
+      result.selected_names.push_back(feature_names[static_cast<std::size_t>(j)]);
+    }
   }
 
   // One fit at the given lambda2 (ridge: 0); history per sweep.

@@ -24,7 +24,7 @@ class DnnTopModel final : public LoopModel {
       // The top k inputs first (input_order.hpp), from the first step on.
       order_.emplace(inputs, k_);
       for (const auto& tensor : indexed) order_->track(tensor);
-      order_->bring_top_k_first(network_.w.detach());
+      order_->bring_top_k_first(input_ranking_magnitude(network_, options_));
       leading_ = torch::arange(k_, torch::kLong);
     }
   }
@@ -60,7 +60,7 @@ class DnnTopModel final : public LoopModel {
       torch::NoGradGuard no_grad;
       network_.w.clamp_min_(0.0);
     }
-    if (order_) order_->bring_top_k_first(network_.w.detach());
+    if (order_) order_->bring_top_k_first(input_ranking_magnitude(network_, options_));
   }
 
   // Patience counts only once the top-k term has its final form.
@@ -136,8 +136,9 @@ class DnnTopModel final : public LoopModel {
   }
 
   Tensor top_k_of_w(std::int64_t count) const {
-    const Tensor w = network_.w.detach();
-    return torch::tensor(top_k_by_magnitude(w.data_ptr<float>(), w.numel(), count), torch::kLong);
+    const Tensor magnitude = input_ranking_magnitude(network_, options_);
+    return torch::tensor(top_k_by_magnitude(magnitude.data_ptr<float>(), magnitude.numel(), count),
+                         torch::kLong);
   }
 
   TopKNetwork& network_;
@@ -164,6 +165,16 @@ Tensor lead_and_sub_loss(const ModelOutputs& out, const Tensor& y, NeuralTask ta
 Tensor elastic_penalty_of(const TopKNetwork& network, const DnnTopOptions& options) {
   if (!(options.lambda1 > 0 || options.lambda2 > 0)) return Tensor();
   return elastic_penalty(network.w, options.lambda1, options.lambda2);
+}
+
+Tensor input_ranking_magnitude(const TopKNetwork& network, const DnnTopOptions& options) {
+  torch::NoGradGuard no_grad;
+  Tensor magnitude = network.w.detach().abs();
+  if (options.rank_by == "scale") {
+    const Tensor norms = network.input_weight_norms();
+    if (norms.defined()) magnitude = magnitude * norms;
+  }
+  return magnitude.contiguous();
 }
 
 TrainingOutcome train_network(TopKNetwork& network, const TrainingSet& data,

@@ -34,6 +34,9 @@ void DnnTopOptions::validate() const {
     fail(fmt::format("--w-step takes adam or shared, not '{}'", w_step));
   }
   if (!(w_lr >= 0)) fail(fmt::format("--w-lr must not be negative, got {}", w_lr));
+  if (rank_by != "w" && rank_by != "scale") {
+    fail(fmt::format("--rank-by takes w or scale, not '{}'", rank_by));
+  }
   if (stop_on != "sum" && stop_on != "sub") {
     fail(fmt::format("--stop-on takes sum or sub, not '{}'", stop_on));
   }
@@ -71,6 +74,9 @@ const OptionTable<DnnTopOptions>& dnn_top_option_table() {
         .add("stop-on", &DnnTopOptions::stop_on,
              "Validation loss for early stopping and the best epoch: sum (lead + lambda3 * "
              "sub-model) or sub (the sub-model on the k selected inputs)")
+        .add("rank-by", &DnnTopOptions::rank_by,
+             "What ranks the inputs: w (|w|) or scale (|w| times the norm of the first "
+             "layer's weights on the input)")
         .add("restarts", &DnnTopOptions::restarts,
              "Stability selection: fit this many times (seeds --seed, --seed+1, ...) and select "
              "the features chosen most often; the result holds each feature's frequency")

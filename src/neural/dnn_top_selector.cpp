@@ -127,7 +127,8 @@ class DnnTopSelector final : public TableSelector<DnnTopOptions> {
                        : make_mlp(train.cols(), once.problem.outputs, options.hidden, init_rng);
     once.outcome = train_network(*once.network, once.problem.set, options, k, callbacks, {},
                                  cnn ? 1 : once.problem.threads_used);
-    const Tensor magnitude = once.network->w.detach().abs().to(torch::kDouble).contiguous();
+    const Tensor magnitude =
+        input_ranking_magnitude(*once.network, options).to(torch::kDouble).contiguous();
     once.magnitude.assign(magnitude.data_ptr<double>(),
                           magnitude.data_ptr<double>() + magnitude.numel());
     return once;

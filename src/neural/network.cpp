@@ -116,6 +116,8 @@ class Mlp : public TopKNetwork {
 
   std::vector<Tensor> input_indexed() override { return {w, layers_.first_weight}; }
 
+  Tensor input_weight_norms() const override { return layers_.first_weight.detach().norm(2, {0}); }
+
  private:
   MlpLayers layers_;
 };

@@ -45,6 +45,10 @@ class TopKNetwork : public torch::nn::Module {
   // alone, so that training may keep the inputs in another order
   // (InputOrder); empty when the inputs' places matter (an image's pixels).
   virtual std::vector<torch::Tensor> input_indexed() { return {}; }
+  // The norm of the weights through which the body reads each input (a dense
+  // first layer's columns), or an undefined tensor when the body shares its
+  // weights across inputs (the CNN's convolutions).
+  virtual torch::Tensor input_weight_norms() const { return {}; }
 };
 
 enum class Activation { Relu, Sigmoid };

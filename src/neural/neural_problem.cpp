@@ -104,6 +104,20 @@ NeuralTask task_of(const Dataset& data) {
       fmt::format("{}: supervised selection needs a target, and this data has none", data.source));
 }
 
+namespace {
+
+// --scaling auto (docs/algorithms.md, "Input scaling"): image data is divided
+// by its largest value; data already within [0, 1] is left as it is, for the
+// same reason (standardising would stretch its nearly constant columns to the
+// spread of the others); other data is standardised.
+std::string auto_scaling(const Dataset& data, const std::vector<std::int64_t>& train_rows,
+                         bool image_data) {
+  if (image_data) return "image";
+  return within_unit_interval(data.features, train_rows) ? "none" : "standard";
+}
+
+}  // namespace
+
 NeuralProblem prepare_problem(const Dataset& data, const std::vector<std::int64_t>& rows,
                               const NeuralTrainingOptions& options, bool image_data,
                               ThreadUse use) {
@@ -129,7 +143,7 @@ NeuralProblem prepare_problem(const Dataset& data, const std::vector<std::int64_
     set.train_rows = rows;
   }
   problem.scaling_used =
-      options.scaling == "auto" ? (image_data ? "image" : "standard") : options.scaling;
+      options.scaling == "auto" ? auto_scaling(data, set.train_rows, image_data) : options.scaling;
   scale_inputs(data, set, problem.scaling_used);
   set.targets = target_tensor(data, problem.task, set.train_rows);
   return problem;

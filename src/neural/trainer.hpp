@@ -143,6 +143,11 @@ torch::Tensor lead_and_sub_loss(const ModelOutputs& out, const torch::Tensor& y,
 // tensor when both are 0.
 torch::Tensor elastic_penalty_of(const TopKNetwork& network, const DnnTopOptions& options);
 
+// What ranks the inputs (--rank-by): |w|, or |w| times the norm of the body's
+// weights on each input; float, contiguous, one entry per input in the
+// network's current input order.
+torch::Tensor input_ranking_magnitude(const TopKNetwork& network, const DnnTopOptions& options);
+
 // Loss of one model output against the targets of the same rows (the mean).
 torch::Tensor data_loss(const torch::Tensor& output, const torch::Tensor& targets, NeuralTask task);
 // The same loss per row (regression: the mean over the outputs of the row).

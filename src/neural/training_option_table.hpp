@@ -30,8 +30,9 @@ void add_training_options(OptionTable<Options>& table, const std::string& hidden
       .template add<double>("clip", &Base::clip, "Clip the gradient norm to this value (0 = off)")
       .template add<std::string>(
           "scaling", &Base::scaling,
-          "Input scaling fitted on the training rows: auto (image for image data, else "
-          "standard), standard, minmax, image (divide by the largest value), none")
+          "Input scaling fitted on the training rows: auto (image for image data, none for "
+          "data already within [0, 1], else standard), standard, minmax, image (divide by the "
+          "largest value), none")
       .template add<std::uint64_t>("seed", &Base::seed,
                                    "Seed of every random choice (init, shuffling, split, noise)")
       .template add<int>("threads", &Base::threads,

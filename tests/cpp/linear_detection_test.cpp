@@ -47,6 +47,9 @@ TEST(LinearDetection, ElasticNetTopDoesAtLeastAsWellAsElasticNetOnAilerons) {
               100.0 * hits[0] / 40, 100.0 * hits[1] / 40);
   EXPECT_GE(hits[1], hits[0]);
   EXPECT_GE(hits[1], 28);  // 70%: well above the 50% of a random choice
+  // The paper's 82.5% for Elastic Net^top, which the marginal screen reaches
+  // (ranked by weight alone this seed gives 72.5%: docs/linear.md).
+  EXPECT_GE(hits[1], 33);
 }
 
 }  // namespace

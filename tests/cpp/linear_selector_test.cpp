@@ -12,6 +12,7 @@
 #include "topkfs/core/error.hpp"
 #include "topkfs/data/synthetic.hpp"
 #include "topkfs/linear/linear_model.hpp"
+#include "topkfs/linear/marginal_screen.hpp"
 
 namespace topkfs {
 namespace {
@@ -61,15 +62,20 @@ TEST(LinearSelector, EveryMethodReturnsExactlyKFeatures) {
       for (std::int64_t j = 0; j < 30; ++j) EXPECT_EQ(sorted[static_cast<std::size_t>(j)], j);
       EXPECT_TRUE(
           std::equal(result.selected.begin(), result.selected.end(), result.ranking.begin()));
+      // By score, after the columns that pass the marginal screen.
+      LinearProblem problem = test::make_problem(data);
+      const auto passes =
+          passes_screen(marginal_score_statistics(problem), 1, LinearOptions{}.screen_level);
       for (std::size_t i = 1; i < result.ranking.size(); ++i) {
-        EXPECT_GE(result.scores[static_cast<std::size_t>(result.ranking[i - 1])],
-                  result.scores[static_cast<std::size_t>(result.ranking[i])]);
+        const auto before = static_cast<std::size_t>(result.ranking[i - 1]);
+        const auto after = static_cast<std::size_t>(result.ranking[i]);
+        EXPECT_GE(passes[before], passes[after]);
+        if (passes[before] == passes[after]) EXPECT_GE(result.scores[before], result.scores[after]);
       }
       // Scores are |w| on the standardised columns: the model in the result
       // holds w / sd on the original ones.
       const auto& coefficients = result.options.at("model").at("coefficients");
       ASSERT_EQ(coefficients.size(), 30u);
-      LinearProblem problem = test::make_problem(data);
       for (std::size_t j = 0; j < 30; ++j) {
         EXPECT_NEAR(result.scores[j],
                     std::abs(coefficients[j].get<double>()) *
@@ -95,6 +101,7 @@ TEST(LinearSelector, PlainModelsStopAtTheFirstPathPointWithKNonZeroWeights) {
   const Dataset data = synthetic();
   for (const auto model : {LinearModel::Lasso, LinearModel::ElasticNet}) {
     auto selector = make_linear_selector(model, false);
+    selector->set_option("screen-level", "0");  // by weight alone (the screen: linear_screen_test)
     const int k = 7;
     const SelectionResult result = select(*selector, data, k);
     const auto point = result.options.at("path_point").get<std::size_t>();
@@ -153,7 +160,7 @@ TEST(LinearSelector, EachModelTakesItsOwnOptions) {
   std::vector<std::string> names;
   for (const auto& info : top->describe_options()) names.push_back(info.name);
   for (const char* name : {"lambda1", "lambda2", "lambda3", "tol", "max-iter", "path-points", "eps",
-                           "path-stop", "solver", "threads"}) {
+                           "path-stop", "solver", "screen-level", "threads"}) {
     EXPECT_NE(std::find(names.begin(), names.end(), name), names.end()) << name;
   }
   for (const auto& info : lasso->describe_options()) {
@@ -174,6 +181,7 @@ TEST(LinearSelector, EachModelTakesItsOwnOptions) {
                                                         {"eps", "1"},
                                                         {"solver", "gram"},
                                                         {"path-stop", "never"},
+                                                        {"screen-level", "1.5"},
                                                         {"threads", "-2"}}) {
     auto selector = make_linear_selector(LinearModel::ElasticNet, true);
     selector->set_option(name, value);

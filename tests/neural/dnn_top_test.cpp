@@ -206,6 +206,20 @@ TEST(DnnTopCnnTest, SelectsExactlyKPixels) {
   EXPECT_NE(result.options.at("scaling_used"), "standard");
 }
 
+// --scaling auto: data already within [0, 1] keeps its columns' relative
+// spreads; other tabular data is standardised.
+TEST(DnnTopScalingTest, AutoLeavesUnitRangeDataAndStandardisesTheRest) {
+  auto made = planted_problem(SyntheticOptions::Target::Classes, 2, 35);
+  Dataset& data = made.data;
+  const float low = data.features.minCoeff();
+  const float range = data.features.maxCoeff() - low;
+  data.features = ((data.features.array() - low) / range).matrix();  // into [0, 1]
+  const OptionValues brief = with(kSmall, {{"epochs", "1"}, {"min-steps", "0"}});
+  EXPECT_EQ(fit_method("dnn-top", data, 5, brief).options.at("scaling_used"), "none");
+  data.features.col(0).array() += 1.0F;  // one column beyond 1
+  EXPECT_EQ(fit_method("dnn-top", data, 5, brief).options.at("scaling_used"), "standard");
+}
+
 TEST(DnnTopCnnTest, ImageShapeOptionStandsInForTheData) {
   const Dataset data = planted_images(200, {17, 100, 200}, 42);
   const auto result = fit_method(

@@ -42,21 +42,16 @@ struct ClassTarget {
   int classes = 2;
 };
 
-struct GlmFit {
-  LinearPenalty penalty;
+struct GlmFit : FitRecord {
+  GlmFit() { solver = LinearSolver::Naive; }  // residual updates: no Gram matrix to keep
+
   LinearFamily family = LinearFamily::Binomial;
   Eigen::MatrixXd coef_std;       // features x outputs, on the problem's columns
   Eigen::VectorXd intercept_std;  // per output, on the problem's (centred) columns
   Eigen::MatrixXd coef;           // on the original columns
   Eigen::VectorXd intercept;      // on the original columns
-  double objective = 0.0;         // F above
   double deviance_ratio = 0.0;    // 1 - L / L(intercepts only), as glmnet's dev.ratio
   int outer_steps = 0;            // quadratic approximations
-  int sweeps = 0;                 // coordinate sweeps over all of them
-  bool converged = false;
-  bool top_set_settled = true;  // as LinearFit::top_set_settled
-  LinearSolver solver = LinearSolver::Naive;
-  std::vector<EpochRecord> history;  // one per outer step: objective, wall time
 
   // Norm of each feature's row of coefficients (the ranking).
   Eigen::VectorXd row_norms() const;

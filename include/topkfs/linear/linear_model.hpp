@@ -125,20 +125,25 @@ struct SolverControl {
   LinearSolver solver = LinearSolver::Auto;
 };
 
-struct LinearFit {
+// What every fit of the linear models records, whatever its family: the
+// penalty it solved, how it ended, and the way there.
+struct FitRecord {
   LinearPenalty penalty;
+  double objective = 0.0;  // the family's F at the solution
+  int sweeps = 0;  // coordinate sweeps (active-set and full; class fits: over all outer steps)
+  bool converged = false;
+  // False when the top-k set cycled between sets that tie for the k-th place
+  // and was frozen: then the set of the sub-model and the top k of the
+  // weights differ at that place (the selection is the top k of the weights).
+  bool top_set_settled = true;
+  LinearSolver solver = LinearSolver::Auto;  // the one used
+  std::vector<EpochRecord> history;          // per sweep (class fits: per outer step)
+};
+
+struct LinearFit : FitRecord {
   Eigen::VectorXd coef_std;  // on the standardised columns (scores are |coef_std|)
   Eigen::VectorXd coef;      // on the original columns
   double intercept = 0.0;    // on the original columns
-  double objective = 0.0;    // F(w) above
-  int sweeps = 0;            // coordinate sweeps (active-set and full)
-  bool converged = false;
-  // False when the top-k set cycled between sets that tie at the k-th place
-  // and was frozen: then the set of the sub-model and the top k of |w| differ
-  // at that place (the selection is the top k of |w|).
-  bool top_set_settled = true;
-  LinearSolver solver = LinearSolver::Auto;  // the one used
-  std::vector<EpochRecord> history;          // one per sweep: objective, wall time
 
   std::int64_t nonzero() const;
 };

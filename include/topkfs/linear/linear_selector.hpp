@@ -25,7 +25,9 @@ struct LinearOptions {
   std::string solver = "auto";  // auto | covariance | naive
   std::string family = "auto";  // auto | gaussian | binomial | multinomial
   std::string scaling = "standard";  // standard | none
-  int threads = 0;                   // 0 = every core
+  // Columns failing the marginal screen at this level rank last; 0: off.
+  double screen_level = 0.05;
+  int threads = 0;  // 0 = every core
 
   // Throws OptionError naming the offending field.
   void validate() const;

@@ -56,6 +56,12 @@ struct DnnTopOptions : NeuralTrainingOptions {
   // part) or sub (the sub-model on the final k inputs alone: the selection
   // is what the fit is for).
   std::string stop_on = "sum";
+  // What ranks the inputs, for the sub-model's set during training and for
+  // the result: w (|w_j|, the paper's rule) or scale (|w_j| times the norm of
+  // the first layer's weights on input j: the product is what the network
+  // applies to the input, and it does not change when a penalty moves scale
+  // between w and the first layer).
+  std::string rank_by = "w";
   // Stability selection (docs/algorithms.md): `restarts` fits with seeds
   // seed, seed + 1, ..., each on a random `subsample` fraction of the
   // training rows (stratified for classes; 1 = all of them); the features
