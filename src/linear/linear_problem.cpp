@@ -89,6 +89,21 @@ void standardise_columns(const FeatureMatrix& features, const std::vector<std::i
   }
 }
 
+// The checks of both constructors; the number of rows.
+Eigen::Index checked_rows(const std::vector<std::int64_t>& rows, const Eigen::VectorXd& y,
+                          ScalingKind scaling) {
+  if (scaling != ScalingKind::Standard && scaling != ScalingKind::None) {
+    throw OptionError(fmt::format("the linear models scale their columns standard or none, not {}",
+                                  to_string(scaling)));
+  }
+  const auto n = static_cast<Eigen::Index>(rows.size());
+  TOPKFS_ASSERT(y.size() == n);
+  if (n < 2) {
+    throw DataError(fmt::format("linear models need at least 2 training rows, got {}", n));
+  }
+  return n;
+}
+
 }  // namespace
 
 LinearSolver parse_linear_solver(const std::string& name) {
@@ -109,16 +124,8 @@ const char* to_string(LinearSolver solver) {
 
 LinearProblem::LinearProblem(const FeatureMatrix& features, const std::vector<std::int64_t>& rows,
                              const Eigen::VectorXd& y, int threads, ScalingKind scaling) {
-  if (scaling != ScalingKind::Standard && scaling != ScalingKind::None) {
-    throw OptionError(fmt::format("the linear models scale their columns standard or none, not {}",
-                                  to_string(scaling)));
-  }
-  const auto n = static_cast<Eigen::Index>(rows.size());
+  const auto n = checked_rows(rows, y, scaling);
   const Eigen::Index m = features.cols();
-  TOPKFS_ASSERT(y.size() == n);
-  if (n < 2) {
-    throw DataError(fmt::format("linear models need at least 2 training rows, got {}", n));
-  }
   threads_ = linear_detail::set_dense_threads(threads);
   const double inv_n = 1.0 / static_cast<double>(n);
   n_ = n;
@@ -146,16 +153,8 @@ LinearProblem::LinearProblem(const FeatureMatrix& features, const std::vector<st
 LinearProblem::LinearProblem(const FeatureMatrix& features, const std::vector<std::int64_t>& rows,
                              const Eigen::VectorXd& y, int threads, ScalingKind scaling,
                              RankGroup& ranks) {
-  if (scaling != ScalingKind::Standard && scaling != ScalingKind::None) {
-    throw OptionError(fmt::format("the linear models scale their columns standard or none, not {}",
-                                  to_string(scaling)));
-  }
-  const auto n = static_cast<Eigen::Index>(rows.size());
+  const auto n = checked_rows(rows, y, scaling);
   const Eigen::Index m = features.cols();
-  TOPKFS_ASSERT(y.size() == n);
-  if (n < 2) {
-    throw DataError(fmt::format("linear models need at least 2 training rows, got {}", n));
-  }
   threads_ = linear_detail::set_dense_threads(threads);
   n_ = n;
   // Sums of the rows minus the first row (and of y minus its first value):
