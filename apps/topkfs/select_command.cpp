@@ -7,6 +7,7 @@
 #include <memory>
 
 #include "commands.hpp"
+#include "distributed_flags.hpp"
 #include "method_flags.hpp"
 #include "output_flags.hpp"
 #include "progress_bar.hpp"
@@ -39,6 +40,7 @@ struct SelectFlags {
   std::string checkpoint;
   int checkpoint_every = 1;
   bool resume = false;
+  DistributedFlags distributed;
 };
 
 void print_result(const SelectionResult& result) {
@@ -60,10 +62,42 @@ void print_result(const SelectionResult& result) {
   for (const auto& warning : result.warnings) fmt::print("warning     {}\n", warning);
 }
 
+// What every rank must agree on at the rendezvous.
+std::string data_description(const Dataset& data) {
+  return fmt::format(
+      "{} rows x {} columns, target {}{}", data.rows(), data.cols(), to_string(data.target_kind),
+      data.target_kind == TargetKind::Classes ? fmt::format(" ({} classes)", data.num_classes())
+                                              : "");
+}
+
+int fit_and_write(const SelectFlags& flags, Selector& selector, ProcessRanks* ranks);
+
 int run(const SelectFlags& flags) {
   auto selector = make_selector(flags.method.name);
   flags.method.apply(*selector);
   selector->check_options();  // bad options fail before the data is read
+  const DistributedRole role = distributed_role(flags.distributed);
+  if (role.kind != DistributedRole::Alone && !selector->data_parallel()) {
+    throw OptionError(fmt::format(
+        "{} does not train data-parallel (--nproc, --rank, WORLD_SIZE): the neural methods and "
+        "the linear ones do",
+        selector->name()));
+  }
+  if (role.kind == DistributedRole::Launcher) return launch_local_ranks(flags.distributed);
+  if (role.kind == DistributedRole::Alone) return fit_and_write(flags, *selector, nullptr);
+  const auto ranks = ProcessRanks::join(role.rendezvous);
+  try {
+    return fit_and_write(flags, *selector, ranks.get());
+  } catch (const std::exception& error) {
+    ranks->announce_failure(error.what());
+    throw;
+  }
+}
+
+int fit_and_write(const SelectFlags& flags, Selector& selector_ref, ProcessRanks* ranks) {
+  Selector* selector = &selector_ref;
+  // Every rank computes the same result; rank 0 alone prints and writes it.
+  const bool writer = !ranks || ranks->rank() == 0;
   if (!flags.frequency_map.empty() && selector->options_json().value("restarts", 1) < 2) {
     throw OptionError(
         "--frequency-map shows how often restarts chose each feature: add --restarts 2 or more "
@@ -85,17 +119,31 @@ int run(const SelectFlags& flags) {
                      input_paths(flags.data));
   const Dataset data = load_dataset(flags.data, flags.data.to_options());
   check_picture_data(flags.out, flags.data, data);
+  if (ranks) {
+    ranks->agree_on_data(data_description(data));
+    callbacks.ranks = ranks;
+  }
   SelectionSplitOptions split;
   split.rows = parse_selection_rows(flags.split);
   split.test_size = flags.test_size;
   split.seed = flags.split_seed;
 
-  ProgressBar bar(!flags.out.quiet);
-  const FitCallbacks reports = make_callbacks(bar, flags.out.quiet);
+  const bool quiet = flags.out.quiet || !writer;
+  ProgressBar bar(!quiet);
+  const FitCallbacks reports = make_callbacks(bar, quiet);
   callbacks.progress = reports.progress;
   callbacks.log = reports.log;
   SelectionResult result = run_selection(data, *selector, flags.k, split, callbacks);
   bar.finish();
+  if (!writer) return 0;
+  if (ranks) {
+    result.options["world_size"] = ranks->size();
+    result.notes.push_back(fmt::format(
+        "data-parallel over {} ranks: {} sums over the ranks took {:.3f} s on rank 0 ({:.3f} ms "
+        "each)",
+        ranks->size(), ranks->sum_calls(), ranks->sum_seconds(),
+        1e3 * ranks->sum_seconds() / std::max(1L, ranks->sum_calls())));
+  }
   std::string unused;
   const auto learned_rows = selection_rows(data, split, unused);
   if (flags.score) {
@@ -177,6 +225,7 @@ Command add_select_command(CLI::App& app) {
       ->add_option("--checkpoint-every", flags->checkpoint_every,
                    "Epochs between two checkpoints (the last epoch is always written)")
       ->capture_default_str();
+  add_distributed_flags(*command, flags->distributed);
   resuming->add_flag("--resume", flags->resume,
                      "Continue from the --checkpoint file when it exists (the same data, options "
                      "and k; the result is the one the uninterrupted run gives)");
@@ -188,6 +237,7 @@ Command add_select_command(CLI::App& app) {
       "  topkfs select mnist/ --method dnn-top --k 50 --body cnn --lambda3 2 --seed 7\n"
       "  topkfs select usps.h5 --k 10 --restarts 5 --subsample 0.5 --frequency-map f.png\n"
       "  topkfs select mnist/ --k 50 --checkpoint run.ckpt --resume -o result.json\n"
+      "  topkfs select mnist/ --k 50 --nproc 2 --threads 1 -o result.json\n"
       "\nMethods: run `topkfs methods` for the list and each method's options.\n"
       "Exit status: 0 success, 2 usage error, 1 data or runtime error; Ctrl-C ends it at once "
       "(status 130, no output written; the last checkpoint stays).");

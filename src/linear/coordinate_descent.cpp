@@ -362,6 +362,14 @@ class CoordinateDescent {
 };
 
 LinearSolver choose_solver(const LinearProblem& problem, LinearSolver requested) {
+  if (!problem.has_rows()) {
+    if (requested == LinearSolver::Naive) {
+      throw OptionError(
+          "--solver naive needs every row in one process; a data-parallel fit solves from the "
+          "Gram matrix summed over the ranks: use --solver covariance or auto");
+    }
+    return LinearSolver::Covariance;
+  }
   const double gram_bytes =
       8.0 * static_cast<double>(problem.cols()) * static_cast<double>(problem.cols());
   if (requested == LinearSolver::Covariance && gram_bytes > max_gram_bytes) {
@@ -523,6 +531,8 @@ std::vector<std::int64_t> top_k_columns(const Eigen::VectorXd& w, int k) {
 }
 
 Eigen::VectorXd linear_gradient_magnitudes(const LinearProblem& problem, const LinearFit& fit) {
+  // X^T (y - X w) / n = X^T y / n - G w.
+  if (!problem.has_rows()) return (problem.xty() - problem.gram() * fit.coef_std).cwiseAbs();
   const Eigen::VectorXd r = problem.y() - problem.x() * fit.coef_std;
   Eigen::VectorXd gradient;
   linear_detail::multiply_transposed(problem.x(), r, 1.0 / static_cast<double>(problem.rows()),
@@ -530,8 +540,31 @@ Eigen::VectorXd linear_gradient_magnitudes(const LinearProblem& problem, const L
   return gradient.cwiseAbs();
 }
 
+namespace {
+
+// ||y - X w||^2 / n from the Gram matrix: y^T y / n - 2 w^T X^T y / n + w^T G w.
+double residual_square(const LinearProblem& problem, const Eigen::VectorXd& w) {
+  return problem.yy() - 2.0 * w.dot(problem.xty()) + w.dot(problem.gram() * w);
+}
+
+// The objective of a problem built from sums over ranks, which has no rows.
+double objective_from_gram(const LinearProblem& problem, const LinearPenalty& penalty,
+                           const Eigen::VectorXd& coef_std) {
+  double value = 0.5 * residual_square(problem, coef_std) + penalty.lambda2 * coef_std.lpNorm<1>() +
+                 0.5 * penalty.lambda1 * coef_std.squaredNorm();
+  if (penalty.lambda3 > 0) {
+    Eigen::VectorXd masked = Eigen::VectorXd::Zero(coef_std.size());
+    for (auto j : top_k_columns(coef_std, penalty.k)) masked[j] = coef_std[j];
+    value += penalty.lambda3 * 0.5 * residual_square(problem, masked);
+  }
+  return value;
+}
+
+}  // namespace
+
 double linear_objective(const LinearProblem& problem, const LinearPenalty& penalty,
                         const Eigen::VectorXd& coef_std) {
+  if (!problem.has_rows()) return objective_from_gram(problem, penalty, coef_std);
   const double inv_n = 1.0 / static_cast<double>(problem.rows());
   Eigen::VectorXd r = problem.y() - problem.x() * coef_std;
   double value = 0.5 * r.squaredNorm() * inv_n + penalty.lambda2 * coef_std.lpNorm<1>() +

@@ -89,6 +89,21 @@ void standardise_columns(const FeatureMatrix& features, const std::vector<std::i
   }
 }
 
+// The checks of both constructors; the number of rows.
+Eigen::Index checked_rows(const std::vector<std::int64_t>& rows, const Eigen::VectorXd& y,
+                          ScalingKind scaling) {
+  if (scaling != ScalingKind::Standard && scaling != ScalingKind::None) {
+    throw OptionError(fmt::format("the linear models scale their columns standard or none, not {}",
+                                  to_string(scaling)));
+  }
+  const auto n = static_cast<Eigen::Index>(rows.size());
+  TOPKFS_ASSERT(y.size() == n);
+  if (n < 2) {
+    throw DataError(fmt::format("linear models need at least 2 training rows, got {}", n));
+  }
+  return n;
+}
+
 }  // namespace
 
 LinearSolver parse_linear_solver(const std::string& name) {
@@ -109,18 +124,11 @@ const char* to_string(LinearSolver solver) {
 
 LinearProblem::LinearProblem(const FeatureMatrix& features, const std::vector<std::int64_t>& rows,
                              const Eigen::VectorXd& y, int threads, ScalingKind scaling) {
-  if (scaling != ScalingKind::Standard && scaling != ScalingKind::None) {
-    throw OptionError(fmt::format("the linear models scale their columns standard or none, not {}",
-                                  to_string(scaling)));
-  }
-  const auto n = static_cast<Eigen::Index>(rows.size());
+  const auto n = checked_rows(rows, y, scaling);
   const Eigen::Index m = features.cols();
-  TOPKFS_ASSERT(y.size() == n);
-  if (n < 2) {
-    throw DataError(fmt::format("linear models need at least 2 training rows, got {}", n));
-  }
   threads_ = linear_detail::set_dense_threads(threads);
   const double inv_n = 1.0 / static_cast<double>(n);
+  n_ = n;
 
   y_mean_ = y.mean();
   y_ = y.array() - y_mean_;
@@ -140,6 +148,70 @@ LinearProblem::LinearProblem(const FeatureMatrix& features, const std::vector<st
     standardise_columns(features, rows, y_, scaling == ScalingKind::Standard, t * tile,
                         std::min(m, (t + 1) * tile), x_, mean_, scale_, norm_, xty_);
   }
+}
+
+LinearProblem::LinearProblem(const FeatureMatrix& features, const std::vector<std::int64_t>& rows,
+                             const Eigen::VectorXd& y, int threads, ScalingKind scaling,
+                             RankGroup& ranks) {
+  const auto n = checked_rows(rows, y, scaling);
+  const Eigen::Index m = features.cols();
+  threads_ = linear_detail::set_dense_threads(threads);
+  n_ = n;
+  // Sums of the rows minus the first row (and of y minus its first value):
+  // moments about a point inside the data lose little to cancellation.
+  const float* pivot = features.row(rows.front()).data();
+  const double y_pivot = y[0];
+  const RowRange shard = row_shard(features.rows(), ranks.rank(), ranks.size());
+  std::vector<std::int64_t> local;
+  std::vector<double> local_y;
+  for (Eigen::Index i = 0; i < n; ++i) {
+    if (!shard.contains(rows[static_cast<std::size_t>(i)])) continue;
+    local.push_back(rows[static_cast<std::size_t>(i)]);
+    local_y.push_back(y[i] - y_pivot);
+  }
+  const auto count = static_cast<Eigen::Index>(local.size());
+  Eigen::MatrixXd d(count, m);  // this rank's rows, shifted
+  for (Eigen::Index i = 0; i < count; ++i) {
+    const float* row = features.row(local[static_cast<std::size_t>(i)]).data();
+    for (Eigen::Index j = 0; j < m; ++j) d(i, j) = static_cast<double>(row[j]) - pivot[j];
+  }
+  const Eigen::Map<const Eigen::VectorXd> dy(local_y.data(), count);
+  // One sum over the ranks: [D^T D | D^T dy | column sums of D | sum dy, sum dy^2].
+  Eigen::VectorXd sums(m * m + 2 * m + 2);
+  Eigen::Map<Eigen::MatrixXd> dtd(sums.data(), m, m);
+  dtd.noalias() = d.transpose() * d;
+  sums.segment(m * m, m) = d.transpose() * dy;
+  sums.segment(m * m + m, m) = d.colwise().sum().transpose();
+  sums[m * m + 2 * m] = dy.sum();
+  sums[m * m + 2 * m + 1] = dy.squaredNorm();
+  ranks.sum(sums.data(), static_cast<std::size_t>(sums.size()));
+
+  const double inv_n = 1.0 / static_cast<double>(n);
+  const Eigen::VectorXd shift_mean = sums.segment(m * m + m, m) * inv_n;  // mean of x - pivot
+  const double dy_mean = sums[m * m + 2 * m] * inv_n;
+  y_mean_ = y_pivot + dy_mean;
+  yy_ = std::max(0.0, sums[m * m + 2 * m + 1] * inv_n - dy_mean * dy_mean);
+  // Centred moments: E[(x - mean)(x - mean)^T] = E[d d^T] - E[d] E[d]^T.
+  Eigen::MatrixXd covariance = dtd * inv_n - shift_mean * shift_mean.transpose();
+  Eigen::VectorXd cross = sums.segment(m * m, m) * inv_n - shift_mean * dy_mean;
+  mean_.resize(m);
+  scale_.resize(m);
+  norm_.resize(m);
+  Eigen::VectorXd inv_sd(m);
+  for (Eigen::Index j = 0; j < m; ++j) {
+    mean_[j] = pivot[j] + shift_mean[j];
+    double sd = std::sqrt(std::max(0.0, covariance(j, j)));
+    if (is_constant(sd, mean_[j])) sd = 0.0;
+    if (scaling != ScalingKind::Standard && sd > 0) sd = 1.0;
+    scale_[j] = sd;
+    inv_sd[j] = sd > 0 ? 1.0 / sd : 0.0;
+  }
+  gram_ = inv_sd.asDiagonal() * covariance * inv_sd.asDiagonal();
+  xty_ = inv_sd.asDiagonal() * cross;
+  norm_ = gram_.diagonal();
+  gram_ready_.assign(static_cast<std::size_t>(m), 1);
+  gram_count_ = m;
+  new (&x_) ColumnMatrix(nullptr, 0, m);
 }
 
 void LinearProblem::Release::operator()(double* memory) const { std::free(memory); }

@@ -130,6 +130,8 @@ class LinearSelector final : public TableSelector<LinearOptions> {
   }
 
   std::string name() const override { return linear_method_name(model_, top_k_); }
+  // Real targets only: fit() refuses ranks for the class families.
+  bool data_parallel() const override { return true; }
 
   bool has_option(const std::string& option) const override {
     return table_.has(option) && applies(model_, top_k_, option);
@@ -177,8 +179,19 @@ class LinearSelector final : public TableSelector<LinearOptions> {
         linear_detail::linear_target(data, rows, options_.family, name());
     if (!target.note.empty()) result.notes.push_back(target.note);
 
-    LinearProblem problem(data.features, rows, target.y, options_.threads,
-                          options_.scaling == "none" ? ScalingKind::None : ScalingKind::Standard);
+    const ScalingKind scaling =
+        options_.scaling == "none" ? ScalingKind::None : ScalingKind::Standard;
+    if (callbacks.ranks && target.family != LinearFamily::Gaussian) {
+      throw OptionError(fmt::format(
+          "{}: a data-parallel fit (--nproc, WORLD_SIZE) sums the Gram matrix of the gaussian "
+          "family only; the {} family's weights change every row's weight at every step (run it "
+          "in one process)",
+          name(), to_string(target.family)));
+    }
+    LinearProblem problem =
+        callbacks.ranks ? LinearProblem(data.features, rows, target.y, options_.threads, scaling,
+                                        *callbacks.ranks)
+                        : LinearProblem(data.features, rows, target.y, options_.threads, scaling);
     if (target.family == LinearFamily::Gaussian) {
       select_with(GaussianFits{problem}, problem, data, k, callbacks, start, result);
     } else {

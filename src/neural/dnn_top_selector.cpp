@@ -64,6 +64,7 @@ class DnnTopSelector final : public TableSelector<DnnTopOptions> {
   }
   bool resumable() const override { return options_.restarts == 1; }
   bool streams_rows() const override { return true; }
+  bool data_parallel() const override { return true; }
 
   void save_model(const std::string& path) const override {
     if (!network_) {

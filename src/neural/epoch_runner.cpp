@@ -43,6 +43,10 @@ EpochRunner::EpochRunner(LoopModel& model, const TrainingSet& data, const LoopSe
   if (settings.batch_workers >= 2 && model_.batch_loss_is_pure()) {
     team_step_.emplace(model_, data_, parameters_, optimizer_, settings.batch_workers);
   }
+  // One rank alone sums nothing: it takes the one-process steps, exactly.
+  if (callbacks.ranks && callbacks.ranks->size() > 1) {
+    data_parallel_.emplace(*callbacks.ranks, data.features->rows());
+  }
 }
 
 void EpochRunner::resume(const std::string& shuffle_state, std::vector<std::int64_t> order) {
@@ -69,22 +73,43 @@ double EpochRunner::run(int epoch, int epochs, const std::optional<double>& last
   return loss_sum / static_cast<double>(batches_);
 }
 
+double EpochRunner::loss_and_gradients(const std::vector<std::int64_t>& rows, std::size_t begin,
+                                       std::size_t end, const StepInfo& info) {
+  if (team_step_) return team_step_->gradients(rows, begin, end, info);
+  const Tensor x = gather_batch(data_, rows, begin, end, model_.input_order());
+  const Tensor loss =
+      model_.batch_loss(x, gather_targets(data_, rows, begin, end), info, /*seat=*/nullptr);
+  const double value = loss.item<double>();
+  if (std::isfinite(value)) loss.backward();
+  return value;
+}
+
 double EpochRunner::step(const StepInfo& info, std::size_t begin, std::size_t end) {
   optimizer_.zero_grad();
   double value = 0.0;
-  if (team_step_) {
-    value = team_step_->gradients(order_, begin, end, info);
+  if (data_parallel_) {
+    // This rank's rows of the global minibatch; the sum over the ranks
+    // weights each rank's mean by its share of the rows.
+    data_parallel_->local_rows(order_, begin, end, local_);
+    const double share = static_cast<double>(local_.size()) / static_cast<double>(end - begin);
+    if (!local_.empty()) {
+      value = loss_and_gradients(local_, 0, local_.size(), info);
+    } else if (!model_.batch_loss_is_pure()) {
+      // A model that draws noise or keeps state per call takes the call
+      // anyway, on no rows, so that its state stays the same on every rank.
+      torch::NoGradGuard no_grad;
+      const Tensor none = gather_batch(data_, local_, 0, 0, model_.input_order());
+      model_.batch_loss(none, gather_targets(data_, local_, 0, 0), info, nullptr);
+    }
+    value = data_parallel_->sum_step(parameters_, value, share, model_.step_statistics());
   } else {
-    const Tensor x = gather_batch(data_, order_, begin, end, model_.input_order());
-    const Tensor loss =
-        model_.batch_loss(x, gather_targets(data_, order_, begin, end), info, /*seat=*/nullptr);
-    value = loss.item<double>();
-    if (std::isfinite(value)) loss.backward();
+    value = loss_and_gradients(order_, begin, end, info);
   }
   if (!std::isfinite(value)) diverged(info, fmt::format("the loss became {}", value), lr_, "");
   if (hook_) hook_(parameters_);
   // Clips the gradient norm first when settings.adam.clip > 0.
-  const bool stepped = team_step_ ? team_step_->apply(static_cast<bool>(hook_)) : optimizer_.step();
+  const bool changed = static_cast<bool>(hook_) || data_parallel_.has_value();
+  const bool stepped = team_step_ ? team_step_->apply(changed) : optimizer_.step();
   if (!stepped) {
     diverged(info, "the gradient became infinite", lr_, " or scaled inputs (--scaling standard)");
   }

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "data_parallel.hpp"
 #include "fused_adam.hpp"
 #include "parallel_step.hpp"
 #include "topkfs/core/callbacks.hpp"
@@ -43,6 +44,8 @@ class EpochRunner {
   // The team that takes the steps, or null; it computes the validation loss
   // too.
   WorkerTeam* team() { return team_step_ ? &team_step_->team() : nullptr; }
+  // The data-parallel side (callbacks.ranks given), or null.
+  const DataParallel* data_parallel() const { return data_parallel_ ? &*data_parallel_ : nullptr; }
 
   // What carries from one epoch to the next besides the model, for training
   // checkpoints: the optimizer, the shuffling generator and the order it
@@ -58,6 +61,10 @@ class EpochRunner {
   // One minibatch, order_[begin, end): its loss, once the optimizer step is
   // taken.
   double step(const StepInfo& info, std::size_t begin, std::size_t end);
+  // The loss of rows[begin, end) (non-empty) and its gradients in .grad;
+  // a loss that is not finite leaves them undefined.
+  double loss_and_gradients(const std::vector<std::int64_t>& rows, std::size_t begin,
+                            std::size_t end, const StepInfo& info);
 
   LoopModel& model_;
   const TrainingSet& data_;
@@ -72,6 +79,8 @@ class EpochRunner {
   std::size_t batch_;
   long batches_;
   std::optional<ParallelStep> team_step_;
+  std::optional<DataParallel> data_parallel_;
+  std::vector<std::int64_t> local_;  // this rank's rows of the minibatch
 };
 
 }  // namespace topkfs

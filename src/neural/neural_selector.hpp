@@ -28,6 +28,7 @@ class NeuralSelector : public TableSelector<Options> {
 
   std::string name() const override { return name_; }
   bool streams_rows() const override { return true; }
+  bool data_parallel() const override { return true; }
 
   SelectionResult fit(const Dataset& data, const std::vector<std::int64_t>& rows, int k,
                       const FitCallbacks& callbacks) override {

@@ -26,10 +26,11 @@ Tensor rows_tensor(const std::vector<std::int64_t>& rows, std::size_t begin, std
                           {static_cast<std::int64_t>(end - begin)}, torch::kLong);
 }
 
-// The mean validation loss, in chunks of rows; a team's members take every
-// size()-th chunk and their sums are added in member order.
-double validation_loss(LoopModel& model, const TrainingSet& data, WorkerTeam* team) {
-  const auto& rows = data.validation_rows;
+// The validation loss summed over `rows`, in chunks of rows; a team's
+// members take every size()-th chunk and their sums are added in member
+// order.
+double validation_loss_sum(LoopModel& model, const TrainingSet& data,
+                           const std::vector<std::int64_t>& rows, WorkerTeam* team) {
   constexpr std::size_t kChunk = 2048;
   const int members = team ? team->size() : 1;
   std::vector<double> sums(static_cast<std::size_t>(members), 0.0);
@@ -51,7 +52,43 @@ double validation_loss(LoopModel& model, const TrainingSet& data, WorkerTeam* te
   }
   double sum = 0.0;
   for (const double part : sums) sum += part;
-  return sum / static_cast<double>(rows.size());
+  return sum;
+}
+
+// The mean validation loss: over every validation row in one process; over
+// this rank's and summed with the other ranks' in a data-parallel loop.
+class Validation {
+ public:
+  Validation(const TrainingSet& data, const DataParallel* parallel)
+      : data_(data), parallel_(parallel) {
+    if (parallel_) {
+      parallel_->local_rows(data.validation_rows, 0, data.validation_rows.size(), local_);
+    }
+  }
+  double mean_loss(LoopModel& model, WorkerTeam* team) const {
+    const auto& rows = parallel_ ? local_ : data_.validation_rows;
+    const double sum = validation_loss_sum(model, data_, rows, team);
+    return parallel_ ? parallel_->mean_over_ranks(sum, rows.size())
+                     : sum / static_cast<double>(rows.size());
+  }
+
+ private:
+  const TrainingSet& data_;
+  const DataParallel* parallel_;
+  std::vector<std::int64_t> local_;
+};
+
+// The validation loss every rank compares is one sum, so they decide alike;
+// this makes sure of it, once an epoch, before one rank stops while the
+// others wait for its next gradients.
+void check_ranks_agree(RankGroup& ranks, bool stop, int epoch) {
+  double stopping = stop ? 1.0 : 0.0;
+  ranks.sum(&stopping, 1);
+  if (stopping != 0.0 && stopping != static_cast<double>(ranks.size())) {
+    throw DistributedError(
+        fmt::format("after epoch {}, {} of {} ranks decided to stop early: the ranks disagree",
+                    epoch, stopping, ranks.size()));
+  }
 }
 
 // Small data: enough epochs for min_steps steps, and the patience scaled by
@@ -157,6 +194,9 @@ TrainingOutcome train_loop(LoopModel& model, const TrainingSet& data, const Loop
   if (!checkpoint.path.empty()) {
     identity = loop_identity(nlohmann::json::parse(checkpoint.run.empty() ? "{}" : checkpoint.run),
                              data, settings, runner.team() ? runner.team()->size() : 1);
+    // The ranks sum in another order than one process: a checkpoint is
+    // resumed by as many ranks as wrote it.
+    if (callbacks.ranks) identity["world_size"] = callbacks.ranks->size();
     if (checkpoint.resume && std::filesystem::exists(checkpoint.path)) {
       LoopCheckpoint saved = read_checkpoint(checkpoint.path);
       check_same_run(checkpoint.path, saved.identity, identity);
@@ -168,6 +208,10 @@ TrainingOutcome train_loop(LoopModel& model, const TrainingSet& data, const Loop
           fmt::format("resumed from {} after epoch {}", checkpoint.path, first_epoch - 1));
     }
   }
+  // Every rank keeps the same state; one writes it.
+  const bool writes_checkpoints =
+      !checkpoint.path.empty() && (!callbacks.ranks || callbacks.ranks->rank() == 0);
+  const Validation validation(data, runner.data_parallel());
   // A resumed run whose checkpoint was written as it stopped early is over.
   if (stopping.stopped_early()) first_epoch = epochs + 1;
   for (int epoch = first_epoch; epoch <= epochs; ++epoch) {
@@ -176,7 +220,7 @@ TrainingOutcome train_loop(LoopModel& model, const TrainingSet& data, const Loop
     record.epoch = epoch;
     record.loss = runner.run(epoch, epochs, last_val);
     if (!data.validation_rows.empty()) {
-      record.val_loss = validation_loss(model, data, runner.team());
+      record.val_loss = validation.mean_loss(model, runner.team());
       last_val = record.val_loss;
     }
     record.seconds = seconds_since(epoch_start);
@@ -184,7 +228,8 @@ TrainingOutcome train_loop(LoopModel& model, const TrainingSet& data, const Loop
     callbacks.report(
         {epoch, epochs, batches, batches, record.loss, last_val, seconds_since(start), true});
     const bool stop = stopping.stop_after(epoch, epochs, record.val_loss, model);
-    if (!checkpoint.path.empty() &&
+    if (runner.data_parallel()) check_ranks_agree(*callbacks.ranks, stop, epoch);
+    if (writes_checkpoints &&
         (stop || epoch == epochs || epoch % std::max(1, checkpoint.every) == 0)) {
       write_checkpoint(checkpoint.path,
                        capture_loop(identity, outcome.history, last_val, model, runner, stopping));

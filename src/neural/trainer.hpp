@@ -98,6 +98,11 @@ class LoopModel {
   // on two halves of a minibatch from two threads at once (LoopSettings::
   // batch_workers). A model that draws noise or changes state per call says no.
   virtual bool batch_loss_is_pure() const { return false; }
+  // Float tensors that batch_loss fills with means over the minibatch's
+  // rows and after_step reads (FIR's loss per mask). A data-parallel loop
+  // replaces them by their means over the whole minibatch, across the ranks,
+  // before after_step; in one process they are left alone.
+  virtual std::vector<torch::Tensor> step_statistics() { return {}; }
 };
 
 struct LoopSettings {

@@ -5,6 +5,8 @@
 #include <optional>
 #include <string>
 
+#include "topkfs/core/rank_group.hpp"
+
 namespace topkfs {
 
 struct Progress {
@@ -34,11 +36,16 @@ struct CheckpointSettings {
 };
 
 // What the caller gives a fit besides the method's options: where progress
-// and messages go, and where checkpoints go.
+// and messages go, where checkpoints go, and the ranks it trains with.
 struct FitCallbacks {
   std::function<void(const Progress&)> progress;
   std::function<void(LogLevel, const std::string&)> log;
   CheckpointSettings checkpoint;
+  // A data-parallel fit (docs/scale.md): this process is one rank of these,
+  // learns from its shard of the rows and sums with the others; null: this
+  // process alone. Only methods whose Selector::data_parallel() is true
+  // honour it.
+  RankGroup* ranks = nullptr;
 
   void report(const Progress& p) const {
     if (progress) progress(p);

@@ -42,6 +42,14 @@ class TrainingError : public Error {
   using Error::Error;
 };
 
+// A data-parallel fit that cannot go on: a rank died, stopped answering or
+// could not be reached, or the ranks disagree about the data. The message
+// names the rank (or the address).
+class DistributedError : public Error {
+ public:
+  using Error::Error;
+};
+
 [[noreturn]] void assertion_failed(const char* expr, const char* file, int line);
 
 }  // namespace topkfs

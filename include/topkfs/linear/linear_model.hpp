@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "topkfs/core/rank_group.hpp"
 #include "topkfs/data/dataset.hpp"
 #include "topkfs/data/scaling.hpp"
 #include "topkfs/select/selection_result.hpp"
@@ -61,8 +62,18 @@ class LinearProblem {
   LinearProblem(const FeatureMatrix& features, const std::vector<std::int64_t>& rows,
                 const Eigen::VectorXd& y, int threads = 1,
                 ScalingKind scaling = ScalingKind::Standard);
+  // The same problem over ranks (docs/scale.md): each rank sums its shard's
+  // part of `rows` (X^T X, X^T y, the column sums, shifted by the first of
+  // `rows` for accuracy), one sum over the ranks adds them up, and every rank
+  // derives the standardised Gram matrix and X^T y from the totals. The
+  // problem then holds no rows (has_rows() false): only the covariance
+  // solver runs on it. Every rank must pass the same rows and y.
+  LinearProblem(const FeatureMatrix& features, const std::vector<std::int64_t>& rows,
+                const Eigen::VectorXd& y, int threads, ScalingKind scaling, RankGroup& ranks);
 
-  std::int64_t rows() const { return x_.rows(); }
+  std::int64_t rows() const { return n_; }
+  // False for a problem built from sums over ranks: x() and y() are empty.
+  bool has_rows() const { return x_.rows() == n_; }
   std::int64_t cols() const { return x_.cols(); }
   int threads() const { return threads_; }
 
@@ -92,6 +103,7 @@ class LinearProblem {
   std::unique_ptr<double[], Release> storage_;
   ColumnMatrix x_{nullptr, 0, 0};
   Eigen::VectorXd y_, mean_, scale_, norm_, xty_;
+  std::int64_t n_ = 0;
   double y_mean_ = 0.0;
   double yy_ = 0.0;
   int threads_ = 1;

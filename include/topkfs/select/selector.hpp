@@ -61,6 +61,10 @@ class Selector {
   // and run_selection says so (or refuses, with an estimate) when the data is
   // mapped from a file.
   virtual bool streams_rows() const { return false; }
+  // True when fit() trains data-parallel over FitCallbacks::ranks (the
+  // neural methods, and the linear ones for real targets); a fit of another
+  // method must not be given ranks.
+  virtual bool data_parallel() const { return false; }
 };
 
 // The common part of a selector whose options live in a struct with a table.

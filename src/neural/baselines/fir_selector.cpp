@@ -277,11 +277,17 @@ class FirModel final : public LoopModel {
     const Tensor out = operator_.forward(x, column_matrix(masks));
     const Tensor targets = y.dim() == 1 ? y.repeat({count}) : y.repeat({count, 1});
     const Tensor per_mask = data_loss_per_row(out, targets, task_).view({count, x.size(0)}).mean(1);
-    remember(masks, per_mask.detach());
+    step_masks_ = masks;
+    step_losses_ = per_mask.detach().clone();
     return per_mask.mean();
   }
 
+  // The step's loss per mask, which the selector learns from: over the whole
+  // minibatch when the rows are spread over ranks.
+  std::vector<Tensor> step_statistics() override { return {step_losses_}; }
+
   void after_step(const StepInfo& step) override {
+    remember(step_masks_, step_losses_);
     const long done = (step.epoch - 1) * step.batches + step.batch;
     if (done % options_.selector_every == 0) train_selector();
   }
@@ -381,8 +387,10 @@ class FirModel final : public LoopModel {
   MaskSearch search_;
   FusedAdam selector_optimizer_;
   bool exploiting_ = false;
-  Mask best_mask_;      // the optimiser's latest result
-  Mask measured_best_;  // the mask of lowest operator loss in the last selector round
+  Mask best_mask_;                // the optimiser's latest result
+  Mask measured_best_;            // the mask of lowest operator loss in the last selector round
+  std::vector<Mask> step_masks_;  // the masks of the current step
+  Tensor step_losses_;            // and their losses
   std::vector<Mask> seen_masks_;
   std::vector<float> seen_losses_;
   std::vector<float> seen_weights_;

@@ -1,0 +1,219 @@
+#include "distributed_flags.hpp"
+
+#include <fcntl.h>
+#include <fmt/format.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <optional>
+#include <thread>
+#include <vector>
+
+#include "topkfs/core/clock.hpp"
+#include "topkfs/core/error.hpp"
+
+namespace topkfs::cli {
+namespace {
+
+// Set by the launcher for its ranks: it hosts the store, not rank 0.
+constexpr const char* kLauncherStore = "TOPKFS_LAUNCHER_STORE";
+
+std::optional<std::string> env(const char* name) {
+  const char* value = std::getenv(name);
+  if (!value || !*value) return std::nullopt;
+  return std::string(value);
+}
+
+int env_int(const char* name, const std::string& value) {
+  try {
+    std::size_t used = 0;
+    const int number = std::stoi(value, &used);
+    if (used == value.size()) return number;
+  } catch (const std::exception&) {
+  }
+  throw OptionError(fmt::format("{} must be a whole number, not '{}'", name, value));
+}
+
+// This process's command line, as the kernel keeps it.
+std::vector<std::string> own_arguments() {
+  std::ifstream in("/proc/self/cmdline", std::ios::binary);
+  std::vector<std::string> arguments;
+  std::string argument;
+  while (std::getline(in, argument, '\0')) arguments.push_back(argument);
+  return arguments;
+}
+
+// The command line of rank `rank`: this one without --nproc, with the rank's
+// place and the store.
+std::vector<std::string> rank_arguments(const std::vector<std::string>& own, int rank, int size,
+                                        int port) {
+  std::vector<std::string> out;
+  for (std::size_t i = 0; i < own.size(); ++i) {
+    if (own[i] == "--nproc") {
+      ++i;
+      continue;
+    }
+    if (own[i].rfind("--nproc=", 0) == 0) continue;
+    out.push_back(own[i]);
+  }
+  for (const std::string& extra :
+       {std::string("--rank"), std::to_string(rank), std::string("--world-size"),
+        std::to_string(size), std::string("--master"), fmt::format("127.0.0.1:{}", port)}) {
+    out.push_back(extra);
+  }
+  return out;
+}
+
+pid_t start_rank(const std::vector<std::string>& arguments, int rank) {
+  const pid_t pid = fork();
+  if (pid < 0)
+    throw DistributedError(fmt::format("cannot start rank {}: {}", rank, strerror(errno)));
+  if (pid > 0) return pid;
+  if (rank != 0) {
+    const int null = open("/dev/null", O_WRONLY);
+    if (null >= 0) dup2(null, STDOUT_FILENO);
+  }
+  setenv(kLauncherStore, "1", 1);
+  std::vector<char*> argv;
+  for (const auto& argument : arguments) argv.push_back(const_cast<char*>(argument.c_str()));
+  argv.push_back(nullptr);
+  execv("/proc/self/exe", argv.data());
+  std::fprintf(stderr, "topkfs: error: cannot start rank %d: %s\n", rank, strerror(errno));
+  _exit(1);
+}
+
+std::string how_it_ended(int status) {
+  if (WIFSIGNALED(status)) {
+    return fmt::format("was killed by signal {} ({})", WTERMSIG(status),
+                       strsignal(WTERMSIG(status)));
+  }
+  return fmt::format("exited with status {}", WEXITSTATUS(status));
+}
+
+}  // namespace
+
+void add_distributed_flags(CLI::App& command, DistributedFlags& flags) {
+  auto* group = command.add_option_group(
+      "Data-parallel",
+      "Training over several processes (neural and linear methods; docs/scale.md)");
+  group->add_option("--nproc", flags.nproc,
+                    "Start this many ranks on this machine and train data-parallel over them "
+                    "(give each --threads)");
+  group->add_option("--rank", flags.rank, "This process's rank (default: $RANK)");
+  group->add_option("--world-size", flags.world_size,
+                    "How many ranks train together (default: $WORLD_SIZE)");
+  group->add_option("--master", flags.master,
+                    "ADDR:PORT of the rendezvous store, which rank 0 opens (default: "
+                    "$MASTER_ADDR:$MASTER_PORT)");
+  group
+      ->add_option("--timeout", flags.timeout,
+                   "Seconds a rank waits for the store, for the others and for each sum before "
+                   "it stops with an error")
+      ->capture_default_str();
+}
+
+DistributedRole distributed_role(const DistributedFlags& flags) {
+  DistributedRole role;
+  if (flags.timeout < 1) {
+    throw OptionError(fmt::format("--timeout must be at least 1 second, got {}", flags.timeout));
+  }
+  const bool rank_flags = flags.rank >= 0 || flags.world_size > 0 || !flags.master.empty();
+  if (flags.nproc != 0) {
+    if (flags.nproc < 1)
+      throw OptionError(fmt::format("--nproc must be at least 1, got {}", flags.nproc));
+    if (rank_flags) {
+      throw OptionError(
+          "--nproc starts the ranks itself: leave out --rank, --world-size and --master");
+    }
+    role.kind = DistributedRole::Launcher;
+    return role;
+  }
+  const auto world_env = env("WORLD_SIZE");
+  if (!rank_flags && !world_env) return role;
+  RendezvousSettings& r = role.rendezvous;
+  r.timeout = std::chrono::seconds(flags.timeout);
+  r.store_elsewhere = env(kLauncherStore).has_value();
+  r.world_size = flags.world_size > 0 ? flags.world_size
+                 : world_env          ? env_int("WORLD_SIZE", *world_env)
+                                      : 0;
+  if (r.world_size < 1)
+    throw OptionError("a rank needs the world size: --world-size or WORLD_SIZE");
+  const auto rank_env = env("RANK");
+  if (flags.rank < 0 && !rank_env) throw OptionError("a rank needs its rank: --rank or RANK");
+  r.rank = flags.rank >= 0 ? flags.rank : env_int("RANK", *rank_env);
+  std::string master = flags.master;
+  if (master.empty()) {
+    const auto addr = env("MASTER_ADDR");
+    const auto port = env("MASTER_PORT");
+    if (!addr || !port) {
+      throw OptionError(
+          "a rank needs the rendezvous store's address: --master ADDR:PORT, or MASTER_ADDR and "
+          "MASTER_PORT");
+    }
+    master = *addr + ":" + *port;
+  }
+  const auto colon = master.rfind(':');
+  if (colon == std::string::npos || colon == 0) {
+    throw OptionError(fmt::format("--master takes ADDR:PORT, not '{}'", master));
+  }
+  r.host = master.substr(0, colon);
+  if (r.host.size() > 2 && r.host.front() == '[' && r.host.back() == ']') {
+    r.host = r.host.substr(1, r.host.size() - 2);
+  }
+  r.port = env_int("the port of --master", master.substr(colon + 1));
+  if (r.rank >= r.world_size) {
+    throw OptionError(fmt::format("rank {} is not in 0..{} (world size {})", r.rank,
+                                  r.world_size - 1, r.world_size));
+  }
+  role.kind = DistributedRole::Rank;
+  return role;
+}
+
+int launch_local_ranks(const DistributedFlags& flags) {
+  const std::chrono::seconds timeout(flags.timeout);
+  StoreHost store(flags.nproc, timeout);
+  const auto own = own_arguments();
+  std::vector<pid_t> pids;
+  for (int rank = 0; rank < flags.nproc; ++rank) {
+    pids.push_back(start_rank(rank_arguments(own, rank, flags.nproc, store.port()), rank));
+  }
+  std::optional<std::string> failure;
+  bool waiting = false;  // for the others to stop after a failure
+  Clock::time_point deadline;
+  int running = flags.nproc;
+  while (running > 0) {
+    int status = 0;
+    const pid_t pid = waitpid(-1, &status, WNOHANG);
+    if (pid > 0) {
+      for (int rank = 0; rank < flags.nproc; ++rank) {
+        if (pids[static_cast<std::size_t>(rank)] != pid) continue;
+        pids[static_cast<std::size_t>(rank)] = 0;
+        --running;
+        const bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
+        if (!ok && !failure) {
+          failure = fmt::format("rank {} (process {}) {}", rank, pid, how_it_ended(status));
+          // The others notice a dead rank at once; one that hangs is killed.
+          waiting = true;
+          deadline = Clock::now() + timeout + std::chrono::seconds(5);
+        }
+      }
+      continue;
+    }
+    if (waiting && Clock::now() > deadline) {
+      for (const pid_t left : pids) {
+        if (left > 0) kill(left, SIGKILL);
+      }
+      waiting = false;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  if (failure) throw DistributedError(*failure + "; the run stopped, nothing was written");
+  return 0;
+}
+
+}  // namespace topkfs::cli

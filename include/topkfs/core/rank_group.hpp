@@ -1,0 +1,40 @@
+#pragma once
+// The ranks of a data-parallel fit, as the library sees them: who this
+// process is, how many there are, and a sum over all of them. The transport
+// behind it (c10d's Gloo process group, src/distributed) stays out of the
+// methods, so that the linear methods, which do not link libtorch, reduce
+// their statistics through the same seam as the neural trainer.
+#include <cstddef>
+#include <cstdint>
+
+namespace topkfs {
+
+class RankGroup {
+ public:
+  virtual ~RankGroup() = default;
+  virtual int rank() const = 0;
+  virtual int size() const = 0;
+  // Replaces `values` by their sum over the ranks; every rank calls it at the
+  // same point with the same count. Throws DistributedError naming the rank
+  // that failed or stopped answering.
+  virtual void sum(float* values, std::size_t count) = 0;
+  virtual void sum(double* values, std::size_t count) = 0;
+};
+
+// The file rows one rank owns: [begin, end). Shards are contiguous row
+// ranges, so that a rank reading from disk reads one range.
+struct RowRange {
+  std::int64_t begin = 0;
+  std::int64_t end = 0;
+  bool contains(std::int64_t row) const { return row >= begin && row < end; }
+};
+
+// Rank `rank` of `size`'s share of `rows` rows: the first rows % size ranks
+// hold one row more than the others.
+inline RowRange row_shard(std::int64_t rows, int rank, int size) {
+  const std::int64_t base = rows / size, extra = rows % size;
+  const std::int64_t begin = rank * base + (rank < extra ? rank : extra);
+  return {begin, begin + base + (rank < extra ? 1 : 0)};
+}
+
+}  // namespace topkfs

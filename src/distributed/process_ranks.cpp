@@ -1,0 +1,243 @@
+#include "topkfs/distributed/process_ranks.hpp"
+
+#include <fmt/format.h>
+#include <torch/types.h>
+#include <torch/csrc/distributed/c10d/PrefixStore.hpp>
+#include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
+#include <torch/csrc/distributed/c10d/TCPStore.hpp>
+
+#include <cstdlib>
+#include <thread>
+#include <vector>
+
+#include "topkfs/core/clock.hpp"
+#include "topkfs/core/error.hpp"
+
+namespace topkfs {
+namespace {
+
+using Millis = std::chrono::milliseconds;
+
+std::vector<std::uint8_t> bytes_of(const std::string& text) {
+  return std::vector<std::uint8_t>(text.begin(), text.end());
+}
+
+std::string text_of(const std::vector<std::uint8_t>& bytes) {
+  return std::string(bytes.begin(), bytes.end());
+}
+
+// libtorch's messages carry a C++ stack trace after the first line.
+std::string first_line(const std::string& message) { return message.substr(0, message.find('\n')); }
+
+std::string failed_key(int rank) { return fmt::format("topkfs/failed/{}", rank); }
+std::string lost_key(int rank) { return fmt::format("topkfs/lost/{}", rank); }
+std::string data_key(int rank) { return fmt::format("topkfs/data/{}", rank); }
+
+bool is_loopback(const std::string& host) {
+  return host == "localhost" || host.rfind("127.", 0) == 0 || host == "::1";
+}
+
+// The network device Gloo talks through: the interface GLOO_SOCKET_IFNAME
+// names (as in PyTorch), loopback for a store on loopback, else the address
+// this machine's hostname resolves to.
+std::shared_ptr<gloo::transport::Device> gloo_device(const std::string& store_host) {
+  if (const char* name = std::getenv("GLOO_SOCKET_IFNAME"); name && *name) {
+    return c10d::ProcessGroupGloo::createDeviceForInterface(name);
+  }
+  if (is_loopback(store_host)) return c10d::ProcessGroupGloo::createDeviceForHostname("127.0.0.1");
+  return c10d::ProcessGroupGloo::createDefaultDevice();
+}
+
+}  // namespace
+
+struct ProcessRanks::State {
+  RendezvousSettings settings;
+  c10::intrusive_ptr<c10d::TCPStore> store;
+  c10::intrusive_ptr<c10d::ProcessGroupGloo> group;
+  double sum_seconds = 0.0;
+  long sum_calls = 0;
+
+  std::string address() const { return fmt::format("{}:{}", settings.host, settings.port); }
+
+  // The messages of the ranks that announced a failure, or empty.
+  std::string announced_failures() {
+    std::string found;
+    for (int r = 0; r < settings.world_size; ++r) {
+      if (r == settings.rank || !store->check({failed_key(r)})) continue;
+      found += fmt::format("{}rank {} failed: {}", found.empty() ? "" : "; ", r,
+                           text_of(store->get(failed_key(r))));
+    }
+    return found;
+  }
+
+  // After a sum failed here: who is to blame. Every rank that sees the
+  // failure says so in the store; the ranks that say nothing within a few
+  // seconds (and announced no failure of their own) are the ones that died
+  // or hang. A store that is gone with rank 0 names rank 0.
+  [[noreturn]] void blame(const std::string& cause) {
+    const int me = settings.rank;
+    try {
+      store->set(lost_key(me), bytes_of("1"));
+      const auto deadline = Clock::now() + std::chrono::seconds(3);
+      while (true) {
+        if (const std::string failures = announced_failures(); !failures.empty()) {
+          throw DistributedError(failures);
+        }
+        std::vector<int> silent;
+        for (int r = 0; r < settings.world_size; ++r) {
+          if (r != me && !store->check({lost_key(r)})) silent.push_back(r);
+        }
+        if (Clock::now() >= deadline || silent.size() <= 1) {
+          if (silent.empty()) {
+            throw DistributedError(
+                fmt::format("rank {}: the connection between the ranks broke: {}", me, cause));
+          }
+          throw DistributedError(fmt::format(
+              "rank {} stopped answering (killed, out of memory, or its machine is gone); rank "
+              "{} saw: {}",
+              fmt::join(silent, ", rank "), me, cause));
+        }
+        std::this_thread::sleep_for(Millis(100));
+      }
+    } catch (const DistributedError&) {
+      throw;
+    } catch (const std::exception&) {
+      throw DistributedError(
+          fmt::format("rank 0 stopped answering: the store it holds at {} is gone; rank {} saw: {}",
+                      address(), me, cause));
+    }
+  }
+
+  template <typename Scalar>
+  void sum(Scalar* values, std::size_t count) {
+    TOPKFS_ASSERT(group);
+    // Alone, the sum is the values: no hand-off to Gloo's worker thread,
+    // which costs milliseconds per call on a loaded machine.
+    if (settings.world_size == 1) return;
+    const auto start = Clock::now();
+    std::vector<at::Tensor> tensors{torch::from_blob(values, {static_cast<std::int64_t>(count)},
+                                                     torch::CppTypeToScalarType<Scalar>::value)};
+    try {
+      group->allreduce(tensors)->wait();
+    } catch (const std::exception& error) {
+      blame(first_line(error.what()));
+    }
+    sum_seconds += seconds_since(start);
+    ++sum_calls;
+  }
+};
+
+ProcessRanks::ProcessRanks(std::unique_ptr<State> state) : state_(std::move(state)) {}
+ProcessRanks::~ProcessRanks() = default;
+
+std::unique_ptr<ProcessRanks> ProcessRanks::join(const RendezvousSettings& settings) {
+  if (settings.world_size < 1 || settings.rank < 0 || settings.rank >= settings.world_size) {
+    throw OptionError(fmt::format("rank {} is not in 0..{} (world size {})", settings.rank,
+                                  settings.world_size - 1, settings.world_size));
+  }
+  if (settings.port < 1 || settings.port > 65535) {
+    throw OptionError(fmt::format("the store's port must be in 1..65535, got {}", settings.port));
+  }
+  auto state = std::make_unique<State>();
+  state->settings = settings;
+  c10d::TCPStoreOptions options;
+  options.port = static_cast<std::uint16_t>(settings.port);
+  options.isServer = settings.rank == 0 && !settings.store_elsewhere;
+  options.waitWorkers = false;
+  options.timeout = settings.timeout;
+  try {
+    state->store = c10::make_intrusive<c10d::TCPStore>(settings.host, options);
+  } catch (const std::exception& error) {
+    throw DistributedError(fmt::format(
+        "rank {} cannot {} the rendezvous store at {} within {} s ({}); check MASTER_ADDR and "
+        "MASTER_PORT (or --master), and that rank 0 runs",
+        settings.rank, options.isServer ? "open" : "reach", state->address(),
+        settings.timeout.count(), first_line(error.what())));
+  }
+  return std::unique_ptr<ProcessRanks>(new ProcessRanks(std::move(state)));
+}
+
+void ProcessRanks::agree_on_data(const std::string& description) {
+  State& s = *state_;
+  const int n = s.settings.world_size;
+  s.store->set(data_key(s.settings.rank), bytes_of(description));
+  // Polled rather than waited for, so that a rank that failed before the
+  // rendezvous is named at once.
+  const auto deadline = Clock::now() + s.settings.timeout;
+  std::vector<std::string> keys;
+  for (int r = 0; r < n; ++r) keys.push_back(data_key(r));
+  while (!s.store->check(keys)) {
+    if (const std::string failures = s.announced_failures(); !failures.empty()) {
+      throw DistributedError(failures);
+    }
+    if (Clock::now() >= deadline) {
+      std::vector<int> missing;
+      for (int r = 0; r < n; ++r) {
+        if (!s.store->check({data_key(r)})) missing.push_back(r);
+      }
+      throw DistributedError(fmt::format("rank {} did not come to the rendezvous at {} within {} s",
+                                         fmt::join(missing, ", rank "), s.address(),
+                                         s.settings.timeout.count()));
+    }
+    std::this_thread::sleep_for(Millis(50));
+  }
+  const std::string reference = text_of(s.store->get(data_key(0)));
+  for (int r = 1; r < n; ++r) {
+    const std::string other = text_of(s.store->get(data_key(r)));
+    if (other != reference) {
+      throw DistributedError(fmt::format(
+          "the ranks read different data: rank 0 has {}, rank {} has {}; every rank must read the "
+          "same data",
+          reference, r, other));
+    }
+  }
+  auto options = c10d::ProcessGroupGloo::Options::create(s.settings.timeout);
+  options->devices.push_back(gloo_device(s.settings.host));
+  options->threads = 1;
+  auto prefixed = c10::make_intrusive<c10d::PrefixStore>("topkfs/gloo", s.store);
+  try {
+    s.group = c10::make_intrusive<c10d::ProcessGroupGloo>(prefixed, s.settings.rank, n, options);
+  } catch (const std::exception& error) {
+    s.blame(first_line(error.what()));
+  }
+}
+
+void ProcessRanks::announce_failure(const std::string& message) noexcept {
+  try {
+    state_->store->set(failed_key(state_->settings.rank), bytes_of(first_line(message)));
+  } catch (...) {
+    // The store is gone too: the others find out from the broken connection.
+  }
+}
+
+int ProcessRanks::rank() const { return state_->settings.rank; }
+int ProcessRanks::size() const { return state_->settings.world_size; }
+void ProcessRanks::sum(float* values, std::size_t count) { state_->sum(values, count); }
+void ProcessRanks::sum(double* values, std::size_t count) { state_->sum(values, count); }
+double ProcessRanks::sum_seconds() const { return state_->sum_seconds; }
+long ProcessRanks::sum_calls() const { return state_->sum_calls; }
+
+struct StoreHost::State {
+  c10::intrusive_ptr<c10d::TCPStore> store;
+};
+
+StoreHost::StoreHost(int world_size, std::chrono::seconds timeout)
+    : state_(std::make_unique<State>()) {
+  c10d::TCPStoreOptions options;
+  options.port = 0;  // the system picks a free one
+  options.isServer = true;
+  options.waitWorkers = false;
+  options.numWorkers = static_cast<std::size_t>(world_size);
+  options.timeout = timeout;
+  try {
+    state_->store = c10::make_intrusive<c10d::TCPStore>("127.0.0.1", options);
+  } catch (const std::exception& error) {
+    throw DistributedError(
+        fmt::format("cannot open a rendezvous store on loopback: {}", first_line(error.what())));
+  }
+}
+
+StoreHost::~StoreHost() = default;
+int StoreHost::port() const { return state_->store->getPort(); }
+
+}  // namespace topkfs
