@@ -161,7 +161,7 @@ LinearProblem::LinearProblem(const FeatureMatrix& features, const std::vector<st
   // moments about a point inside the data lose little to cancellation.
   const float* pivot = features.row(rows.front()).data();
   const double y_pivot = y[0];
-  const RowRange shard = row_shard(features.rows(), ranks.rank(), ranks.size());
+  const RowShard shard = row_shard(features.rows(), ranks.rank(), ranks.size());
   std::vector<std::int64_t> local;
   std::vector<double> local_y;
   for (Eigen::Index i = 0; i < n; ++i) {

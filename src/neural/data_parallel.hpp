@@ -23,7 +23,7 @@ class DataParallel {
   DataParallel(RankGroup& ranks, std::int64_t rows);
 
   RankGroup& ranks() const { return ranks_; }
-  const RowRange& shard() const { return shard_; }
+  const RowShard& shard() const { return shard_; }
 
   // The rows of rows[begin, end) in this rank's shard, in their order.
   void local_rows(const std::vector<std::int64_t>& rows, std::size_t begin, std::size_t end,
@@ -43,7 +43,7 @@ class DataParallel {
 
  private:
   RankGroup& ranks_;
-  RowRange shard_;
+  RowShard shard_;
   torch::Tensor buffer_;  // flat float, reused while its size fits
 };
 

@@ -45,7 +45,7 @@ EpochRunner::EpochRunner(LoopModel& model, const TrainingSet& data, const LoopSe
   }
   // One rank alone sums nothing: it takes the one-process steps, exactly.
   if (callbacks.ranks && callbacks.ranks->size() > 1) {
-    data_parallel_.emplace(*callbacks.ranks, data.features->rows());
+    data_parallel_.emplace(*callbacks.ranks, data.features->row_count());
   }
 }
 

@@ -23,7 +23,7 @@ class RankGroup {
 
 // The file rows one rank owns: [begin, end). Shards are contiguous row
 // ranges, so that a rank reading from disk reads one range.
-struct RowRange {
+struct RowShard {
   std::int64_t begin = 0;
   std::int64_t end = 0;
   bool contains(std::int64_t row) const { return row >= begin && row < end; }
@@ -31,7 +31,7 @@ struct RowRange {
 
 // Rank `rank` of `size`'s share of `rows` rows: the first rows % size ranks
 // hold one row more than the others.
-inline RowRange row_shard(std::int64_t rows, int rank, int size) {
+inline RowShard row_shard(std::int64_t rows, int rank, int size) {
   const std::int64_t base = rows / size, extra = rows % size;
   const std::int64_t begin = rank * base + (rank < extra ? rank : extra);
   return {begin, begin + base + (rank < extra ? 1 : 0)};
