@@ -140,18 +140,4 @@ Scaler scaler_from(const ColumnStatistics& stats, ScalingKind kind) {
   return scaler;
 }
 
-bool within_unit_interval(const FeatureMatrix& features, const std::vector<std::int64_t>& rows) {
-  const auto row_within = [&](Eigen::Index i) {
-    const auto row = features.row(i);
-    return row.minCoeff() >= 0.0F && row.maxCoeff() <= 1.0F;  // NaN fails both
-  };
-  if (rows.empty()) {
-    for (Eigen::Index i = 0; i < features.rows(); ++i) {
-      if (!row_within(i)) return false;
-    }
-    return features.rows() > 0;
-  }
-  return std::all_of(rows.begin(), rows.end(), [&](std::int64_t i) { return row_within(i); });
-}
-
 }  // namespace topkfs

@@ -155,22 +155,6 @@ TEST(Scaling, Errors) {
   EXPECT_THROW(fit_scaler(x, {}, ScalingKind::MinMax).apply(wider), DataError);
 }
 
-TEST(Scaling, WithinUnitIntervalLooksAtEveryValueOfTheRows) {
-  FeatureMatrix x(3, 2);
-  x << 0.0F, 1.0F,  //
-      0.5F, 0.25F,  //
-      -0.01F, 0.5F;
-  EXPECT_TRUE(within_unit_interval(x, {0, 1}));
-  EXPECT_FALSE(within_unit_interval(x, {}));  // the last row dips below 0
-  EXPECT_FALSE(within_unit_interval(x, {2}));
-  x(2, 0) = 1.0001F;
-  EXPECT_FALSE(within_unit_interval(x, {2}));  // and above 1
-  x(2, 0) = std::nanf("");
-  EXPECT_FALSE(within_unit_interval(x, {2}));  // NaN is no value in [0, 1]
-  EXPECT_FALSE(within_unit_interval(random_matrix(), {}));
-  EXPECT_FALSE(within_unit_interval(FeatureMatrix(0, 2), {}));
-}
-
 TEST(Scaling, ParseNames) {
   EXPECT_EQ(parse_scaling("standard"), ScalingKind::Standard);
   EXPECT_EQ(parse_scaling("MinMax"), ScalingKind::MinMax);

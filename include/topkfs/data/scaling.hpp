@@ -55,11 +55,4 @@ Scaler fit_scaler(const RowSource& features, const std::vector<std::int64_t>& ro
 // The scaler of `kind` from statistics already computed.
 Scaler scaler_from(const ColumnStatistics& stats, ScalingKind kind);
 
-// True when every value of `rows` (empty: all rows) lies in [0, 1]: data
-// already on one common unit scale (min-max normalised tables, proportions,
-// intensities), whose columns' relative spreads carry meaning that
-// standardising would erase (a column that varies over 1% of the range would
-// be stretched to the spread of the widest).
-bool within_unit_interval(const FeatureMatrix& features, const std::vector<std::int64_t>& rows);
-
 }  // namespace topkfs
