@@ -24,7 +24,7 @@ class DnnTopModel final : public LoopModel {
       // The top k inputs first (input_order.hpp), from the first step on.
       order_.emplace(inputs, k_);
       for (const auto& tensor : indexed) order_->track(tensor);
-      order_->bring_top_k_first(input_ranking_magnitude(network_, options_));
+      order_->bring_top_k_first(ranking_weights());
       leading_ = torch::arange(k_, torch::kLong);
     }
   }
@@ -60,7 +60,7 @@ class DnnTopModel final : public LoopModel {
       torch::NoGradGuard no_grad;
       network_.w.clamp_min_(0.0);
     }
-    if (order_) order_->bring_top_k_first(input_ranking_magnitude(network_, options_));
+    if (order_) order_->bring_top_k_first(ranking_weights());
   }
 
   // Patience counts only once the top-k term has its final form.
@@ -136,9 +136,16 @@ class DnnTopModel final : public LoopModel {
   }
 
   Tensor top_k_of_w(std::int64_t count) const {
-    const Tensor magnitude = input_ranking_magnitude(network_, options_);
+    const Tensor magnitude = ranking_weights();
     return torch::tensor(top_k_by_magnitude(magnitude.data_ptr<float>(), magnitude.numel(), count),
                          torch::kLong);
+  }
+
+  // What the top-k rule ranks at every step: w itself for --rank-by w (the
+  // rule takes |.|, so no copy per step), else the scaled magnitudes.
+  Tensor ranking_weights() const {
+    return options_.rank_by == "w" ? network_.w.detach()
+                                   : input_ranking_magnitude(network_, options_);
   }
 
   TopKNetwork& network_;
