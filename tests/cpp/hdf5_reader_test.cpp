@@ -27,7 +27,8 @@ ReadOptions paths(const std::string& x, const std::string& y) {
 
 // Written by h5py: X[i, j] = 10 i + j + 0.25 (distinct, so a transposed read
 // shows) as float64, int16 and a 3-D copy; targets as int32 vectors, a 1 x n
-// row, an n x 2 matrix and a vector of the wrong length; a string dataset.
+// row, an n x 2 matrix and a vector of the wrong length; a string dataset;
+// X as float32 gzip-chunked and in the compact layout (held in the header).
 std::string kinds_fixture() {
   return python_fixture("kinds.h5",
                         "import h5py\n"
@@ -43,7 +44,13 @@ std::string kinds_fixture() {
                         "    g['cube'] = np.zeros((3, 2, 2), dtype=np.float32)\n"
                         "    g['names'] = np.array([b'a', b'b', b'c'])\n"
                         "    g.create_dataset('packed', data=X.astype(np.float32), "
-                        "compression='gzip', chunks=(2, 3))\n");
+                        "compression='gzip', chunks=(2, 3))\n"
+                        "    dcpl = h5py.h5p.create(h5py.h5p.DATASET_CREATE)\n"
+                        "    dcpl.set_layout(h5py.h5d.COMPACT)\n"
+                        "    small = X.astype(np.float32)\n"
+                        "    h5py.h5d.create(g.id, b'compact', h5py.h5t.py_create(small.dtype),\n"
+                        "                    h5py.h5s.create_simple(small.shape), dcpl=dcpl)"
+                        ".write(h5py.h5s.ALL, h5py.h5s.ALL, small)\n");
 }
 
 TEST(Hdf5Reader, UspsTrainTestLayout) {
@@ -152,6 +159,10 @@ TEST(Hdf5Reader, IntegerCompressedRowAndMatrixTargets) {
   EXPECT_EQ(packed.targets(1, 0), 2.0);
   EXPECT_EQ(packed.targets(1, 1), -2.0);
   EXPECT_EQ(packed.target_names, (std::vector<std::string>{"pairs_0", "pairs_1"}));
+
+  const Dataset compact = read_hdf5(path, paths("/more/compact", "/Y"));
+  EXPECT_EQ(compact.features(2, 3), 23.25f);
+  EXPECT_EQ(compact.features(1, 0), 10.25f);
 }
 
 TEST(Hdf5Reader, ShapeAndTypeErrors) {
