@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "hdf5_probe.hpp"
 #include "hdf5_row_blocks.hpp"
 #include "hdf5_util.hpp"
 #include "memory_budget.hpp"
@@ -107,6 +108,7 @@ class Hdf5Reader {
       throw DataError(fmt::format("{}: not an HDF5 file (no HDF5 signature found)", path_));
     }
     hdf5::check_symbol_tables(path_);
+    hdf5::probe_in_child(path_);
     file_ = hdf5::file_handle(H5Fopen(path_.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
     if (!file_) {
       throw DataError(

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "hdf5_probe.hpp"
 #include "hdf5_util.hpp"
 #include "mat_v5_elements.hpp"
 #include "memory_budget.hpp"
@@ -86,6 +87,7 @@ void check_mat_structure(const std::string& path) {
   }
   if (expected == 0x0200) {  // v7.3: HDF5, whose names matio looks up in the root group
     hdf5::check_symbol_tables(path);
+    hdf5::probe_in_child(path);  // matio's calls into libhdf5 are the reader's
     return;
   }
   const std::uint64_t size = file_size(path);

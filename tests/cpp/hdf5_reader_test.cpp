@@ -14,6 +14,7 @@ namespace {
 
 using test::contains;
 using test::data_error;
+using test::fixture;
 
 using test::python_fixture;
 using test::shared_data;
@@ -206,6 +207,21 @@ TEST(Hdf5Reader, NotAnHdf5File) {
   const std::string message = data_error(path);
   EXPECT_EQ(testing::internal::GetCapturedStderr(), "");
   EXPECT_TRUE(contains(message, "noise.h5: not an HDF5 file")) << message;
+}
+
+// A fuzzed file on which libhdf5 1.10 divides by zero while opening a
+// dataset (its chunk shape): the reader's probe process dies, the reader
+// refuses the file naming the crash, and the next file reads as usual.
+TEST(Hdf5Reader, AFileThatCrashesLibhdf5IsRefusedAndReadingGoesOn) {
+  const std::string path =
+      fixture("../fuzz/regressions/hdf5/crash-07135747e8cb62b9402f6eeff1f7e0b81b334d4a");
+  const std::string message = data_error(path);
+  EXPECT_TRUE(contains(message,
+                       "libhdf5 crashed reading the file's structure (Floating point "
+                       "exception): the file is corrupt"))
+      << message;
+  const Dataset after = read_dataset(kinds_fixture());
+  EXPECT_EQ(after.rows(), 3);
 }
 
 // Every truncation of a small HDF5 file gives a DataError naming the file,

@@ -1,0 +1,244 @@
+#include "hdf5_probe.hpp"
+
+#include <fmt/format.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdint>
+#include <cstring>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "hdf5_util.hpp"
+#include "topkfs/core/error.hpp"
+
+namespace topkfs::hdf5 {
+namespace {
+
+// A dataset up to this size (as doubles) is read whole by the child; a larger
+// one by its first and last rows, so that probing a file costs little more
+// than reading its metadata. (A small file may claim a large dataset that
+// its fill value makes up.)
+constexpr std::uint64_t whole_read_bytes = 1ull << 20;
+constexpr hsize_t edge_rows = 64;
+constexpr std::uint64_t edge_read_bytes = 16ull << 20;
+// Long enough for the metadata of any sound file and the reads above on a
+// slow disk; a child still running then is in one of libhdf5's loops.
+constexpr int time_limit_seconds = 10;
+
+void read_rows(hid_t dataset, const std::vector<hsize_t>& dims, hsize_t first, hsize_t count) {
+  std::vector<hsize_t> start(dims.size(), 0);
+  std::vector<hsize_t> size = dims;
+  start[0] = first;
+  size[0] = count;
+  std::uint64_t values = 1;
+  for (auto d : size) values *= d;
+  std::vector<double> buffer(values);
+  const Handle file_space = space_handle(H5Dget_space(dataset));
+  const Handle memory_space =
+      space_handle(H5Screate_simple(static_cast<int>(size.size()), size.data(), nullptr));
+  if (!file_space || !memory_space ||
+      H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start.data(), nullptr, size.data(),
+                          nullptr) < 0) {
+    return;
+  }
+  H5Dread(dataset, H5T_NATIVE_DOUBLE, memory_space.get(), file_space.get(), H5P_DEFAULT,
+          buffer.data());
+}
+
+// What the reader does to a dataset it describes, checks or reads.
+void touch_dataset(hid_t dataset, const std::string& path, const std::string& name) {
+  const Handle type = type_handle(H5Dget_type(dataset));
+  if (!type) return;
+  H5Tget_size(type.get());
+  const auto type_class = H5Tget_class(type.get());
+  if (type_class == H5T_INTEGER) H5Tget_sign(type.get());
+  const auto dims64 = dataset_dims(dataset);
+  try {
+    check_storage(dataset, path, name);  // refuses what libhdf5 would overrun when reading
+  } catch (const Error&) {
+    return;
+  }
+  if ((type_class != H5T_INTEGER && type_class != H5T_FLOAT) || dims64.empty() ||
+      dims64.size() > 2) {
+    return;  // the reader refuses these before reading them
+  }
+  const std::vector<hsize_t> dims(dims64.begin(), dims64.end());
+  std::uint64_t row_values = dims.size() == 2 ? dims[1] : 1;
+  if (dims[0] == 0 || row_values == 0) return;
+  if (dims[0] * row_values * sizeof(double) <= whole_read_bytes) {
+    read_rows(dataset, dims, 0, dims[0]);
+    return;
+  }
+  const hsize_t count = std::min<hsize_t>(edge_rows, dims[0]);
+  if (row_values * count * sizeof(double) > edge_read_bytes) return;  // left to the reader
+  read_rows(dataset, dims, 0, count);
+  read_rows(dataset, dims, dims[0] - count, count);
+}
+
+struct Walk {
+  const std::string* path;
+};
+
+herr_t touch_link(hid_t root, const char* name, const H5L_info_t* info, void* data) {
+  if (info->type != H5L_TYPE_HARD) return 0;
+  const Handle object = object_handle(H5Oopen(root, name, H5P_DEFAULT));
+  if (!object || H5Iget_type(object.get()) != H5I_DATASET) return 0;
+  touch_dataset(object.get(), *static_cast<Walk*>(data)->path, name);
+  return 0;
+}
+
+void walk_file(const std::string& path) {
+  silence_errors();
+  const Handle file = file_handle(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
+  if (!file) return;
+  Walk walk{&path};
+  H5Lvisit(file.get(), H5_INDEX_NAME, H5_ITER_INC, touch_link, &walk);
+}
+
+// The child that walks files, forked once and kept: forking a process per
+// file would cost more than reading a small file (a large process, or one
+// under a sanitizer, takes milliseconds to fork). It serves one request at a
+// time over a socket: the path's length and bytes in, one byte out when the
+// walk is done. EOF on the socket means it died; the next request forks a
+// new one. It ends when the reading process does (EOF on its side).
+class ProbeProcess {
+ public:
+  ~ProbeProcess() { stop(); }
+
+  void probe(const std::string& path) {
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!alive() && !start()) return;  // no process to spare: read without the guard
+    const auto length = static_cast<std::uint32_t>(path.size());
+    if (!send_all(&length, sizeof length) || !send_all(path.data(), path.size())) {
+      // It died between requests (killed from outside): not this file's doing.
+      stop();
+      if (!start() || !send_all(&length, sizeof length) || !send_all(path.data(), path.size()))
+        return;
+    }
+    pollfd ready{socket_, POLLIN, 0};
+    const int polled = ::poll(&ready, 1, time_limit_seconds * 1000);
+    char reply = 0;
+    if (polled > 0 && ::recv(socket_, &reply, 1, 0) == 1) return;  // walked through
+    const bool timed_out = polled == 0;
+    if (timed_out) ::kill(pid_, SIGKILL);
+    int status = 0;
+    ::waitpid(pid_, &status, 0);
+    pid_ = -1;
+    ::close(socket_);
+    socket_ = -1;
+    if (timed_out) {
+      throw DataError(fmt::format(
+          "{}: libhdf5 did not finish reading the file's structure within {} s: the file is "
+          "corrupt (a loop in its links or headers)",
+          path, time_limit_seconds));
+    }
+    const std::string how = WIFSIGNALED(status)
+                                ? std::string(::strsignal(WTERMSIG(status)))
+                                : fmt::format("exit status {}", WEXITSTATUS(status));
+    throw DataError(fmt::format(
+        "{}: libhdf5 crashed reading the file's structure ({}): the file is corrupt", path, how));
+  }
+
+ private:
+  // Whether the child is there and waiting: a child that died closed its end
+  // of the socket, which then reads as EOF (readable or hung up).
+  bool alive() {
+    if (pid_ <= 0) return false;
+    pollfd state{socket_, POLLIN, 0};
+    if (::poll(&state, 1, 0) == 0) return true;
+    stop();
+    return false;
+  }
+
+  bool start() {
+    int ends[2];
+    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends) != 0) return false;
+    const pid_t child = ::fork();
+    if (child < 0) {
+      ::close(ends[0]);
+      ::close(ends[1]);
+      return false;
+    }
+    if (child == 0) serve(ends[1]);
+    ::close(ends[1]);
+    pid_ = child;
+    socket_ = ends[0];
+    return true;
+  }
+
+  [[noreturn]] static void serve(int socket) {
+    // Only the socket and the standard streams stay open: an inherited pipe
+    // or output file held here would outlive the reading process's use of it.
+    ::dup2(socket, 3);
+    ::close_range(4, ~0u, 0);
+    // A crash here is an answer, not a report: it dies quietly (no sanitizer
+    // or crash handler inherited from the reading process speaks for it).
+    for (int signal : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) ::signal(signal, SIG_DFL);
+    for (;;) {
+      std::uint32_t length = 0;
+      if (!receive_all(3, &length, sizeof length)) ::_exit(0);
+      std::string path(length, '\0');
+      if (!receive_all(3, path.data(), length)) ::_exit(0);
+      // Ends the walk even when the reading process is gone and cannot kill it.
+      ::alarm(2 * time_limit_seconds);
+      try {
+        walk_file(path);
+      } catch (...) {
+      }
+      ::alarm(0);
+      const char done = 1;
+      if (::send(3, &done, 1, MSG_NOSIGNAL) != 1) ::_exit(0);
+    }
+  }
+
+  static bool receive_all(int socket, void* data, std::size_t size) {
+    auto* bytes = static_cast<char*>(data);
+    while (size > 0) {
+      const ssize_t got = ::recv(socket, bytes, size, 0);
+      if (got < 0 && errno == EINTR) continue;
+      if (got <= 0) return false;
+      bytes += got;
+      size -= static_cast<std::size_t>(got);
+    }
+    return true;
+  }
+
+  bool send_all(const void* data, std::size_t size) const {
+    const auto* bytes = static_cast<const char*>(data);
+    while (size > 0) {
+      const ssize_t sent = ::send(socket_, bytes, size, MSG_NOSIGNAL);
+      if (sent < 0 && errno == EINTR) continue;
+      if (sent <= 0) return false;
+      bytes += sent;
+      size -= static_cast<std::size_t>(sent);
+    }
+    return true;
+  }
+
+  void stop() {
+    if (socket_ >= 0) ::close(socket_);  // the child sees EOF and ends
+    socket_ = -1;
+    if (pid_ > 0) ::waitpid(pid_, nullptr, 0);
+    pid_ = -1;
+  }
+
+  std::mutex mutex_;
+  pid_t pid_ = -1;
+  int socket_ = -1;
+};
+
+}  // namespace
+
+void probe_in_child(const std::string& path) {
+  static ProbeProcess process;
+  process.probe(path);
+}
+
+}  // namespace topkfs::hdf5
