@@ -25,6 +25,7 @@ constexpr std::uint32_t kSparseClass = 5;
 // Cells, structs and objects hold their elements as matrix elements of
 // their own, each at least a tag of 8 bytes.
 constexpr std::uint32_t kCellClass = 1, kObjectClass = 3;
+constexpr std::uint32_t kFunctionClass = 16;  // a function handle: its parts as a cell's
 constexpr std::uint64_t kTagBytes = 8;
 constexpr std::uint64_t kArrayFlagsBytes = 8;  // class and flags, then nzmax
 // The longest run of dimensions read at once.
@@ -240,10 +241,13 @@ class MatrixDescription {
       }
       skip(length);
     }
-    // matio allocates a pointer per element of a cell, struct or object from
-    // its dimensions alone (a fuzzed cell of 1952542982 x 1 had it ask for
-    // 15.6 GB): each element needs a tag inside the variable.
-    const bool container = matrix_class >= kCellClass && matrix_class <= kObjectClass;
+    // matio allocates a pointer per element of a cell, struct, object or
+    // function handle from its dimensions alone (a fuzzed cell of
+    // 1952542982 x 1 had it ask for 15.6 GB, a function handle of
+    // 1 x 1493237766 for 11.9 GB): each element needs a tag inside the
+    // variable.
+    const bool container = (matrix_class >= kCellClass && matrix_class <= kObjectClass) ||
+                           matrix_class == kFunctionClass;
     if (container && part > 1 && (overflow || needed > body_length_ / kTagBytes)) {
       fail(
           fmt::format("its dimensions claim {} elements, but each needs at least {} bytes and "

@@ -320,6 +320,31 @@ TEST(HostileSizes, MatSparseIndicesOfAnotherWidthThanMatioReads) {
   EXPECT_HAS(message, "its sparse row indices (at byte 40 of the variable) are 8 bytes of type 3");
 }
 
+TEST(HostileSizes, MatFunctionHandleClaimingMoreElementsThanItHolds) {
+  // matio allocates a pointer per element of a function handle from its
+  // dimensions alone (fuzzing found 1 x 1493237766: 11.9 GB), before a cell
+  // X and Y that it must read past.
+  const std::string path = python_fixture(
+      "function-handle.mat",
+      "import struct\n"
+      "def tag(t, data):\n"
+      "    return struct.pack('<II', t, len(data)) + data + bytes(-len(data) % 8)\n"
+      "def var(body):\n"
+      "    return struct.pack('<II', 14, len(body)) + body\n"
+      "head = b'MATLAB 5.0 MAT-file'.ljust(116) + bytes(8) + b'\\x00\\x01IM'\n"
+      "f = (tag(6, struct.pack('<II', 16, 0)) + tag(5, struct.pack('<ii', 1, 1493237766))\n"
+      "     + struct.pack('<HH', 1, 1) + b'F\\0\\0\\0')\n"
+      "x = (tag(6, struct.pack('<II', 6, 0)) + tag(5, struct.pack('<ii', 2, 1))\n"
+      "     + struct.pack('<HH', 1, 1) + b'X\\0\\0\\0' + tag(9, struct.pack('<dd', 1, 2)))\n"
+      "y = (tag(6, struct.pack('<II', 6, 0)) + tag(5, struct.pack('<ii', 2, 1))\n"
+      "     + struct.pack('<HH', 1, 1) + b'Y\\0\\0\\0' + tag(9, struct.pack('<dd', 0, 1)))\n"
+      "open(out, 'wb').write(head + var(f) + var(x) + var(y))");
+  ASSERT_FALSE(HasFatalFailure());
+  const std::string message = data_error(path);
+  EXPECT_HAS(message, "function-handle.mat");
+  EXPECT_HAS(message, "its dimensions claim 1493237766 elements");
+}
+
 TEST(HostileSizes, MatTagsFarIntoAVariableAreCheckedToo) {
   // 1050 row indices put the values' tag past the first 4 KB of the
   // variable; it claims 4 GB, which matio would allocate.
