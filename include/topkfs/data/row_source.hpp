@@ -71,4 +71,10 @@ void for_each_gathered_block(
     const RowSource& source, std::vector<std::int64_t> rows, std::int64_t block_rows,
     const std::function<void(std::int64_t count, const float* rows)>& visit);
 
+// copy_rows for a source that reads in passes over the file (for_each_block)
+// rather than by index: each run of consecutive indices in `rows` is one
+// pass, so rows in order cost one pass and rows out of order one pass each.
+void copy_rows_by_runs(const RowSource& source, const std::int64_t* rows, std::size_t count,
+                       float* out);
+
 }  // namespace topkfs
