@@ -2,7 +2,7 @@
 """`topkfs convert` of a large CSV: peak anonymous memory against the row count.
 
 Writes a CSV of ROWS rows x 50 columns (values with 6 decimals, a 0/1
-target; about 1.9 GB for the default 4,000,000 rows), in row blocks after
+target; 1.8 GB for the default 4,000,000 rows), in row blocks after
 checking the free disk space, and its first tenth as a second file. Then
 converts both to .npy with `topkfs convert` (which parses a plain CSV in
 passes over the mapped file, by row blocks) and reads the small one with
@@ -16,48 +16,43 @@ Usage: bench/convert_memory.py [TOPKFS] [--rows N] [--dir DIR] [--keep]
 import argparse
 import os
 import shutil
-import subprocess
 import sys
-import threading
-import time
 
 import numpy as np
 
-from out_of_core import rss_anon_kb
+from bench_process import Sampled, scratch_folder
 
 COLUMNS = 50
 BLOCK_ROWS = 100_000
 
 
 def write_csv(path, rows, seed=3):
+    """Cells d.dddddd of random digits (values in [0, 10)), and a 0/1 target
+    (column 3 above column 7), written as bytes built block by block:
+    numpy's savetxt would format 200 million numbers one at a time."""
     rng = np.random.default_rng(seed)
-    with open(path, "w") as out:
-        out.write(",".join(f"f{j}" for j in range(COLUMNS)) + ",y\n")
+    with open(path, "wb") as out:
+        out.write((",".join(f"f{j}" for j in range(COLUMNS)) + ",y\n").encode())
         for first in range(0, rows, BLOCK_ROWS):
             count = min(BLOCK_ROWS, rows - first)
-            block = rng.standard_normal((count, COLUMNS))
-            y = (block[:, 3] - block[:, 7] > 0).astype(int)
-            text = np.column_stack([block, y])
-            np.savetxt(out, text, fmt=["%.6f"] * COLUMNS + ["%d"], delimiter=",")
+            digits = rng.integers(0, 10, size=(count, COLUMNS, 7), dtype=np.uint8)
+            cells = np.empty((count, COLUMNS, 9), dtype=np.uint8)
+            cells[:, :, 0] = digits[:, :, 0] + ord("0")
+            cells[:, :, 1] = ord(".")
+            cells[:, :, 2:8] = digits[:, :, 1:] + ord("0")
+            cells[:, :, 8] = ord(",")
+            y = (digits[:, 3, 0] > digits[:, 7, 0]).astype(np.uint8) + ord("0")
+            lines = np.concatenate(
+                [cells.reshape(count, COLUMNS * 9), y[:, None],
+                 np.full((count, 1), ord("\n"), dtype=np.uint8)], axis=1)
+            out.write(lines.tobytes())
 
 
 def peak_rss_anon(command):
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    peak = [0]
-
-    def sample():
-        while process.poll() is None:
-            peak[0] = max(peak[0], rss_anon_kb(process.pid))
-            time.sleep(0.02)
-
-    sampler = threading.Thread(target=sample)
-    began = time.time()
-    sampler.start()
-    _, err = process.communicate()
-    sampler.join()
-    if process.returncode != 0:
-        sys.exit(f"{' '.join(command)} failed ({process.returncode}): {err.decode()}")
-    return peak[0] / 1024, time.time() - began
+    """Peak RssAnon (MB) and seconds of a command."""
+    run = Sampled(command)
+    run.finish()
+    return run.peak_kb / 1024, run.seconds
 
 
 def main():
@@ -76,9 +71,7 @@ def main():
     print(f"disk        {free / 1e9:.1f} GB free in {args.dir}, {needed / 1e9:.1f} GB needed")
     if free < needed:
         sys.exit("not enough free disk space")
-    work = os.path.join(args.dir, f"topkfs_convert_memory_{os.getpid()}")
-    os.makedirs(work)
-    try:
+    with scratch_folder(args.dir, "topkfs_convert_memory", args.keep) as work:
         big, small = os.path.join(work, "big.csv"), os.path.join(work, "small.csv")
         write_csv(big, args.rows)
         write_csv(small, small_rows)
@@ -102,9 +95,6 @@ def main():
         print(f"growth      convert: {growth:.1f} bytes of peak RssAnon per row"
               f" (the matrix is {4 * COLUMNS} bytes a row)")
         print(f"load        {os.getloadavg()[0]:.2f} (1 min) after the runs")
-    finally:
-        if not args.keep:
-            shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -840,19 +840,14 @@ void finish_csv(Dataset& data, TargetCells& targets, const CsvLayout& layout, co
 // by row blocks (RowSource), never held whole: what `topkfs convert` reads
 // a plain CSV file with. A pass in row order parses the text once; rows out
 // of order cost a parse from the first record each.
-class CsvRowBlocks final : public RowSource {
+class CsvRowBlocks final : public RowPasses {
  public:
   CsvRowBlocks(std::shared_ptr<const detail::MappedFile> file, CsvLayout layout, std::string path,
                std::int64_t rows)
-      : file_(std::move(file)), layout_(std::move(layout)), path_(std::move(path)), rows_(rows) {}
-
-  std::int64_t row_count() const override { return rows_; }
-  std::int64_t column_count() const override { return layout_.columns.features; }
-  RowStorage storage() const override { return RowStorage::RowBlocks; }
-
-  void copy_rows(const std::int64_t* rows, std::size_t count, float* out) const override {
-    copy_rows_by_runs(*this, rows, count, out);
-  }
+      : RowPasses(rows, layout.columns.features),
+        file_(std::move(file)),
+        layout_(std::move(layout)),
+        path_(std::move(path)) {}
 
   void for_each_block(std::int64_t first, std::int64_t last, std::int64_t block_rows,
                       const RowBlockVisitor& visit) const override {
@@ -875,7 +870,6 @@ class CsvRowBlocks final : public RowSource {
   std::shared_ptr<const detail::MappedFile> file_;  // keeps the text of layout_ alive
   CsvLayout layout_;
   std::string path_;
-  std::int64_t rows_;
 };
 
 }  // namespace

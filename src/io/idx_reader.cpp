@@ -214,23 +214,14 @@ struct IdxPart {
 // an IDX file with. Each pass opens the files again and reads them in
 // order, so a pass in row order reads each file once; rows out of order
 // cost a read from the start of their file each.
-class IdxRowBlocks final : public RowSource {
+class IdxRowBlocks final : public RowPasses {
  public:
   struct Part {
     std::string path;
     std::int64_t rows = 0;
   };
-  IdxRowBlocks(std::vector<Part> parts, std::int64_t cols) : parts_(std::move(parts)), cols_(cols) {
-    for (const auto& part : parts_) rows_ += part.rows;
-  }
-
-  std::int64_t row_count() const override { return rows_; }
-  std::int64_t column_count() const override { return cols_; }
-  RowStorage storage() const override { return RowStorage::RowBlocks; }
-
-  void copy_rows(const std::int64_t* rows, std::size_t count, float* out) const override {
-    copy_rows_by_runs(*this, rows, count, out);
-  }
+  IdxRowBlocks(std::vector<Part> parts, std::int64_t cols)
+      : RowPasses(total_rows(parts), cols), parts_(std::move(parts)) {}
 
   void for_each_block(std::int64_t first, std::int64_t last, std::int64_t block_rows,
                       const RowBlockVisitor& visit) const override {
@@ -242,11 +233,11 @@ class IdxRowBlocks final : public RowSource {
       const std::int64_t end = std::min(last, part_first + part.rows);
       if (begin < end) {
         IdxFile file(part.path);
-        const auto cols = static_cast<std::uint64_t>(cols_);
+        const auto cols = static_cast<std::uint64_t>(column_count());
         file.skip_elements(static_cast<std::uint64_t>(begin - part_first) * cols);
         for (std::int64_t at = begin; at < end; at += step) {
           const std::int64_t n = std::min(step, end - at);
-          buffer.resize(static_cast<std::size_t>(n * cols_));
+          buffer.resize(static_cast<std::size_t>(n * column_count()));
           file.read_next_floats(buffer.data(), static_cast<std::uint64_t>(n) * cols);
           visit(at, n, buffer.data());
         }
@@ -256,9 +247,13 @@ class IdxRowBlocks final : public RowSource {
   }
 
  private:
+  static std::int64_t total_rows(const std::vector<Part>& parts) {
+    std::int64_t rows = 0;
+    for (const auto& part : parts) rows += part.rows;
+    return rows;
+  }
+
   std::vector<Part> parts_;
-  std::int64_t cols_ = 0;
-  std::int64_t rows_ = 0;
 };
 
 void check_images(const IdxFile& images) {

@@ -179,24 +179,17 @@ void forget_lines(SparseRows& rows) {
 // The features of a LIBSVM file mapped into memory, parsed again on each
 // pass by row blocks (RowSource), never held whole, dense or sparse: what
 // `topkfs convert` reads a plain LIBSVM file with.
-class LibsvmRowBlocks final : public RowSource {
+class LibsvmRowBlocks final : public RowPasses {
  public:
   LibsvmRowBlocks(std::shared_ptr<const detail::MappedFile> file, std::string path,
                   std::int64_t rows, std::int64_t columns)
-      : file_(std::move(file)), path_(std::move(path)), rows_(rows), columns_(columns) {}
-
-  std::int64_t row_count() const override { return rows_; }
-  std::int64_t column_count() const override { return columns_; }
-  RowStorage storage() const override { return RowStorage::RowBlocks; }
-
-  void copy_rows(const std::int64_t* rows, std::size_t count, float* out) const override {
-    copy_rows_by_runs(*this, rows, count, out);
-  }
+      : RowPasses(rows, columns), file_(std::move(file)), path_(std::move(path)) {}
 
   void for_each_block(std::int64_t first, std::int64_t last, std::int64_t block_rows,
                       const RowBlockVisitor& visit) const override {
     const std::int64_t step = std::max<std::int64_t>(1, block_rows);
-    std::vector<float> buffer(static_cast<std::size_t>(step * columns_));
+    const std::int64_t columns = column_count();
+    std::vector<float> buffer(static_cast<std::size_t>(step * columns));
     std::int64_t row = 0;     // of the line just parsed
     std::int64_t filled = 0;  // rows in the buffer
     SparseRows scratch;
@@ -208,8 +201,8 @@ class LibsvmRowBlocks final : public RowSource {
                     scratch, [&] {
                       if (scratch.labels.empty()) return;  // no label: not a row
                       if (row >= first && row < last) {
-                        float* to = buffer.data() + filled * columns_;
-                        std::fill_n(to, columns_, 0.0f);
+                        float* to = buffer.data() + filled * columns;
+                        std::fill_n(to, columns, 0.0f);
                         for (const auto& [column, value] : scratch.entries) to[column] = value;
                         ++filled;
                       }
@@ -223,8 +216,6 @@ class LibsvmRowBlocks final : public RowSource {
  private:
   std::shared_ptr<const detail::MappedFile> file_;
   std::string path_;
-  std::int64_t rows_;
-  std::int64_t columns_;
 };
 
 void check_not_empty(std::int64_t rows, std::int64_t columns, const std::string& path) {
