@@ -21,12 +21,12 @@ import argparse
 import json
 import os
 import shutil
-import subprocess
 import sys
-import threading
 import time
 
 import numpy as np
+
+from bench_process import Sampled, scratch_folder
 
 COLUMNS = 500
 SUPPORT = 10
@@ -70,41 +70,18 @@ def warm(path):
             pass
 
 
-def rss_anon_kb(pid):
-    try:
-        with open(f"/proc/{pid}/status") as f:
-            for line in f:
-                if line.startswith("RssAnon:"):
-                    return int(line.split()[1])
-    except OSError:
-        pass
-    return 0
-
-
 def run_select(topkfs, x, y, extra):
     command = [topkfs, "select", x, "--y-file", y, "--method", "dnn-top", "--k", "20",
                "--epochs", "1", "--json", "--quiet", "--seed", "1"] + extra
-    process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    peak = [0]
-
-    def sample():
-        while process.poll() is None:
-            peak[0] = max(peak[0], rss_anon_kb(process.pid))
-            time.sleep(0.02)
-
-    sampler = threading.Thread(target=sample)
-    sampler.start()
-    out, err = process.communicate()
-    sampler.join()
-    if process.returncode != 0:
-        sys.exit(f"topkfs failed ({process.returncode}): {err.decode()}")
+    run = Sampled(command)
+    out, _, _ = run.finish()
     result = json.loads(out)
     epoch = result["history"][0]["seconds"]
     train_rows = result["data"]["rows"]
     for note in result.get("notes", []):
         if "training rows" in note:
             train_rows = int(note.split(" training rows")[0].split()[-1])
-    return {"peak_mb": peak[0] / 1024, "epoch_s": epoch, "train_rows": train_rows,
+    return {"peak_mb": run.peak_kb / 1024, "epoch_s": epoch, "train_rows": train_rows,
             "per_row_us": 1e6 * epoch / train_rows, "selected": result["selected"]}
 
 
@@ -134,9 +111,7 @@ def main():
     print(f"disk        {free / 1e9:.1f} GB free in {args.dir}, {needed / 1e9:.1f} GB needed")
     if free < needed:
         sys.exit("not enough free disk space")
-    work = os.path.join(args.dir, f"topkfs_out_of_core_{os.getpid()}")
-    os.makedirs(work)
-    try:
+    with scratch_folder(args.dir, "topkfs_out_of_core", args.keep) as work:
         big_x, big_y = os.path.join(work, "X.npy"), os.path.join(work, "y.npy")
         small_x, small_y = os.path.join(work, "X_small.npy"), os.path.join(work, "y_small.npy")
         start = time.time()
@@ -170,9 +145,6 @@ def main():
         print(f"memory      peak RssAnon (a) = {mapped['peak_mb']:.0f} MB (target <= 600 MB);"
               f" (b) holds its {prefix} rows: {memory['peak_mb']:.0f} MB")
         print(f"load        {os.getloadavg()[0]:.2f} (1 min) after the runs")
-    finally:
-        if not args.keep:
-            shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -121,8 +121,9 @@ void add_reader_flags(CLI::App& command, ReaderFlags& flags) {
       "alone)");
 }
 
-Dataset load_dataset(const ReaderFlags& flags, const ReadOptions& options) {
-  Dataset data = read_dataset(flags.path, options);
+Dataset load_dataset(const ReaderFlags& flags, const ReadOptions& options, bool by_rows) {
+  Dataset data = by_rows && flags.pad_images.empty() ? read_dataset_by_rows(flags.path, options)
+                                                     : read_dataset(flags.path, options);
   if (!flags.image_shape.empty()) {
     data.image_shape =
         checked_image_shape(flags.image_shape, "--image-shape", data.cols(), flags.path);

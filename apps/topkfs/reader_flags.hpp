@@ -37,6 +37,8 @@ void add_reader_flags(CLI::App& command, ReaderFlags& flags);
 
 // Reads the dataset the flags describe with `options` (normally
 // flags.to_options(), adjusted by the command) and applies --image-shape.
-Dataset load_dataset(const ReaderFlags& flags, const ReadOptions& options);
+// `by_rows`: for a method that reads the feature rows by index, HDF5 is read
+// by row blocks (read_dataset_by_rows) unless --pad-images needs the matrix.
+Dataset load_dataset(const ReaderFlags& flags, const ReadOptions& options, bool by_rows = false);
 
 }  // namespace topkfs::cli

@@ -117,7 +117,15 @@ int fit_and_write(const SelectFlags& flags, Selector& selector_ref, ProcessRanks
                       {"--save-model", flags.save_model},
                       {"--checkpoint", flags.checkpoint}},
                      input_paths(flags.data));
-  const Dataset data = load_dataset(flags.data, flags.data.to_options());
+  ReadOptions read = flags.data.to_options();
+  if (ranks) {
+    read.shard_rank = ranks->rank();
+    read.shard_count = ranks->size();
+  }
+  // A method that reads by rows reads HDF5 by row blocks, unless an output
+  // needs the whole matrix (the downstream score, the reduced data).
+  const bool by_rows = selector->streams_rows() && !flags.score && flags.output_data.empty();
+  const Dataset data = load_dataset(flags.data, read, by_rows);
   check_picture_data(flags.out, flags.data, data);
   if (ranks) {
     ranks->agree_on_data(data_description(data));

@@ -66,4 +66,19 @@ void for_each_gathered_block(const RowSource& source, std::vector<std::int64_t> 
   }
 }
 
+void RowPasses::copy_rows(const std::int64_t* rows, std::size_t count, float* out) const {
+  const std::int64_t m = cols_;
+  std::size_t i = 0;
+  while (i < count) {
+    std::size_t end = i + 1;
+    while (end < count && rows[end] == rows[end - 1] + 1) ++end;
+    float* to = out + static_cast<std::int64_t>(i) * m;
+    for_each_block(rows[i], rows[end - 1] + 1, static_cast<std::int64_t>(end - i),
+                   [&](std::int64_t, std::int64_t n, const float* values) {
+                     to = std::copy_n(values, n * m, to);
+                   });
+    i = end;
+  }
+}
+
 }  // namespace topkfs

@@ -47,11 +47,13 @@
 #include <cstdlib>
 #include <deque>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "mapped_file.hpp"
 #include "topkfs/core/error.hpp"
 #include "topkfs/io/file_util.hpp"
 #include "topkfs/io/readers.hpp"
@@ -558,17 +560,24 @@ class RowParser {
         features_(columns.features),
         outputs_(static_cast<int>(columns.targets.size())) {}
 
-  // Parses every record from `c` on into `out` (capacity rows of features)
-  // and `targets`; returns the number of rows.
+  // Parses every record from `c` on into `out` (capacity rows of features,
+  // enough for all) and appends their target cells to `targets`; returns
+  // the number of rows.
   std::int64_t run(Cursor c, float* out, std::int64_t capacity, TargetCells& targets) {
+    const std::int64_t rows = run_some(c, out, capacity, targets);
+    TOPKFS_ASSERT(!skip_blank_lines(c));
+    return rows;
+  }
+
+  // The same for at most `capacity` records, leaving `c` after the last.
+  std::int64_t run_some(Cursor& c, float* out, std::int64_t capacity, TargetCells& targets) {
     std::int64_t rows = 0;
-    while (skip_blank_lines(c)) {
-      TOPKFS_ASSERT(rows < capacity);
+    while (rows < capacity && skip_blank_lines(c)) {
       const Cursor row_start = c;
       float* row = out + rows * features_;
-      targets.values.resize(static_cast<std::size_t>((rows + 1) * outputs_));
+      const std::size_t target_base = targets.values.size();
+      targets.values.resize(target_base + static_cast<std::size_t>(outputs_));
       targets.text.resize(targets.values.size());
-      const std::size_t target_base = static_cast<std::size_t>(rows * outputs_);
       for (int j = 0; j < width_; ++j) {
         const int role = columns_.role[static_cast<std::size_t>(j)];
         if (role >= 0) {
@@ -781,11 +790,15 @@ void check_shape_line(Dataset& data, const Preamble& pre, const Columns& columns
                   shape.line, record_text(shape, text_end)));
 }
 
-}  // namespace
+// What reading a CSV text decides before the data records: the dialect,
+// the preamble and the columns.
+struct CsvLayout {
+  Dialect dialect;
+  Preamble pre;
+  Columns columns;
+};
 
-Dataset read_csv(const std::string& path, const ReadOptions& options) {
-  const std::string text = read_text_maybe_gzip(path);
-  std::string_view body(text);
+CsvLayout plan_csv(std::string_view& body, const ReadOptions& options, const std::string& path) {
   if (body.substr(0, 3) == "\xEF\xBB\xBF") body.remove_prefix(3);  // UTF-8 byte order mark
 
   if (options.delimiter &&
@@ -801,7 +814,116 @@ Dataset read_csv(const std::string& path, const ReadOptions& options) {
         "column besides the target; if the file uses another delimiter, give it with --delimiter",
         path, delimiter_name(dialect.delimiter), options.delimiter ? "as given" : "as detected"));
   }
-  const Columns columns = plan_columns(pre, options, path);
+  return {dialect, pre, plan_columns(pre, options, path)};
+}
+
+// The feature names of `columns` in file order, and the target from
+// `targets`, after the data records: what read_csv and the row blocks share.
+void finish_csv(Dataset& data, TargetCells& targets, const CsvLayout& layout, const char* text_end,
+                const ReadOptions& options, const std::string& path) {
+  const Columns& columns = layout.columns;
+  for (std::size_t j = 0; j < columns.names.size(); ++j) {
+    if (columns.role[j] >= 0) data.feature_names.push_back(columns.names[j]);
+  }
+  data.notes = layout.pre.notes;
+  check_shape_line(data, layout.pre, columns, text_end, path);
+  set_target(data, targets, columns, options, path);
+}
+
+[[noreturn]] void no_rows(const Preamble& pre, const std::string& path) {
+  throw DataError(pre.has_header ? fmt::format("{}: no data rows after the header (line {})", path,
+                                               pre.header_line)
+                                 : fmt::format("{}: no data rows", path));
+}
+
+// The features of a CSV file mapped into memory, parsed again on each pass
+// by row blocks (RowSource), never held whole: what `topkfs convert` reads
+// a plain CSV file with. A pass in row order parses the text once; rows out
+// of order cost a parse from the first record each.
+class CsvRowBlocks final : public RowPasses {
+ public:
+  CsvRowBlocks(std::shared_ptr<const detail::MappedFile> file, CsvLayout layout, std::string path,
+               std::int64_t rows)
+      : RowPasses(rows, layout.columns.features),
+        file_(std::move(file)),
+        layout_(std::move(layout)),
+        path_(std::move(path)) {}
+
+  void for_each_block(std::int64_t first, std::int64_t last, std::int64_t block_rows,
+                      const RowBlockVisitor& visit) const override {
+    const std::int64_t step = std::max<std::int64_t>(1, block_rows);
+    RowParser parser(path_, layout_.dialect, layout_.columns, layout_.pre);
+    std::vector<float> buffer(static_cast<std::size_t>(step * column_count()));
+    Cursor c = layout_.pre.data;
+    for (std::int64_t at = 0; at < last;) {
+      TargetCells targets;  // read again on each pass, and not kept
+      const std::int64_t n = parser.run_some(c, buffer.data(), std::min(step, last - at), targets);
+      TOPKFS_ASSERT(n > 0);
+      // The part of the block from `first` on.
+      const std::int64_t skip = std::max<std::int64_t>(0, first - at);
+      if (skip < n) visit(at + skip, n - skip, buffer.data() + skip * column_count());
+      at += n;
+    }
+  }
+
+ private:
+  std::shared_ptr<const detail::MappedFile> file_;  // keeps the text of layout_ alive
+  CsvLayout layout_;
+  std::string path_;
+};
+
+}  // namespace
+
+Dataset read_csv_by_row_blocks(const std::string& path, const ReadOptions& options,
+                               std::shared_ptr<const RowSource>& rows) {
+  auto file = std::make_shared<const detail::MappedFile>(path);
+  std::string_view body(file->data(), static_cast<std::size_t>(file->size()));
+  const CsvLayout layout = plan_csv(body, options, path);
+  Dataset data;
+  data.source = path;
+  data.format = layout.dialect.delimiter == '\t' ? "tsv" : "csv";
+  // The first pass: every record parsed, block by block, for the row count,
+  // the target and the checks; the features are checked and let go.
+  RowParser parser(path, layout.dialect, layout.columns, layout.pre);
+  const std::int64_t m = layout.columns.features;
+  const std::int64_t block =
+      std::max<std::int64_t>(1, (std::int64_t{1} << 20) / std::max<std::int64_t>(1, m));
+  std::vector<float> buffer(static_cast<std::size_t>(block * m));
+  TargetCells targets;
+  Cursor c = layout.pre.data;
+  std::int64_t n = 0;
+  std::vector<std::pair<std::int64_t, std::int64_t>> non_finite;  // first only: (row, column)
+  while (const std::int64_t got = parser.run_some(c, buffer.data(), block, targets)) {
+    for (std::int64_t at = 0; non_finite.empty() && at < got * m; ++at) {
+      if (!std::isfinite(buffer[static_cast<std::size_t>(at)]))
+        non_finite.push_back({n + at / m, at % m});
+    }
+    n += got;
+  }
+  if (n == 0) no_rows(layout.pre, path);
+  data.features.resize(n, 0);
+  finish_csv(data, targets, layout, body.data() + body.size(), options, path);
+  if (!non_finite.empty() && options.nan == NanPolicy::Error) {
+    const auto [row, column] = non_finite.front();
+    std::vector<float> value(static_cast<std::size_t>(m));
+    // Parse the row again for its value (NaN or infinite) for the message.
+    rows = std::make_shared<CsvRowBlocks>(file, layout, path, n);
+    rows->copy_rows(&row, 1, value.data());
+    refuse_feature_value(data, row, column, value[static_cast<std::size_t>(column)], path);
+  }
+  // Rows dropped while the target was read (a missing class label under
+  // NanPolicy::Keep) would leave the features out of step: no row blocks.
+  if (data.rows() == n) rows = std::make_shared<CsvRowBlocks>(std::move(file), layout, path, n);
+  return data;
+}
+
+Dataset read_csv(const std::string& path, const ReadOptions& options) {
+  const std::string text = read_text_maybe_gzip(path);
+  std::string_view body(text);
+  const CsvLayout layout = plan_csv(body, options, path);
+  const Dialect& dialect = layout.dialect;
+  const Preamble& pre = layout.pre;
+  const Columns& columns = layout.columns;
 
   Dataset data;
   data.source = path;
@@ -811,20 +933,10 @@ Dataset read_csv(const std::string& path, const ReadOptions& options) {
   TargetCells targets;
   RowParser parser(path, dialect, columns, pre);
   const std::int64_t rows = parser.run(pre.data, data.features.data(), capacity, targets);
-  if (rows == 0) {
-    throw DataError(pre.has_header ? fmt::format("{}: no data rows after the header (line {})",
-                                                 path, pre.header_line)
-                                   : fmt::format("{}: no data rows", path));
-  }
+  if (rows == 0) no_rows(pre, path);
   // Row-major with the column count unchanged: a realloc, not a copy.
   data.features.conservativeResize(rows, columns.features);
-
-  for (std::size_t j = 0; j < columns.names.size(); ++j) {
-    if (columns.role[j] >= 0) data.feature_names.push_back(columns.names[j]);
-  }
-  data.notes = pre.notes;
-  check_shape_line(data, pre, columns, body.data() + body.size(), path);
-  set_target(data, targets, columns, options, path);
+  finish_csv(data, targets, layout, body.data() + body.size(), options, path);
   return data;
 }
 

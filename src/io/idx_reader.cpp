@@ -82,6 +82,12 @@ class IdxFile {
     });
   }
 
+  // Sequential reads from where the last one stopped: skips, or decodes
+  // into `out`, the next `count` elements of the payload. Reaching the end
+  // of the payload checks that nothing follows it.
+  void skip_elements(std::uint64_t count) { next_elements(count, nullptr); }
+  void read_next_floats(float* out, std::uint64_t count) { next_elements(count, out); }
+
   std::vector<double> read_values() {
     std::vector<double> values(static_cast<std::size_t>(header_.payload_bytes / header_.type.size));
     stream_payload([&](const char* bytes, std::size_t count, std::uint64_t first) {
@@ -167,7 +173,31 @@ class IdxFile {
     }
   }
 
+  void next_elements(std::uint64_t count, float* out) {
+    const auto element_size = static_cast<std::uint64_t>(header_.type.size);
+    std::vector<char> buffer(static_cast<std::size_t>(
+        std::min<std::uint64_t>(kChunkBytes, std::max<std::uint64_t>(count * element_size, 1))));
+    std::uint64_t left = count * element_size;
+    while (left > 0) {
+      const auto want = static_cast<std::size_t>(std::min<std::uint64_t>(buffer.size(), left));
+      const std::size_t got = stream_.read_some(buffer.data(), want);
+      if (got < want) payload_short(position_ + got);
+      if (out != nullptr) {
+        detail::decode_to_float(header_.type, buffer.data(), got / element_size, out);
+        out += got / element_size;
+      }
+      position_ += got;
+      left -= got;
+    }
+    if (position_ == header_.payload_bytes && !stream_.at_end()) {
+      std::uint64_t extra = 0;
+      while (const std::size_t got = stream_.read_some(buffer.data(), buffer.size())) extra += got;
+      payload_long(position_ + extra);
+    }
+  }
+
   GzipStream stream_;
+  std::uint64_t position_ = 0;  // payload bytes read by next_elements
   bool gzip_;
   std::uint64_t stored_bytes_;
   IdxHeader header_;
@@ -177,6 +207,53 @@ class IdxFile {
 struct IdxPart {
   std::unique_ptr<IdxFile> images;
   std::unique_ptr<IdxFile> labels;
+};
+
+// The images of the parts stacked by rows, read from the files on each pass
+// (RowSource by row blocks), never held whole: what `topkfs convert` reads
+// an IDX file with. Each pass opens the files again and reads them in
+// order, so a pass in row order reads each file once; rows out of order
+// cost a read from the start of their file each.
+class IdxRowBlocks final : public RowPasses {
+ public:
+  struct Part {
+    std::string path;
+    std::int64_t rows = 0;
+  };
+  IdxRowBlocks(std::vector<Part> parts, std::int64_t cols)
+      : RowPasses(total_rows(parts), cols), parts_(std::move(parts)) {}
+
+  void for_each_block(std::int64_t first, std::int64_t last, std::int64_t block_rows,
+                      const RowBlockVisitor& visit) const override {
+    const std::int64_t step = std::max<std::int64_t>(1, block_rows);
+    std::vector<float> buffer;
+    std::int64_t part_first = 0;
+    for (const auto& part : parts_) {
+      const std::int64_t begin = std::max(first, part_first);
+      const std::int64_t end = std::min(last, part_first + part.rows);
+      if (begin < end) {
+        IdxFile file(part.path);
+        const auto cols = static_cast<std::uint64_t>(column_count());
+        file.skip_elements(static_cast<std::uint64_t>(begin - part_first) * cols);
+        for (std::int64_t at = begin; at < end; at += step) {
+          const std::int64_t n = std::min(step, end - at);
+          buffer.resize(static_cast<std::size_t>(n * column_count()));
+          file.read_next_floats(buffer.data(), static_cast<std::uint64_t>(n) * cols);
+          visit(at, n, buffer.data());
+        }
+      }
+      part_first += part.rows;
+    }
+  }
+
+ private:
+  static std::int64_t total_rows(const std::vector<Part>& parts) {
+    std::int64_t rows = 0;
+    for (const auto& part : parts) rows += part.rows;
+    return rows;
+  }
+
+  std::vector<Part> parts_;
 };
 
 void check_images(const IdxFile& images) {
@@ -219,8 +296,10 @@ detail::MatrixLayout layout_of(const IdxHeader& images, std::int64_t rows) {
 
 // Stacks the parts' rows in order into one dataset; with several parts the
 // first is the predefined training split and the rest the test split.
-Dataset assemble(std::vector<IdxPart>& parts, const ReadOptions& options,
-                 const std::string& where) {
+// `rows` non-null: the images are not read; *rows reads them by row blocks
+// and the dataset has an n x 0 matrix.
+Dataset assemble(std::vector<IdxPart>& parts, const ReadOptions& options, const std::string& where,
+                 std::shared_ptr<const RowSource>* rows) {
   const IdxPart& first = parts.front();
   std::uint64_t total_rows = 0;
   for (const auto& part : parts) {
@@ -250,14 +329,23 @@ Dataset assemble(std::vector<IdxPart>& parts, const ReadOptions& options,
 
   const auto layout = layout_of(first.images->header(), static_cast<std::int64_t>(total_rows));
   Dataset data;
-  data.features = detail::allocate_features(layout.rows, layout.cols, where);
+  std::vector<IdxRowBlocks::Part> blocks;
+  if (rows == nullptr) data.features = detail::allocate_features(layout.rows, layout.cols, where);
   std::int64_t row = 0;
   for (auto& part : parts) {
-    part.images->read_floats(data.features.data() + row * layout.cols);
-    const auto rows = static_cast<std::int64_t>(part.images->header().rows());
-    data.notes.push_back(fmt::format("rows {} to {}: {} with labels from {}", row + 1, row + rows,
-                                     part.images->name(), part.labels->name()));
-    row += rows;
+    const auto part_rows = static_cast<std::int64_t>(part.images->header().rows());
+    if (rows == nullptr) {
+      part.images->read_floats(data.features.data() + row * layout.cols);
+    } else {
+      blocks.push_back({part.images->path(), part_rows});
+    }
+    data.notes.push_back(fmt::format("rows {} to {}: {} with labels from {}", row + 1,
+                                     row + part_rows, part.images->name(), part.labels->name()));
+    row += part_rows;
+  }
+  if (rows != nullptr) {
+    data.features.resize(layout.rows, 0);
+    *rows = std::make_shared<IdxRowBlocks>(std::move(blocks), layout.cols);
   }
   data.feature_names = detail::feature_names_for(layout);
   data.image_shape = layout.image;
@@ -301,7 +389,8 @@ std::string folder_listing(const std::string& folder) {
   return text;
 }
 
-Dataset read_idx_folder(const std::string& folder, const ReadOptions& options) {
+Dataset read_idx_folder(const std::string& folder, const ReadOptions& options,
+                        std::shared_ptr<const RowSource>* rows) {
   struct Role {
     const char* part;
     const char* kind;
@@ -333,7 +422,7 @@ Dataset read_idx_folder(const std::string& folder, const ReadOptions& options) {
     parts[p].images = std::make_unique<IdxFile>(roles[2 * p].found);
     parts[p].labels = std::make_unique<IdxFile>(roles[2 * p + 1].found);
   }
-  return assemble(parts, options, folder);
+  return assemble(parts, options, folder, rows);
 }
 
 std::string replace_once(std::string text, const std::string& from, const std::string& to) {
@@ -366,17 +455,28 @@ std::string sibling_labels(const std::string& images_path) {
                   images_path, (path.parent_path() / labels).string()));
 }
 
-}  // namespace
-
-Dataset read_idx(const std::string& path, const ReadOptions& options) {
-  if (fs::is_directory(path)) return read_idx_folder(path, options);
+// The images file at `path`, or the folder of the four files.
+Dataset read_idx_parts(const std::string& path, const ReadOptions& options,
+                       std::shared_ptr<const RowSource>* rows) {
+  if (fs::is_directory(path)) return read_idx_folder(path, options, rows);
   std::vector<IdxPart> parts(1);
   parts[0].images = std::make_unique<IdxFile>(path);
   check_images(*parts[0].images);
   const std::string labels =
       options.labels_path.empty() ? sibling_labels(path) : options.labels_path;
   parts[0].labels = std::make_unique<IdxFile>(labels);
-  return assemble(parts, options, path);
+  return assemble(parts, options, path, rows);
+}
+
+}  // namespace
+
+Dataset read_idx(const std::string& path, const ReadOptions& options) {
+  return read_idx_parts(path, options, nullptr);
+}
+
+Dataset read_idx_by_row_blocks(const std::string& path, const ReadOptions& options,
+                               std::shared_ptr<const RowSource>& rows) {
+  return read_idx_parts(path, options, &rows);
 }
 
 }  // namespace topkfs

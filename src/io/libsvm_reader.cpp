@@ -11,11 +11,14 @@
 #include <cstdlib>
 #include <cstring>
 #include <limits>
+#include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "mapped_file.hpp"
 #include "memory_budget.hpp"
 #include "topkfs/core/error.hpp"
 #include "topkfs/io/file_util.hpp"
@@ -143,8 +146,10 @@ class LineParser {
   SparseRows& rows_;
 };
 
-SparseRows parse_lines(const std::string& text, const std::string& path) {
-  SparseRows rows;
+// Parses the lines of `text` into `rows`, calling after_line() after each.
+template <typename AfterLine>
+void parse_each_line(std::string_view text, const std::string& path, SparseRows& rows,
+                     AfterLine&& after_line) {
   rows.row_start.push_back(0);
   LineParser parser(path, rows);
   const char* p = text.data();
@@ -153,21 +158,132 @@ SparseRows parse_lines(const std::string& text, const std::string& path) {
     const void* newline = std::memchr(p, '\n', static_cast<std::size_t>(end - p));
     const char* stop = newline ? static_cast<const char*>(newline) : end;
     parser.parse(p, stop, line);
+    after_line();
     p = stop + (newline ? 1 : 0);
   }
+}
+
+SparseRows parse_lines(const std::string& text, const std::string& path) {
+  SparseRows rows;
+  parse_each_line(text, path, rows, [] {});
   return rows;
 }
 
+// After a line has been used: forget its label and entries, keep the counts.
+void forget_lines(SparseRows& rows) {
+  rows.labels.clear();
+  rows.entries.clear();
+  rows.row_start.assign(1, 0);
+}
+
+// The features of a LIBSVM file mapped into memory, parsed again on each
+// pass by row blocks (RowSource), never held whole, dense or sparse: what
+// `topkfs convert` reads a plain LIBSVM file with.
+class LibsvmRowBlocks final : public RowPasses {
+ public:
+  LibsvmRowBlocks(std::shared_ptr<const detail::MappedFile> file, std::string path,
+                  std::int64_t rows, std::int64_t columns)
+      : RowPasses(rows, columns), file_(std::move(file)), path_(std::move(path)) {}
+
+  void for_each_block(std::int64_t first, std::int64_t last, std::int64_t block_rows,
+                      const RowBlockVisitor& visit) const override {
+    const std::int64_t step = std::max<std::int64_t>(1, block_rows);
+    const std::int64_t columns = column_count();
+    std::vector<float> buffer(static_cast<std::size_t>(step * columns));
+    std::int64_t row = 0;     // of the line just parsed
+    std::int64_t filled = 0;  // rows in the buffer
+    SparseRows scratch;
+    const auto flush = [&] {
+      if (filled > 0) visit(row - filled, filled, buffer.data());
+      filled = 0;
+    };
+    parse_each_line(std::string_view(file_->data(), static_cast<std::size_t>(file_->size())), path_,
+                    scratch, [&] {
+                      if (scratch.labels.empty()) return;  // no label: not a row
+                      if (row >= first && row < last) {
+                        float* to = buffer.data() + filled * columns;
+                        std::fill_n(to, columns, 0.0f);
+                        for (const auto& [column, value] : scratch.entries) to[column] = value;
+                        ++filled;
+                      }
+                      forget_lines(scratch);
+                      ++row;
+                      if (filled == step || row == last) flush();
+                    });
+    flush();
+  }
+
+ private:
+  std::shared_ptr<const detail::MappedFile> file_;
+  std::string path_;
+};
+
+void check_not_empty(std::int64_t rows, std::int64_t columns, const std::string& path) {
+  if (rows == 0) throw DataError(fmt::format("{}: no data: no line holds a label", path));
+  if (columns == 0) {
+    throw DataError(fmt::format("{}: no feature values: no line holds an index:value pair", path));
+  }
+}
+
+// Names f1..fm, the qid note and the target: what both readers finish with.
+void finish_libsvm(Dataset& data, const SparseRows& rows, const std::vector<std::string>& labels,
+                   const ReadOptions& options, const std::string& path) {
+  data.source = path;
+  data.format = "libsvm";
+  data.feature_names.reserve(static_cast<std::size_t>(rows.columns));
+  for (std::int64_t j = 1; j <= rows.columns; ++j)
+    data.feature_names.push_back(fmt::format("f{}", j));
+  if (rows.qid_lines > 0) {
+    data.notes.push_back(fmt::format("query ids (qid:) on {} lines were ignored", rows.qid_lines));
+  }
+  set_target_from_text(data, labels, "y", options, path);
+}
+
 }  // namespace
+
+Dataset read_libsvm_by_row_blocks(const std::string& path, const ReadOptions& options,
+                                  std::shared_ptr<const RowSource>& rows) {
+  auto file = std::make_shared<const detail::MappedFile>(path);
+  // The first pass: the labels, the column count (the largest index) and
+  // the first value that is not finite; the entries are let go line by line.
+  SparseRows counts;
+  std::vector<std::string> labels;
+  std::optional<std::pair<std::int64_t, std::pair<std::int64_t, float>>> non_finite;
+  parse_each_line(std::string_view(file->data(), static_cast<std::size_t>(file->size())), path,
+                  counts, [&] {
+                    if (counts.labels.empty()) return;
+                    for (const auto& entry : counts.entries) {
+                      if (!non_finite && !std::isfinite(entry.second)) {
+                        non_finite.emplace(static_cast<std::int64_t>(labels.size()), entry);
+                      }
+                    }
+                    labels.push_back(std::move(counts.labels.front()));
+                    forget_lines(counts);
+                  });
+  const auto n = static_cast<std::int64_t>(labels.size());
+  check_not_empty(n, counts.columns, path);
+  detail::check_feature_shape(static_cast<std::uint64_t>(n),
+                              static_cast<std::uint64_t>(counts.columns),
+                              fmt::format("{} lines x {} features", n, counts.columns), path,
+                              /*mapped=*/true);
+  Dataset data;
+  data.features.resize(n, 0);
+  finish_libsvm(data, counts, labels, options, path);
+  if (non_finite && options.nan == NanPolicy::Error) {
+    refuse_feature_value(data, non_finite->first, non_finite->second.first,
+                         non_finite->second.second, path);
+  }
+  if (data.rows() == n) {
+    rows = std::make_shared<LibsvmRowBlocks>(std::move(file), path, n, counts.columns);
+  }
+  return data;
+}
 
 Dataset read_libsvm(const std::string& path, const ReadOptions& options) {
   const std::string text = read_text_maybe_gzip(path);
   const SparseRows rows = parse_lines(text, path);
   const auto n = static_cast<std::int64_t>(rows.labels.size());
-  if (n == 0) throw DataError(fmt::format("{}: no data: no line holds a label", path));
-  if (rows.columns == 0) {
-    throw DataError(fmt::format("{}: no feature values: no line holds an index:value pair", path));
-  }
+  check_not_empty(n, rows.columns, path);
   if (rows.columns > kMaxDenseEntries / n) {
     throw DataError(fmt::format(
         "{}: {} samples x {} features (the largest index) would take {:.1f} GB as a dense "
@@ -181,8 +297,6 @@ Dataset read_libsvm(const std::string& path, const ReadOptions& options) {
                               static_cast<std::uint64_t>(rows.columns),
                               fmt::format("{} lines x {} features", n, rows.columns), path);
   Dataset data;
-  data.source = path;
-  data.format = "libsvm";
   data.features.setZero(n, rows.columns);
   for (std::int64_t i = 0; i < n; ++i) {
     for (std::size_t e = rows.row_start[static_cast<std::size_t>(i)];
@@ -190,13 +304,7 @@ Dataset read_libsvm(const std::string& path, const ReadOptions& options) {
       data.features(i, rows.entries[e].first) = rows.entries[e].second;
     }
   }
-  data.feature_names.reserve(static_cast<std::size_t>(rows.columns));
-  for (std::int64_t j = 1; j <= rows.columns; ++j)
-    data.feature_names.push_back(fmt::format("f{}", j));
-  if (rows.qid_lines > 0) {
-    data.notes.push_back(fmt::format("query ids (qid:) on {} lines were ignored", rows.qid_lines));
-  }
-  set_target_from_text(data, rows.labels, "y", options, path);
+  finish_libsvm(data, rows, rows.labels, options, path);
   return data;
 }
 

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 
 #include "topkfs/core/error.hpp"
 #include "topkfs/io/atomic_file.hpp"
@@ -35,13 +36,22 @@ MeanImage mean_image(const Dataset& data, const std::vector<std::int64_t>& rows)
   mean.shape = *data.image_shape;
   const int channels = mean.shape.channels;
   mean.level.assign(static_cast<std::size_t>(mean.shape.height * mean.shape.width), 0.0);
-  const auto count = rows.empty() ? data.rows() : static_cast<std::int64_t>(rows.size());
-  for (std::int64_t r = 0; r < count; ++r) {
-    const auto row = rows.empty() ? r : rows[static_cast<std::size_t>(r)];
-    for (std::size_t p = 0; p < mean.level.size(); ++p) {
-      mean.level[p] += data.features(row, static_cast<Eigen::Index>(p) * channels);
-    }
+  std::vector<std::int64_t> picked = rows;
+  if (picked.empty()) {
+    picked.resize(static_cast<std::size_t>(data.rows()));
+    std::iota(picked.begin(), picked.end(), 0);
   }
+  // By blocks of rows, so that features read from the file on demand are
+  // read once, in order.
+  const auto m = static_cast<std::size_t>(data.cols());
+  for_each_gathered_block(data.feature_rows(), std::move(picked), 4096,
+                          [&](std::int64_t count, const float* block) {
+                            for (std::int64_t r = 0; r < count; ++r, block += m) {
+                              for (std::size_t p = 0; p < mean.level.size(); ++p) {
+                                mean.level[p] += block[p * static_cast<std::size_t>(channels)];
+                              }
+                            }
+                          });
   const auto [low, high] = std::minmax_element(mean.level.begin(), mean.level.end());
   const double span = *high > *low ? *high - *low : 1.0;
   const double low_value = *low;

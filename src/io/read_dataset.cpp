@@ -5,11 +5,13 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <fstream>
 #include <memory>
 
 #include "topkfs/core/enum_names.hpp"
 #include "topkfs/core/error.hpp"
+#include "topkfs/core/rank_group.hpp"
 #include "topkfs/io/file_util.hpp"
 #include "topkfs/io/readers.hpp"
 #include "topkfs/io/target_encoding.hpp"
@@ -122,17 +124,26 @@ Format detect_format(const std::string& path) {
 
 namespace {
 
-// Streamed HDF5 data, unless a row must be dropped (then null).
-std::shared_ptr<Dataset> hdf5_by_row_blocks(const std::string& path, const ReadOptions& options,
-                                            std::shared_ptr<const RowSource>& rows) {
+using RowBlockReader = Dataset (*)(const std::string&, const ReadOptions&,
+                                   std::shared_ptr<const RowSource>&);
+
+// The data of a reader that leaves the features in the file (`rows` reads
+// them by row blocks), unless a row must be dropped (then null).
+std::shared_ptr<Dataset> by_row_blocks(RowBlockReader reader, Format format,
+                                       const std::string& path, const ReadOptions& options,
+                                       std::shared_ptr<const RowSource>& rows) {
   if (options.nan == NanPolicy::Drop) return nullptr;
-  auto data = std::make_shared<Dataset>(read_hdf5_by_row_blocks(path, options, rows));
+  auto data = std::make_shared<Dataset>(reader(path, options, rows));
   const bool missing = std::count(data->labels.begin(), data->labels.end(), kMissingLabel) > 0 ||
                        !data->targets.allFinite();
-  if (missing) return nullptr;
+  if (missing || !rows || rows->row_count() != data->rows()) return nullptr;
   data->source = path;
-  data->format = to_string(Format::Hdf5);
-  data->notes.push_back("features read by row blocks; their values are not checked for NaN here");
+  data->format = to_string(format);
+  // The text readers check the values on their first pass; the others read
+  // the features only when they are written.
+  if (format == Format::Hdf5 || format == Format::Idx) {
+    data->notes.push_back("features read by row blocks; their values are not checked for NaN here");
+  }
   return data;
 }
 
@@ -141,14 +152,73 @@ std::shared_ptr<Dataset> hdf5_by_row_blocks(const std::string& path, const ReadO
 RowStream open_row_stream(const std::string& path, const ReadOptions& options) {
   RowStream stream;
   const Format format = options.format == Format::Auto ? detect_format(path) : options.format;
-  if (format == Format::Hdf5) {
-    require_readable_file(path);
-    stream.data = hdf5_by_row_blocks(path, options, stream.rows);
+  // The formats that can be read in parts: HDF5 by hyperslabs, IDX and
+  // plain (not gzipped) CSV, TSV and LIBSVM by passes over the file.
+  RowBlockReader reader = nullptr;
+  ReadOptions effective = options;
+  if (format == Format::Hdf5) reader = read_hdf5_by_row_blocks;
+  if (format == Format::Idx) reader = read_idx_by_row_blocks;
+  if ((format == Format::Csv || format == Format::Tsv) && !has_gzip_magic(path) &&
+      file_size(path) > 0) {
+    reader = read_csv_by_row_blocks;
+    if (format == Format::Tsv && !effective.delimiter) effective.delimiter = '\t';
+  }
+  if (format == Format::Libsvm && !has_gzip_magic(path) && file_size(path) > 0) {
+    reader = read_libsvm_by_row_blocks;
+  }
+  if (reader != nullptr) {
+    if (!is_directory(path)) require_readable_file(path);
+    stream.data = by_row_blocks(reader, format, path, effective, stream.rows);
     if (stream.data) return stream;
   }
   stream.data = std::make_shared<Dataset>(read_dataset(path, options));
   stream.rows = std::shared_ptr<const RowSource>(stream.data, &stream.data->features);
   return stream;
+}
+
+namespace {
+
+// The feature values of the rows this process reads (its shard in a
+// data-parallel run, else all), one pass by row blocks: the check
+// read_dataset makes on data held in memory.
+void check_streamed_values(const Dataset& data, const ReadOptions& options) {
+  const RowSource& rows = data.feature_rows();
+  const RowShard shard = row_shard(rows.row_count(), options.shard_rank, options.shard_count);
+  const std::int64_t m = rows.column_count();
+  const std::int64_t block = std::max<std::int64_t>(1, (std::int64_t{1} << 20) / m);
+  rows.for_each_block(shard.begin, shard.end, block,
+                      [&](std::int64_t first, std::int64_t count, const float* values) {
+                        for (std::int64_t at = 0; at < count * m; ++at) {
+                          if (!std::isfinite(values[at])) {
+                            refuse_feature_value(data, first + at / m, at % m, values[at],
+                                                 data.source);
+                          }
+                        }
+                      });
+}
+
+}  // namespace
+
+Dataset read_dataset_by_rows(const std::string& path, const ReadOptions& options) {
+  const Format format = options.format == Format::Auto ? detect_format(path) : options.format;
+  if (format != Format::Hdf5 || options.nan != NanPolicy::Error) return read_dataset(path, options);
+  require_readable_file(path);
+  std::shared_ptr<const RowSource> rows;
+  const auto streamed = by_row_blocks(read_hdf5_by_row_blocks, format, path, options, rows);
+  if (!streamed) return read_dataset(path, options);
+  Dataset data = *streamed;
+  data.row_blocks = rows;
+  data.notes.pop_back();  // "not checked for NaN": the rows read are, below
+  if (data.feature_names.empty()) {
+    for (Eigen::Index j = 0; j < data.cols(); ++j)
+      data.feature_names.push_back(fmt::format("x{}", j));
+  }
+  if (data.cols() == 0) throw DataError(fmt::format("{}: the data has no feature columns", path));
+  if (data.rows() == 0) throw DataError(fmt::format("{}: the data has no samples", path));
+  check_streamed_values(data, options);
+  check_classes(data, path);
+  data.validate();
+  return data;
 }
 
 Dataset read_dataset(const std::string& path, const ReadOptions& options) {

@@ -8,6 +8,7 @@
 #include <map>
 
 #include "topkfs/core/error.hpp"
+#include "topkfs/core/rank_group.hpp"
 
 namespace topkfs {
 namespace {
@@ -129,6 +130,32 @@ void set_target_from_numbers(Dataset& data, const std::vector<double>& values, i
   data.target_names = names;
 }
 
+namespace {
+
+// The rows whose feature values check_values reads: all of them, except in
+// a rank of a data-parallel run whose features are not in memory (mapped
+// from the file) and where nothing is dropped: each rank then reads only
+// its shard's rows (docs/scale.md), and a bad value in another shard is
+// that rank's to find. Dropping rows needs every rank to drop the same, so
+// under NanPolicy::Drop every rank checks every row.
+RowShard rows_to_check(const Dataset& data, const ReadOptions& options) {
+  if (options.shard_count > 1 && options.nan == NanPolicy::Error &&
+      data.features.storage() != RowStorage::InMemory) {
+    return row_shard(data.rows(), options.shard_rank, options.shard_count);
+  }
+  return {0, data.rows()};
+}
+
+}  // namespace
+
+void refuse_feature_value(const Dataset& data, std::int64_t row, std::int64_t column, float value,
+                          const std::string& where) {
+  throw DataError(fmt::format(
+      "{}: sample {}, feature {} ('{}') is {}; remove it or pass --nan drop to drop such samples",
+      where, row + 1, column + 1, data.feature_names[static_cast<std::size_t>(column)],
+      std::isnan(value) ? "NaN" : "infinite"));
+}
+
 void check_values(Dataset& data, const ReadOptions& options, const std::string& where) {
   const auto n = data.rows();
   const bool missing_labels =
@@ -140,22 +167,17 @@ void check_values(Dataset& data, const ReadOptions& options, const std::string& 
   }
   std::vector<std::int64_t> keep;
   keep.reserve(static_cast<std::size_t>(n));
+  const RowShard checked = rows_to_check(data, options);
   for (Eigen::Index i = 0; i < n; ++i) {
     // A sample without its class cannot be kept, whatever the policy (the
     // reader refused it under NanPolicy::Error).
     bool bad = data.target_kind == TargetKind::Classes &&
                data.labels[static_cast<std::size_t>(i)] == kMissingLabel;
-    const bool check_numbers = options.nan != NanPolicy::Keep;
-    for (Eigen::Index j = 0; check_numbers && j < data.cols() && !bad; ++j) {
+    const bool check_numbers = options.nan != NanPolicy::Keep && checked.contains(i);
+    for (Eigen::Index j = 0; check_numbers && j < data.features.cols() && !bad; ++j) {
       const float v = data.features(i, j);
       if (!std::isfinite(v)) {
-        if (options.nan == NanPolicy::Error) {
-          throw DataError(fmt::format(
-              "{}: sample {}, feature {} ('{}') is {}; remove it or pass --nan drop to drop "
-              "such samples",
-              where, i + 1, j + 1, data.feature_names[static_cast<std::size_t>(j)],
-              std::isnan(v) ? "NaN" : "infinite"));
-        }
+        if (options.nan == NanPolicy::Error) refuse_feature_value(data, i, j, v, where);
         bad = true;
       }
     }

@@ -122,7 +122,7 @@ class DnnTopSelector final : public TableSelector<DnnTopOptions> {
     const bool cnn = options.body == "cnn";
     FitOnce once;
     once.problem = prepare_problem(train, rows, options, shape.has_value(),
-                                   cnn ? ThreadUse::All : ThreadUse::Team);
+                                   cnn ? ThreadUse::All : ThreadUse::Team, callbacks.ranks);
     Rng init_rng(derive_seed(options.seed, 0));
     once.network = cnn ? make_cnn(*shape, once.problem.outputs, options.hidden, init_rng)
                        : make_mlp(train.cols(), once.problem.outputs, options.hidden, init_rng);

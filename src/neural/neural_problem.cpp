@@ -8,6 +8,7 @@
 
 #include "topkfs/core/error.hpp"
 #include "topkfs/core/random.hpp"
+#include "topkfs/core/rank_group.hpp"
 #include "topkfs/data/scaling.hpp"
 #include "topkfs/data/splits.hpp"
 
@@ -70,19 +71,24 @@ Tensor target_tensor(const Dataset& data, NeuralTask task, const std::vector<std
 
 // The training rows' column statistics, computed on first use: one
 // sequential pass over them (a mapped file is read once, in order) serves
-// both the choice of --scaling auto and the scaler.
+// both the choice of --scaling auto and the scaler. In a data-parallel run
+// each rank passes over its shard's rows only and the ranks sum the parts.
 class TrainingStatistics {
  public:
-  TrainingStatistics(const Dataset& data, const std::vector<std::int64_t>& rows)
-      : data_(data), rows_(rows) {}
+  TrainingStatistics(const Dataset& data, const std::vector<std::int64_t>& rows, RankGroup* ranks)
+      : data_(data), rows_(rows), ranks_(ranks) {}
   const ColumnStatistics& get() {
-    if (!stats_) stats_ = column_statistics(data_.features, rows_);
+    if (!stats_) {
+      stats_ = ranks_ ? column_statistics(data_.feature_rows(), rows_, *ranks_)
+                      : column_statistics(data_.feature_rows(), rows_);
+    }
     return *stats_;
   }
 
  private:
   const Dataset& data_;
   const std::vector<std::int64_t>& rows_;
+  RankGroup* ranks_;
   std::optional<ColumnStatistics> stats_;
 };
 
@@ -140,8 +146,8 @@ std::string auto_scaling(TrainingStatistics& statistics, bool image_data) {
 }  // namespace
 
 NeuralProblem prepare_problem(const Dataset& data, const std::vector<std::int64_t>& rows,
-                              const NeuralTrainingOptions& options, bool image_data,
-                              ThreadUse use) {
+                              const NeuralTrainingOptions& options, bool image_data, ThreadUse use,
+                              RankGroup* ranks) {
   NeuralProblem problem;
   problem.data = &data;
   problem.task = task_of(data);
@@ -153,7 +159,7 @@ NeuralProblem prepare_problem(const Dataset& data, const std::vector<std::int64_
         fmt::format("{}: {} training rows are too few to learn from", data.source, rows.size()));
   }
   TrainingSet& set = problem.set;
-  set.features = &data.features;
+  set.features = &data.feature_rows();
   set.task = problem.task;
   if (options.validation > 0) {
     const TrainValTest parts =
@@ -163,7 +169,7 @@ NeuralProblem prepare_problem(const Dataset& data, const std::vector<std::int64_
   } else {
     set.train_rows = rows;
   }
-  TrainingStatistics statistics(data, set.train_rows);
+  TrainingStatistics statistics(data, set.train_rows, ranks);
   problem.scaling_used =
       options.scaling == "auto" ? auto_scaling(statistics, image_data) : options.scaling;
   scale_inputs(data, set, problem.scaling_used, statistics);

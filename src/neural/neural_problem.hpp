@@ -35,9 +35,12 @@ NeuralTask task_of(const Dataset& data);
 
 // Everything up to the first training step, for `rows` of `data`, with the
 // options' validation fraction, scaling (auto: "image" when `image_data`,
-// else "standard"), seed and threads. `options` must be valid.
+// else "standard"), seed and threads. `options` must be valid. `ranks`: of
+// a data-parallel fit (each rank reads its shard's rows for the scaling
+// statistics), or null.
 NeuralProblem prepare_problem(const Dataset& data, const std::vector<std::int64_t>& rows,
-                              const NeuralTrainingOptions& options, bool image_data, ThreadUse use);
+                              const NeuralTrainingOptions& options, bool image_data, ThreadUse use,
+                              RankGroup* ranks);
 
 // The loop's settings from the shared options (Adam with its usual betas).
 LoopSettings loop_settings(const NeuralTrainingOptions& options);

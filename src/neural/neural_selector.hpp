@@ -36,8 +36,9 @@ class NeuralSelector : public TableSelector<Options> {
     this->options_.validate();
     check_k(data, k);
     // MLPs spend their time in GEMMs: the threads go to OpenBLAS.
-    const NeuralProblem problem = prepare_problem(
-        data, rows, this->options_, data.image_shape.has_value(), ThreadUse::BlasOnly);
+    const NeuralProblem problem =
+        prepare_problem(data, rows, this->options_, data.image_shape.has_value(),
+                        ThreadUse::BlasOnly, callbacks.ranks);
     NeuralFit fit = train(problem, k, callbacks);
     SelectionResult result = neural_result(name_, k, std::move(fit.scores), data, problem,
                                            fit.outcome, this->options_json(), start);

@@ -6,6 +6,7 @@
 
 #include "../io/memory_budget.hpp"
 #include "topkfs/core/error.hpp"
+#include "topkfs/core/rank_group.hpp"
 #include "topkfs/data/row_source.hpp"
 
 namespace topkfs {
@@ -79,14 +80,26 @@ namespace {
 // A method that works on the whole matrix reads every page of mapped data,
 // so the matrix must fit in memory after all: said in a note, or refused
 // with the estimate when it cannot fit (TOPKFS_MEMORY_LIMIT counts).
-std::string whole_matrix_note(const Dataset& data, const Selector& selector) {
-  if (data.features.storage() == RowStorage::InMemory || selector.streams_rows()) return "";
-  const auto bytes = static_cast<std::uint64_t>(data.rows()) *
-                     static_cast<std::uint64_t>(data.cols()) * sizeof(float);
-  const std::string what = fmt::format(
-      "{} works on the whole feature matrix, not by rows, so the mapped file is read whole "
-      "({} x {} float32",
-      selector.name(), data.rows(), data.cols());
+// A rank of a data-parallel fit (a linear method: docs/scale.md) reads its
+// range of the rows only, and holds it as float64.
+std::string whole_matrix_note(const Dataset& data, const Selector& selector,
+                              const RankGroup* ranks) {
+  if (data.feature_rows().storage() == RowStorage::InMemory || selector.streams_rows()) return "";
+  const bool shard = ranks != nullptr && ranks->size() > 1 && selector.data_parallel();
+  const RowShard range =
+      shard ? row_shard(data.rows(), ranks->rank(), ranks->size()) : RowShard{0, data.rows()};
+  const auto bytes = static_cast<std::uint64_t>(range.end - range.begin) *
+                     static_cast<std::uint64_t>(data.cols()) *
+                     (shard ? sizeof(double) : sizeof(float));
+  const std::string what =
+      shard ? fmt::format(
+                  "{} works on the whole feature matrix, not by rows, so this rank reads its "
+                  "range of the mapped file whole ({} x {} float64",
+                  selector.name(), range.end - range.begin, data.cols())
+            : fmt::format(
+                  "{} works on the whole feature matrix, not by rows, so the mapped file is read "
+                  "whole ({} x {} float32",
+                  selector.name(), data.rows(), data.cols());
   detail::check_fits_in_memory(bytes, what + ")", data.source,
                                "use a neural method (dnn-top, dfs, concrete, stg, fir), which "
                                "reads mapped data by rows, or a machine with more memory");
@@ -100,7 +113,7 @@ SelectionResult run_selection(const Dataset& data, Selector& selector, int k,
   check_k(data, k);
   std::string note;
   const auto rows = selection_rows(data, split, note);
-  const std::string whole = whole_matrix_note(data, selector);
+  const std::string whole = whole_matrix_note(data, selector, callbacks.ranks);
   SelectionResult result = selector.fit(data, rows, k, callbacks);
   if (!whole.empty()) result.notes.insert(result.notes.begin(), whole);
   result.notes.insert(result.notes.begin(), note);

@@ -14,6 +14,7 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "python_fixture.hpp"
 #include "test_support.hpp"
 #include "topkfs/core/random.hpp"
 
@@ -59,12 +60,14 @@ json read_json(const std::string& path) {
   return json::parse(in);
 }
 
-// 5 epochs exactly, of minibatches of `batch` rows.
-std::string run_args(const std::string& method, int batch = 100) {
+// 5 epochs exactly, of minibatches of `batch` rows, on `data` (the file and
+// its reader flags).
+std::string run_args(const std::string& method, int batch = 100,
+                     const std::string& data = "'" + planted() + "' --target label") {
   return fmt::format(
-      "select '{}' --target label --method {} --k 3 --epochs 5 --min-steps 0 "
+      "select {} --method {} --k 3 --epochs 5 --min-steps 0 "
       "--batch {} --lr 0.01 --hidden 16 --threads 1 --seed 3 -q",
-      planted(), method, batch);
+      data, method, batch);
 }
 
 // The run over `ranks` processes against the one-process run: the same
@@ -113,6 +116,26 @@ TEST(DataParallelTest, ARankWithNoRowsOfAMinibatchStillTakesTheStep) {
 TEST(DataParallelTest, ThreeRanksFollowOneProcessWithUnevenShards) {
   expect_follows_one_process("stg", 3, run_args("stg", 64));
   expect_follows_one_process("fir", 3, run_args("fir", 64));
+}
+
+// The planted problem as a mapped .npy pair and as HDF5 (read by row blocks):
+// each rank reads only its shard's rows of the file (the scaling statistics
+// and the value checks included), and the ranks still follow one process.
+TEST(DataParallelTest, TwoRanksReadingTheirShardsOfAFileFollowOneProcess) {
+  const std::string x = fresh("planted_x.npy"), y = fresh("planted_y.npy");
+  const auto converted = run_cli(
+      fmt::format("convert '{}' --target label --output '{}' --y-output '{}'", planted(), x, y));
+  ASSERT_EQ(converted.exit_code, 0) << converted.err;
+  const std::string h5 =
+      test::python_fixture("planted.h5", fmt::format("import h5py\n"
+                                                     "with h5py.File(out, 'w') as f:\n"
+                                                     "    f['X'] = np.load('{}')\n"
+                                                     "    f['Y'] = np.load('{}')",
+                                                     x, y));
+  ASSERT_FALSE(testing::Test::HasFatalFailure());
+  expect_follows_one_process("dnn-top", 2,
+                             run_args("dnn-top", 100, fmt::format("'{}' --y-file '{}'", x, y)));
+  expect_follows_one_process("concrete", 2, run_args("concrete", 100, "'" + h5 + "'"));
 }
 
 TEST(DataParallelTest, AKilledRankStopsTheOthersWithAnErrorNamingIt) {

@@ -2,6 +2,7 @@
 // Dataset: the one in-memory form every reader produces and every method reads.
 #include <Eigen/Core>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -42,6 +43,12 @@ struct Dataset {
   // Samples in rows, features in columns (owned, or borrowed from the caller:
   // see FeatureMatrix). Copying a Dataset copies the values.
   FeatureMatrix features;
+  // Set when the feature rows are read from the file on demand instead of
+  // held in `features` (HDF5 by row blocks, for the methods that read by
+  // rows: read_dataset_by_rows). `features` is then rows x 0, so that code
+  // which needs the whole matrix fails its checks instead of reading
+  // garbage; feature_rows() and cols() are the source's.
+  std::shared_ptr<const RowSource> row_blocks;
   std::vector<std::string> feature_names;
 
   TargetKind target_kind = TargetKind::None;
@@ -63,7 +70,9 @@ struct Dataset {
   std::vector<std::string> notes;  // things the reader wants the user to know
 
   std::int64_t rows() const { return features.rows(); }
-  std::int64_t cols() const { return features.cols(); }
+  std::int64_t cols() const { return row_blocks ? row_blocks->column_count() : features.cols(); }
+  // Where the feature rows are read from: row_blocks when set, else features.
+  const RowSource& feature_rows() const { return row_blocks ? *row_blocks : features; }
   int num_classes() const { return static_cast<int>(class_names.size()); }
   int num_outputs() const { return static_cast<int>(targets.cols()); }
 

@@ -71,4 +71,25 @@ void for_each_gathered_block(
     const RowSource& source, std::vector<std::int64_t> rows, std::int64_t block_rows,
     const std::function<void(std::int64_t count, const float* rows)>& visit);
 
+// A source whose rows are read in passes over a file (for_each_block, which
+// a subclass gives) rather than by index, never held whole: the IDX, CSV
+// and LIBSVM readers of `topkfs convert`. copy_rows makes one pass per run
+// of consecutive indices, so rows in order cost one pass and rows out of
+// order one pass each.
+class RowPasses : public RowSource {
+ public:
+  RowPasses(std::int64_t rows, std::int64_t cols) : rows_(rows), cols_(cols) {}
+
+  std::int64_t row_count() const override { return rows_; }
+  std::int64_t column_count() const override { return cols_; }
+  RowStorage storage() const override { return RowStorage::RowBlocks; }
+  void copy_rows(const std::int64_t* rows, std::size_t count, float* out) const override;
+  void for_each_block(std::int64_t first, std::int64_t last, std::int64_t block_rows,
+                      const RowBlockVisitor& visit) const override = 0;
+
+ private:
+  std::int64_t rows_;
+  std::int64_t cols_;
+};
+
 }  // namespace topkfs

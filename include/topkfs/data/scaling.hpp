@@ -10,6 +10,8 @@
 
 namespace topkfs {
 
+class RankGroup;
+
 //  None:     x' = x.
 //  Standard: x' = (x - mean) / std, population std (ddof = 0) as in
 //            scikit-learn's StandardScaler; constant columns get std 1, so
@@ -47,6 +49,14 @@ struct ColumnStatistics {
 };
 ColumnStatistics column_statistics(const RowSource& features,
                                    const std::vector<std::int64_t>& rows);
+// The same statistics in a data-parallel run (docs/scale.md): each rank
+// passes over the rows of `rows` in its own shard only (row_shard of the
+// source's rows), and one sum over the ranks gathers every shard's count,
+// mean, centred sum of squares, minimum and maximum, which every rank
+// combines alike. The result equals the one-process statistics up to the
+// order of the sums. Every rank calls it with the same `rows`.
+ColumnStatistics column_statistics(const RowSource& features, const std::vector<std::int64_t>& rows,
+                                   RankGroup& ranks);
 
 // The scaler of `features` over `rows` (empty: all rows), from
 // column_statistics. Same errors.

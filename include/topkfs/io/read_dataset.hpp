@@ -14,6 +14,14 @@ namespace topkfs {
 // is malformed, OptionError when the options contradict the file.
 Dataset read_dataset(const std::string& path, const ReadOptions& options = {});
 
+// The data for a method that reads the feature rows by index rather than the
+// whole matrix (Selector::streams_rows): HDF5 features are read by row
+// blocks on demand (Dataset::row_blocks; `features` is rows x 0), and only
+// the rows of options' shard are read to check their values; a float32 .npy
+// is mapped; other data, or HDF5 whose rows must be dropped (NanPolicy::Drop,
+// a target with missing values), is what read_dataset gives.
+Dataset read_dataset_by_rows(const std::string& path, const ReadOptions& options = {});
+
 // The data with its feature rows as a RowSource, for one pass over the rows
 // (`topkfs convert`): HDF5 features are read by row blocks, never whole
 // (`data` then has an n x 0 matrix: everything but the features); other

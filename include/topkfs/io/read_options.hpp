@@ -61,6 +61,14 @@ struct ReadOptions {
   // the page cache and cost no anonymous memory (RowStorage::Mapped). False
   // reads every format into memory.
   bool map = true;
+
+  // --- a rank of a data-parallel run (docs/scale.md) ---
+  // The rank reads only its shard of the rows (row_shard of shard_rank out
+  // of shard_count) where the features are not read whole: of a mapped
+  // file, and of HDF5 read by row blocks (read_dataset_by_rows), only those
+  // rows' values are checked for NaN and infinite values here.
+  int shard_rank = 0;
+  int shard_count = 1;
 };
 
 }  // namespace topkfs

@@ -24,4 +24,17 @@ Dataset read_npz(const std::string& path, const ReadOptions& options);
 Dataset read_hdf5_by_row_blocks(const std::string& path, const ReadOptions& options,
                                 std::shared_ptr<const RowSource>& rows);
 
+// A plain (not gzipped) CSV or TSV file likewise: the file is mapped, its
+// records parsed once for the target and the checks, and `rows` parses the
+// features again by row blocks on each pass.
+Dataset read_csv_by_row_blocks(const std::string& path, const ReadOptions& options,
+                               std::shared_ptr<const RowSource>& rows);
+// LIBSVM likewise (plain files): the first pass finds the labels and the
+// column count (the largest index), `rows` parses the lines again.
+Dataset read_libsvm_by_row_blocks(const std::string& path, const ReadOptions& options,
+                                  std::shared_ptr<const RowSource>& rows);
+// IDX likewise: `rows` reads the images files by row blocks on each pass.
+Dataset read_idx_by_row_blocks(const std::string& path, const ReadOptions& options,
+                               std::shared_ptr<const RowSource>& rows);
+
 }  // namespace topkfs

@@ -33,7 +33,15 @@ void set_target_from_numbers(Dataset& data, const std::vector<double>& values, i
 // DataError naming the file, row and column; Drop removes such rows and adds a
 // note saying how many went; samples with kMissingLabel are dropped under
 // every policy. Also rejects a class target with one class.
+// With options.shard_count above 1 (a rank of a data-parallel run) and the
+// features mapped from the file, only the rank's shard of the rows has its
+// feature values checked (under NanPolicy::Error; every row under Drop).
 void check_values(Dataset& data, const ReadOptions& options, const std::string& where);
+
+// Throws the DataError of check_values for a NaN or infinite feature value
+// `value` at 0-based `row`, `column` of `data`.
+[[noreturn]] void refuse_feature_value(const Dataset& data, std::int64_t row, std::int64_t column,
+                                       float value, const std::string& where);
 
 // Throws DataError when a class target holds fewer than two classes.
 void check_classes(const Dataset& data, const std::string& where);
