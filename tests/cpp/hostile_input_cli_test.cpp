@@ -23,13 +23,6 @@ namespace fs = std::filesystem;
 
 const char* const kTable = "a,b,c,d,y\n1,2,3,4,0\n2,3,4,5,1\n3,4,5,6,0\n4,5,6,7,1\n5,6,7,8,0\n";
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  std::ostringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 // A header whose shape tuple nests `depth` brackets.
 std::string deeply_nested_npy(int depth) {
   const std::string dict = "{'descr': '<f4', 'fortran_order': False, 'shape': " +
