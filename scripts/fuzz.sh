@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Builds the fuzz targets with clang + libFuzzer (ASan and UBSan on) in
-# ./build-fuzz and runs each for a bounded time on top of its seed corpus
-# (tests/fuzz/corpus/<reader>), then prints the executions and the coverage
+# ./build-fuzz (TOPKFS_FUZZ_BUILD_DIR: another folder configured with
+# TOPKFS_FUZZ=ON, as CI uses build-asan, which scripts/sanitize.sh address
+# configures so) and runs each for a bounded time on top of its seed corpus
+# (tests/fuzz/corpus/<reader>), one target per core (TOPKFS_FUZZ_JOBS),
+# then prints the executions and the coverage
 # of each (libFuzzer's cov, the code edges reached, and ft, the features:
 # edges with hit counts). A crash stops nothing: its input is kept as
 # build-fuzz/findings/<reader>/crash-*, the script exits 1 at the end, and
@@ -27,6 +30,10 @@ if [ ! -f "$build/CMakeCache.txt" ]; then
     -DTOPKFS_FUZZ=ON -DTOPKFS_SANITIZE=address,undefined -DTOPKFS_WITH_TORCH=OFF \
     -DTOPKFS_BUILD_TESTS=OFF -DTOPKFS_BUILD_BENCH=OFF -DTOPKFS_BUILD_PYTHON=OFF \
     >"$build.configure.log" 2>&1 || { cat "$build.configure.log"; exit 1; }
+fi
+if ! grep -q '^TOPKFS_FUZZ:BOOL=ON' "$build/CMakeCache.txt"; then
+  echo "fuzz.sh: $build was configured without TOPKFS_FUZZ=ON: no fuzz targets there" >&2
+  exit 1
 fi
 cmake --build "$build" -j "$(nproc)" --target fuzz_targets >"$build/fuzz-build.log" 2>&1 ||
   { grep -E 'error' -A3 "$build/fuzz-build.log" | head -40; exit 1; }
