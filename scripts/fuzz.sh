@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Builds the fuzz targets with clang + libFuzzer (ASan and UBSan on) in
-# ./build-fuzz and runs each for a bounded time on top of its seed corpus
-# (tests/fuzz/corpus/<reader>), then prints the executions and the coverage
+# ./build-fuzz (TOPKFS_FUZZ_BUILD_DIR: another folder configured with
+# TOPKFS_FUZZ=ON, as CI uses build-asan, which scripts/sanitize.sh address
+# configures so) and runs each for a bounded time on top of its seed corpus
+# (tests/fuzz/corpus/<reader>), one target per core (TOPKFS_FUZZ_JOBS),
+# then prints the executions and the coverage
 # of each (libFuzzer's cov, the code edges reached, and ft, the features:
 # edges with hit counts). A crash stops nothing: its input is kept as
 # build-fuzz/findings/<reader>/crash-*, the script exits 1 at the end, and
@@ -28,27 +31,47 @@ if [ ! -f "$build/CMakeCache.txt" ]; then
     -DTOPKFS_BUILD_TESTS=OFF -DTOPKFS_BUILD_BENCH=OFF -DTOPKFS_BUILD_PYTHON=OFF \
     >"$build.configure.log" 2>&1 || { cat "$build.configure.log"; exit 1; }
 fi
-cmake --build "$build" -j "$(nproc)" --target fuzz_targets >"$build/build.log" 2>&1 ||
-  { grep -E 'error' -A3 "$build/build.log" | head -40; exit 1; }
+if ! grep -q '^TOPKFS_FUZZ:BOOL=ON' "$build/CMakeCache.txt"; then
+  echo "fuzz.sh: $build was configured without TOPKFS_FUZZ=ON: no fuzz targets there" >&2
+  exit 1
+fi
+cmake --build "$build" -j "$(nproc)" --target fuzz_targets >"$build/fuzz-build.log" 2>&1 ||
+  { grep -E 'error' -A3 "$build/fuzz-build.log" | head -40; exit 1; }
 
 export ASAN_OPTIONS="halt_on_error=1:detect_leaks=1:allocator_may_return_null=1"
 export LSAN_OPTIONS="suppressions=$root/tests/sanitizers/lsan.supp:print_suppressions=0"
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
+# Two targets at a time by default (TOPKFS_FUZZ_JOBS, default: the cores):
+# each is one process on one core, so a run of N targets takes N / 2 times
+# the time per target on an idle 2-core machine, and each target still
+# gets its full time. The table is printed once every target has ended.
+jobs="${TOPKFS_FUZZ_JOBS:-$(nproc)}"
+fuzz_one() {
+  local reader="$1" work="$build/corpus/$1" findings="$build/findings/$1"
+  mkdir -p "$work" "$findings"      # the work corpus grows; the seeds stay clean
+  local limit=(-max_total_time="$seconds")
+  if [ -n "${TOPKFS_FUZZ_RUNS:-}" ]; then limit=(-runs="$TOPKFS_FUZZ_RUNS"); fi
+  # rss_limit: a reader that allocates what the header claims is a finding.
+  local code=0
+  "$build/tests/fuzz/fuzz_$reader" "${limit[@]}" -seed="${TOPKFS_FUZZ_SEED:-0}" \
+    -max_len=8192 -rss_limit_mb=2048 \
+    -timeout=20 -print_final_stats=1 -artifact_prefix="$findings/" \
+    "$work" "$root/tests/fuzz/corpus/$reader" >"$build/fuzz-$reader.log" 2>&1 || code=$?
+  echo "$code" >"$build/fuzz-$reader.status"
+}
+for reader in "${readers[@]}"; do
+  while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || true; done
+  rm -f "$build/fuzz-$reader.status"
+  fuzz_one "$reader" &
+done
+wait
+
 status=0
 printf '%-12s %12s %10s %8s %8s %s\n' reader executions exec/s cov ft result
 for reader in "${readers[@]}"; do
-  work="$build/corpus/$reader"      # grows with what the fuzzer finds; the seeds stay clean
-  findings="$build/findings/$reader"
-  mkdir -p "$work" "$findings"
-  limit=(-max_total_time="$seconds")
-  if [ -n "${TOPKFS_FUZZ_RUNS:-}" ]; then limit=(-runs="$TOPKFS_FUZZ_RUNS"); fi
   log="$build/fuzz-$reader.log"
   result=ok
-  # rss_limit: a reader that allocates what the header claims is a finding.
-  if ! "$build/tests/fuzz/fuzz_$reader" "${limit[@]}" -seed="${TOPKFS_FUZZ_SEED:-0}" \
-      -max_len=8192 -rss_limit_mb=2048 \
-      -timeout=20 -print_final_stats=1 -artifact_prefix="$findings/" \
-      "$work" "$root/tests/fuzz/corpus/$reader" >"$log" 2>&1; then
+  if [ "$(cat "$build/fuzz-$reader.status" 2>/dev/null)" != 0 ]; then
     result="FINDING (see $log)"
     status=1
   fi

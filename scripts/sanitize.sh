@@ -2,21 +2,28 @@
 # The test suites under the sanitizers, each in its own build folder beside
 # ./build (docs/reliability.md):
 #
-#   scripts/sanitize.sh address   ASan + UBSan (./build-asan): the fast suite,
-#                                 every ctest test but the quality and install
-#                                 labels, two at a time; the first finding
-#                                 fails the run
-#   scripts/sanitize.sh thread    ThreadSanitizer (./build-tsan): the worker
-#                                 team, its spin barrier and the team step
-#                                 (topkfs_thread_tests), and the Python test
-#                                 of a fit in a thread (the module built with
-#                                 TSan, its runtime preloaded into Python)
+#   scripts/sanitize.sh address   ASan + UBSan (./build-asan, clang): the fast
+#                                 suite, every ctest test but the quality and
+#                                 install labels, two at a time; the first
+#                                 finding fails the run. The same folder
+#                                 builds the fuzz targets from the same
+#                                 libraries (TOPKFS_FUZZ=ON), so that CI's
+#                                 fuzz stage needs no build of its own
+#                                 (TOPKFS_FUZZ_BUILD_DIR=build-asan
+#                                 scripts/fuzz.sh)
+#   scripts/sanitize.sh thread    ThreadSanitizer (./build-tsan, GCC): the
+#                                 worker team, its spin barrier and the team
+#                                 step (topkfs_thread_tests), and the Python
+#                                 test of a fit in a thread (the module built
+#                                 with TSan, its runtime preloaded into Python)
 #
 # Only the targets the tests need are built (no benchmarks; the Python module
-# only for TSan),
-# at -O1 with line tables only (-g1): half the compile time of -O2 -g, and
-# what the sanitizers' reports need. TOPKFS_SANITIZE_BUILD_DIR overrides the
-# folder. The build and the run print their times.
+# only for TSan), at -O1 with line tables only (-g1): half the compile time
+# of -O2 -g, and what the sanitizers' reports need. The ASan build is a unity
+# build with clang: each batch of sources parses the libtorch and Eigen
+# headers once, and clang parses them faster than GCC (docs/reliability.md
+# has the measurements). TOPKFS_SANITIZE_BUILD_DIR overrides the folder.
+# The build and the run print their times.
 set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 mode="${1:-address}"
@@ -29,16 +36,29 @@ build="$root/build-${mode/address/asan}"
 build="${TOPKFS_SANITIZE_BUILD_DIR:-${build/thread/tsan}}"
 suppressions="$root/tests/sanitizers"
 
+# address: clang for libFuzzer; the fuzzer's coverage instrumentation
+# (fuzzer-no-link) costs the suite little and lets the fuzz targets link the
+# same libraries.
+options=(-DTOPKFS_SANITIZE="$sanitizers" -DTOPKFS_BUILD_BENCH=OFF)
+if [ "$mode" = address ]; then
+  options+=(-DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ -DTOPKFS_FUZZ=ON
+            -DCMAKE_UNITY_BUILD=ON -DTOPKFS_BUILD_PYTHON=OFF)
+  if [ -f "$build/CMakeCache.txt" ] && ! grep -q '^TOPKFS_FUZZ:BOOL=ON' "$build/CMakeCache.txt"; then
+    echo "sanitize.sh: $build was configured by an older version (GCC, no fuzz targets);" \
+         "remove it and run again" >&2
+    exit 1
+  fi
+else
+  options+=(-DTOPKFS_BUILD_PYTHON=ON)
+fi
 if [ ! -f "$build/CMakeCache.txt" ]; then
   mkdir -p "$build"
   cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
     -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" \
-    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" \
-    -DTOPKFS_SANITIZE="$sanitizers" -DTOPKFS_BUILD_BENCH=OFF \
-    -DTOPKFS_BUILD_PYTHON="$([ "$mode" = thread ] && echo ON || echo OFF)" \
+    -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" "${options[@]}" \
     >"$build/configure.log" 2>&1 || { cat "$build/configure.log"; exit 1; }
 fi
-targets=(topkfs_cli topkfs_tests topkfs_neural_tests topkfs_fuzz_replay)
+targets=(topkfs_cli topkfs_tests topkfs_neural_tests topkfs_fuzz_replay fuzz_targets)
 [ "$mode" = thread ] && targets=(topkfs_thread_tests _topkfs)
 start=$SECONDS
 cmake --build "$build" -j "$(nproc)" --target "${targets[@]}" >"$build/build.log" 2>&1 ||

@@ -6,7 +6,6 @@
 // conditions, computed from scratch.
 #include <gtest/gtest.h>
 
-#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "../linear/linear_test_support.hpp"
@@ -15,17 +14,7 @@
 namespace topkfs {
 namespace {
 
-const char* const golden_path = TOPKFS_FIXTURES_DIR "/../linear/class_golden.json";
-
-nlohmann::json load_golden() {
-  std::ifstream in(golden_path);
-  EXPECT_TRUE(in.good()) << "cannot open " << golden_path
-                         << " (regenerate it with /usr/bin/python3 "
-                            "tests/linear/make_class_golden.py)";
-  return nlohmann::json::parse(in);
-}
-
-SolverControl tight() {
+SolverControl exactness_control() {
   SolverControl control;
   control.tol = 1e-15;
   control.max_sweeps = 1000000;
@@ -33,7 +22,7 @@ SolverControl tight() {
 }
 
 TEST(LinearClassExactness, MatchesScikitLearnLogisticAndGlmnetMultinomial) {
-  const auto golden = load_golden();
+  const auto golden = test::load_golden("class_golden.json", "make_class_golden.py");
   ASSERT_EQ(golden["problems"].size(), 6u);
   int fits = 0;
   for (const auto& case_ : golden["problems"]) {
@@ -52,7 +41,7 @@ TEST(LinearClassExactness, MatchesScikitLearnLogisticAndGlmnetMultinomial) {
       penalty.lambda1 = expected["lambda1"].get<double>();
       penalty.lambda2 = expected["lambda2"].get<double>();
       SCOPED_TRACE(fmt::format("lambda1 {} lambda2 {}", penalty.lambda1, penalty.lambda2));
-      const GlmFit fit = fit_glm(problem, target, family, penalty, tight());
+      const GlmFit fit = fit_glm(problem, target, family, penalty, exactness_control());
       EXPECT_TRUE(fit.converged);
       const Eigen::MatrixXd coef = test::matrix_of(expected["coef"]);
       ASSERT_EQ(coef.rows(), fit.coef_std.rows());

@@ -32,13 +32,6 @@ const std::string& data_csv() {
   return path;
 }
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 TEST(LinearCli, SelectWritesTheResultAndTheReducedData) {
   const std::string out = test::temp_dir() + "/linear_result.json";
   const std::string reduced = test::temp_dir() + "/linear_reduced.csv";
@@ -48,7 +41,7 @@ TEST(LinearCli, SelectWritesTheResultAndTheReducedData) {
       data_csv(), out, reduced));
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_NE(run.out.find("selected    c, a"), std::string::npos) << run.out;
-  const json result = json::parse(read_text(out));
+  const json result = json::parse(test::read_text(out));
   EXPECT_EQ(result["method"], "elastic-net-top");
   EXPECT_EQ(result["k"], 2);
   EXPECT_EQ(result["selected_names"], json({"c", "a"}));
@@ -63,7 +56,7 @@ TEST(LinearCli, SelectWritesTheResultAndTheReducedData) {
   EXPECT_NEAR(coefficients[0].get<double>(), 2.0, 0.3);
   EXPECT_NEAR(coefficients[2].get<double>(), -3.0, 0.3);
   EXPECT_TRUE(result["warnings"].empty());
-  const std::string data = read_text(reduced);
+  const std::string data = test::read_text(reduced);
   EXPECT_EQ(data.substr(0, data.find('\n')), "c,a,y");
 }
 

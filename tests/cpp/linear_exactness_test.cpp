@@ -4,7 +4,6 @@
 // penalties), with either update rule.
 #include <gtest/gtest.h>
 
-#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "../linear/linear_test_support.hpp"
@@ -12,15 +11,6 @@
 
 namespace topkfs {
 namespace {
-
-const char* const golden_path = TOPKFS_FIXTURES_DIR "/../linear/golden.json";
-
-nlohmann::json load_golden() {
-  std::ifstream in(golden_path);
-  EXPECT_TRUE(in.good()) << "cannot open " << golden_path
-                         << " (regenerate it with /usr/bin/python3 tests/linear/make_golden.py)";
-  return nlohmann::json::parse(in);
-}
 
 SolverControl tight(LinearSolver solver) {
   SolverControl control;
@@ -33,7 +23,7 @@ SolverControl tight(LinearSolver solver) {
 class LinearExactness : public ::testing::TestWithParam<LinearSolver> {};
 
 TEST_P(LinearExactness, MatchesScikitLearnElasticNetLassoRidge) {
-  const auto golden = load_golden();
+  const auto golden = test::load_golden("golden.json", "make_golden.py");
   ASSERT_EQ(golden["problems"].size(), 7u);
   for (const auto& case_ : golden["problems"]) {
     SCOPED_TRACE(case_["name"].get<std::string>());
@@ -68,7 +58,7 @@ TEST_P(LinearExactness, MatchesScikitLearnElasticNetLassoRidge) {
 }
 
 TEST_P(LinearExactness, LassoPathMatchesScikitLearnLassoPath) {
-  const auto golden = load_golden();
+  const auto golden = test::load_golden("golden.json", "make_golden.py");
   const auto& case_ = golden["paths"][0];
   const Dataset data =
       test::regression_dataset(test::matrix_of(case_["x"]), test::vector_of(case_["y"]));

@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 
+#include "test_support.hpp"
 #include "topkfs/core/error.hpp"
 
 namespace topkfs {
@@ -55,12 +56,6 @@ void expect_partition(const std::vector<std::int64_t>& a, const std::vector<std:
   EXPECT_EQ(both, rows);  // covering, and with equal sizes also disjoint
 }
 
-std::vector<std::int64_t> iota_rows(std::int64_t n) {
-  std::vector<std::int64_t> rows(static_cast<std::size_t>(n));
-  for (std::int64_t i = 0; i < n; ++i) rows[static_cast<std::size_t>(i)] = i;
-  return rows;
-}
-
 std::vector<std::int64_t> count_labels(const Dataset& data, const std::vector<std::int64_t>& rows) {
   std::vector<std::int64_t> counts(static_cast<std::size_t>(data.num_classes()), 0);
   for (auto row : rows)
@@ -72,7 +67,7 @@ TEST(Splits, RandomSplitSizesLikeSklearn) {
   const Split split = random_split(101, 0.2, 5);
   EXPECT_EQ(split.test.size(), 21u);  // ceil(20.2)
   EXPECT_EQ(split.train.size(), 80u);
-  expect_partition(split.train, split.test, iota_rows(101));
+  expect_partition(split.train, split.test, test::iota_rows(101));
   // 0.55 * 100 is 55.00000000000001 in double; scikit-learn's ceil makes it 56
   // (train_test_split(range(100), test_size=0.55) has 56 test samples).
   EXPECT_EQ(random_split(100, 0.55, 0).test.size(), 56u);
@@ -93,7 +88,7 @@ TEST(Splits, StratifiedProportionsWithinOneSample) {
   for (double fraction : {0.1, 0.2, 0.33, 0.5, 0.8}) {
     for (std::uint64_t seed = 0; seed < 5; ++seed) {
       const Split split = stratified_split(data, fraction, seed);
-      expect_partition(split.train, split.test, iota_rows(n));
+      expect_partition(split.train, split.test, test::iota_rows(n));
       ASSERT_EQ(static_cast<std::int64_t>(split.test.size()),
                 static_cast<std::int64_t>(std::ceil(fraction * static_cast<double>(n))));
       const auto total = class_counts(data);
@@ -130,7 +125,7 @@ TEST(Splits, MoreClassesThanTestSlotsStillExact) {
   const Dataset data = labelled(sizes);
   const Split split = stratified_split(data, 0.1, 2);
   EXPECT_EQ(split.test.size(), 3u);
-  expect_partition(split.train, split.test, iota_rows(30));
+  expect_partition(split.train, split.test, test::iota_rows(30));
   for (auto c : count_labels(data, split.train)) EXPECT_GE(c, 2);
 }
 
@@ -138,7 +133,7 @@ TEST(Splits, RealTargetsGetAPlainShuffledSplit) {
   const Dataset data = real_valued(50);
   const Split split = stratified_split(data, 0.3, 4);
   EXPECT_EQ(split.test.size(), 15u);
-  expect_partition(split.train, split.test, iota_rows(50));
+  expect_partition(split.train, split.test, test::iota_rows(50));
   EXPECT_EQ(split.test, random_split(50, 0.3, 4).test);
 }
 

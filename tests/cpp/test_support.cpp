@@ -48,7 +48,7 @@ std::string write_temp_file(const std::string& name, const std::string& content)
   return path;
 }
 
-static std::string slurp(const std::string& path) {
+std::string read_text(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::ostringstream text;
   text << in.rdbuf();
@@ -62,8 +62,8 @@ CommandResult run_command(const std::string& command) {
   const int status = std::system(full.c_str());
   CommandResult result;
   result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  result.out = slurp(base + ".out");
-  result.err = slurp(base + ".err");
+  result.out = read_text(base + ".out");
+  result.err = read_text(base + ".err");
   return result;
 }
 

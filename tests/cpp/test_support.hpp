@@ -3,8 +3,11 @@
 // fixtures are, temporary files, running the CLI.
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <cstdlib>
+#include <numeric>
 #include <string>
+#include <vector>
 
 #include "topkfs/core/error.hpp"
 #include "topkfs/io/read_dataset.hpp"
@@ -25,10 +28,19 @@ inline std::string fixture(const std::string& name) {
   return std::string(TOPKFS_FIXTURES_DIR) + "/" + name;
 }
 
+// The row indices first, first + 1, ..., first + n - 1.
+inline std::vector<std::int64_t> iota_rows(std::int64_t n, std::int64_t first = 0) {
+  std::vector<std::int64_t> rows(static_cast<std::size_t>(n));
+  std::iota(rows.begin(), rows.end(), first);
+  return rows;
+}
+
 // A fresh directory under /tmp, one per test process, removed at exit.
 std::string temp_dir();
 // Writes `content` to a new file in temp_dir() and returns its path.
 std::string write_temp_file(const std::string& name, const std::string& content);
+// The whole file at `path` (empty when it cannot be read).
+std::string read_text(const std::string& path);
 
 struct CommandResult {
   int exit_code = -1;

@@ -28,12 +28,6 @@
 namespace topkfs {
 namespace {
 
-std::vector<std::int64_t> iota_rows(std::int64_t n, std::int64_t first = 0) {
-  std::vector<std::int64_t> rows(static_cast<std::size_t>(n));
-  std::iota(rows.begin(), rows.end(), first);
-  return rows;
-}
-
 // n x m uniform features; the label is the quadrant of (x0, x1) (4 classes)
 // plus 5% label noise.
 Dataset quadrant_classes(std::int64_t n, std::int64_t m, std::uint64_t seed) {
@@ -206,7 +200,7 @@ TEST(ForestOptionsTest, MaxFeaturesParsesAndResolves) {
 
 TEST(ForestTest, FitAndPredictRefuseBadInput) {
   const Dataset data = quadrant_classes(100, 4, 1);
-  const auto rows = iota_rows(100);
+  const auto rows = test::iota_rows(100);
   Forest forest(ForestOptions::extra_trees(5));
   EXPECT_THROW(forest.predict_proba(data.features, rows), OptionError);  // not fitted
   Dataset unlabelled = data;
@@ -240,7 +234,7 @@ TEST(ForestTest, FitAndPredictRefuseBadInput) {
 
 TEST(ForestTest, FullyGrownTreesReproduceDistinctTrainingRows) {
   const Dataset data = quadrant_classes(300, 5, 2);
-  const auto rows = iota_rows(300);
+  const auto rows = test::iota_rows(300);
   for (const auto kind : {ForestKind::ExtraTrees, ForestKind::RandomForest}) {
     ForestOptions options;
     options.kind = kind;
@@ -264,7 +258,7 @@ TEST(ForestTest, FullyGrownTreesReproduceDistinctTrainingRows) {
 
 TEST(ForestTest, GrownTreesRespectLeafSizeDepthAndTheNodeRange) {
   const Dataset data = quadrant_classes(500, 6, 3);
-  const auto rows = iota_rows(500);
+  const auto rows = test::iota_rows(500);
   for (const auto kind : {ForestKind::ExtraTrees, ForestKind::RandomForest}) {
     for (const int min_leaf : {1, 7}) {
       ForestOptions options;
@@ -324,7 +318,7 @@ std::vector<std::vector<std::int64_t>> rows_per_node(const Forest& forest, const
 // feature was skipped, e.g. wrongly remembered as constant).
 TEST(ForestTest, UnlimitedLeavesArePureUnlessTheirRowsAreEqual) {
   const Dataset data = sparse_integers(600, 14, 9);
-  const auto rows = iota_rows(600);
+  const auto rows = test::iota_rows(600);
   for (const auto kind : {ForestKind::ExtraTrees, ForestKind::RandomForest}) {
     for (const char* max_features : {"sqrt", "all"}) {
       ForestOptions options;
@@ -373,7 +367,7 @@ TEST(ForestTest, RandomForestRootIsTheBestSplit) {
     options.max_features = MaxFeatures::parse("all");
     options.criterion = criterion;
     Forest forest(options);
-    forest.fit(data, iota_rows(n));
+    forest.fit(data, test::iota_rows(n));
     const TreeNode& root = forest.trees()[0].nodes[0];
 
     // Impurity of a side, times its size.
@@ -433,7 +427,7 @@ TEST(ForestTest, RandomForestEverySplitIsTheBestOfItsNode) {
   options.bootstrap = false;
   options.max_features = MaxFeatures::parse("all");
   Forest forest(options);
-  const auto rows = iota_rows(500);
+  const auto rows = test::iota_rows(500);
   forest.fit(data, rows);
   const auto gini_mass = [&](const std::vector<std::int64_t>& side) {
     std::vector<double> counts(3, 0.0);
@@ -468,8 +462,8 @@ TEST(ForestTest, RandomForestEverySplitIsTheBestOfItsNode) {
 
 TEST(ForestTest, SameForestForAnyThreadCount) {
   const Dataset data = quadrant_classes(400, 8, 4);
-  const auto train = iota_rows(300);
-  const auto test = iota_rows(100, 300);
+  const auto train = test::iota_rows(300);
+  const auto test = test::iota_rows(100, 300);
   for (const auto kind : {ForestKind::ExtraTrees, ForestKind::RandomForest}) {
     ForestOptions options;
     options.kind = kind;
@@ -507,13 +501,13 @@ TEST(ForestTest, SubsetByIndexEqualsFittingACopy) {
 
   const Dataset copy = take_columns(take_rows(data, train), columns);
   Forest on_copy(ForestOptions::random_forest(12));
-  on_copy.fit(copy, iota_rows(copy.rows()));
+  on_copy.fit(copy, test::iota_rows(copy.rows()));
 
   std::vector<std::int64_t> test;
   for (std::int64_t i = 1; i < 400; i += 2) test.push_back(i);
   const Dataset test_copy = take_columns(take_rows(data, test), columns);
   EXPECT_EQ(by_index.predict_proba(data.features, test),
-            on_copy.predict_proba(test_copy.features, iota_rows(test_copy.rows())));
+            on_copy.predict_proba(test_copy.features, test::iota_rows(test_copy.rows())));
   EXPECT_EQ(by_index.feature_importances(), on_copy.feature_importances());
 }
 
@@ -522,8 +516,8 @@ TEST(ForestTest, ProbabilitiesAreAveragesOfLeafProportions) {
   ForestOptions options = ForestOptions::extra_trees(7);
   options.min_samples_leaf = 10;
   Forest forest(options);
-  forest.fit(data, iota_rows(200));
-  const auto test = iota_rows(100, 200);
+  forest.fit(data, test::iota_rows(200));
+  const auto test = test::iota_rows(100, 200);
   const ProbabilityMatrix proba = forest.predict_proba(data.features, test);
   const auto predicted = forest.predict_classes(data.features, test);
   for (Eigen::Index i = 0; i < proba.rows(); ++i) {
@@ -567,7 +561,7 @@ TEST(ForestTest, ImportancesRankPlantedFeaturesFirstAndSumToOne) {
       options.kind = kind;
       options.n_estimators = 60;
       Forest forest(options);
-      forest.fit(made.data, iota_rows(made.data.rows()));
+      forest.fit(made.data, test::iota_rows(made.data.rows()));
       const auto& importances = forest.feature_importances();
       ASSERT_EQ(importances.size(), 30U);
       EXPECT_NEAR(std::accumulate(importances.begin(), importances.end(), 0.0), 1.0, 1e-12);
@@ -575,7 +569,7 @@ TEST(ForestTest, ImportancesRankPlantedFeaturesFirstAndSumToOne) {
         EXPECT_NEAR(std::accumulate(tree.importances.begin(), tree.importances.end(), 0.0), 1.0,
                     1e-12);
       }
-      std::vector<std::int64_t> order = iota_rows(30);
+      std::vector<std::int64_t> order = test::iota_rows(30);
       std::sort(order.begin(), order.end(), [&](auto a, auto b) {
         return importances[static_cast<std::size_t>(a)] > importances[static_cast<std::size_t>(b)];
       });
@@ -590,8 +584,8 @@ TEST(ForestTest, ImportancesRankPlantedFeaturesFirstAndSumToOne) {
 TEST(ForestTest, RegressionWithCopiedOutputsRepeatsTheSingleOutput) {
   const Dataset one = friedman(600, 8, 1);
   const Dataset two = friedman(600, 8, 2);
-  const auto train = iota_rows(400);
-  const auto test = iota_rows(200, 400);
+  const auto train = test::iota_rows(400);
+  const auto test = test::iota_rows(200, 400);
   for (const auto kind : {ForestKind::ExtraTrees, ForestKind::RandomForest}) {
     ForestOptions options;
     options.kind = kind;
@@ -759,8 +753,8 @@ void write_csv(const std::string& path, const Dataset& data,
 
 TEST(ForestAgreementTest, RegressionR2MatchesScikitLearnOnFriedman) {
   const Dataset data = friedman(3000, 21);
-  const auto train = iota_rows(2000);
-  const auto test = iota_rows(1000, 2000);
+  const auto train = test::iota_rows(2000);
+  const auto test = test::iota_rows(1000, 2000);
   const std::string train_csv = test::temp_dir() + "/friedman_train.csv";
   const std::string test_csv = test::temp_dir() + "/friedman_test.csv";
   write_csv(train_csv, data, train);

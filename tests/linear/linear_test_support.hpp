@@ -3,12 +3,15 @@
 // optimality (KKT) conditions computed from scratch, independently of the
 // solver's bookkeeping.
 #include <fmt/format.h>
+#include <gtest/gtest.h>
 
 #include <Eigen/Core>
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <fstream>
 #include <numeric>
+#include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -41,6 +44,16 @@ inline Dataset class_dataset(const Eigen::MatrixXd& x, const std::vector<std::in
   data.labels = labels;
   for (int c = 0; c < classes; ++c) data.class_names.push_back(fmt::format("c{}", c));
   return data;
+}
+
+// A golden file of tests/linear, written by `script` there (scikit-learn's
+// and glmnet's answers).
+inline nlohmann::json load_golden(const std::string& file, const std::string& script) {
+  const std::string path = std::string(TOPKFS_FIXTURES_DIR) + "/../linear/" + file;
+  std::ifstream in(path);
+  EXPECT_TRUE(in.good()) << "cannot open " << path << " (regenerate it with /usr/bin/python3 "
+                         << "tests/linear/" << script << ")";
+  return nlohmann::json::parse(in);
 }
 
 inline Eigen::MatrixXd matrix_of(const nlohmann::json& rows) {

@@ -223,13 +223,6 @@ std::string synthetic_csv(const SyntheticData& made) {
   return text;
 }
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 TEST(BaselineCliTest, StgSelectsThroughTheCli) {
   const auto made = planted_problem(SyntheticOptions::Target::Classes, 3, 70, 800);
   const std::string data = test::write_temp_file("stg_data.csv", synthetic_csv(made));

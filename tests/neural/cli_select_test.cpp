@@ -53,13 +53,6 @@ std::string shell_quoted(const std::string& path) { return "'" + path + "'"; }
 // --min-steps 0: exactly 3 epochs, even on this small table.
 const std::string kFast = "--epochs 3 --min-steps 0 --hidden 16 --threads 1 --seed 1";
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 std::vector<std::vector<std::string>> read_csv(const std::string& path) {
   std::vector<std::vector<std::string>> rows;
   std::ifstream in(path);
@@ -93,7 +86,7 @@ const SelectRun& quiet_selection() {
     r.output = fresh_path("result.json");
     r.command = run_cli(fmt::format("select {} --method dnn-top --k 3 {} --output {} --quiet",
                                     shell_quoted(data_csv()), kFast, shell_quoted(r.output)));
-    if (test::path_exists(r.output)) r.result = json::parse(read_text(r.output));
+    if (test::path_exists(r.output)) r.result = json::parse(test::read_text(r.output));
     return r;
   }();
   return run;
@@ -246,14 +239,14 @@ TEST(CliSelectTest, RestartsWriteTheFrequencyAndItsPicture) {
                   "--frequency-map {} --quiet",
                   shell_quoted(data_csv()), kFast, shell_quoted(output), shell_quoted(picture)));
   ASSERT_EQ(command.exit_code, 0) << command.err;
-  const json result = json::parse(read_text(output));
+  const json result = json::parse(test::read_text(output));
   const auto frequency = result.at("frequency").get<std::vector<double>>();
   ASSERT_EQ(frequency.size(), static_cast<std::size_t>(kFeatures));
   EXPECT_DOUBLE_EQ(std::accumulate(frequency.begin(), frequency.end(), 0.0), 2.0);
   for (const double f : frequency) {
     EXPECT_TRUE(f == 0.0 || std::abs(f * 3 - std::round(f * 3)) < 1e-12) << f;
   }
-  EXPECT_EQ(read_text(picture).substr(1, 3), "PNG");
+  EXPECT_EQ(test::read_text(picture).substr(1, 3), "PNG");
   const auto reduced =
       run_cli(fmt::format("transform {} --selection {} --output-data {}", shell_quoted(data_csv()),
                           shell_quoted(output), shell_quoted(fresh_path("restarts.csv"))));

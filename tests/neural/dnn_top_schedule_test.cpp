@@ -21,9 +21,9 @@ namespace {
 using namespace test;  // NOLINT: the suite's helpers
 
 // Small settings for the planted problems; the epochs are taken as given.
-const OptionValues kSmall = {{"hidden", "64,32"}, {"epochs", "40"},  {"batch", "64"},
-                             {"lr", "3e-3"},      {"patience", "0"}, {"threads", "1"},
-                             {"seed", "1"},       {"min-steps", "0"}};
+const OptionValues kScheduleNet = {{"hidden", "64,32"}, {"epochs", "40"},  {"batch", "64"},
+                                   {"lr", "3e-3"},      {"patience", "0"}, {"threads", "1"},
+                                   {"seed", "1"},       {"min-steps", "0"}};
 
 std::set<std::int64_t> as_set(const std::vector<std::int64_t>& columns) {
   return {columns.begin(), columns.end()};
@@ -33,7 +33,8 @@ TEST(DnnTopScheduleTest, WarmUpAndAnnealingStillFindThePlantedFeatures) {
   const auto made = planted_problem(SyntheticOptions::Target::Classes, 3, 61);
   const auto result = fit_method(
       "dnn-top", made.data, 5,
-      with(kSmall, {{"warmup", "0.2"}, {"anneal", "0.4"}, {"stop-on", "sub"}, {"patience", "3"}}));
+      with(kScheduleNet,
+           {{"warmup", "0.2"}, {"anneal", "0.4"}, {"stop-on", "sub"}, {"patience", "3"}}));
   expect_well_formed(result, made.data, 5);
   EXPECT_GE(recovered(result, made.informative), 4)
       << "planted " << ::testing::PrintToString(made.informative) << ", selected "
@@ -45,7 +46,7 @@ TEST(DnnTopScheduleTest, WarmUpAndAnnealingStillFindThePlantedFeatures) {
 // rounding of sums taken in dnn-top's input order.
 TEST(DnnTopScheduleTest, WarmUpOverEverythingIsDfs) {
   const auto made = planted_problem(SyntheticOptions::Target::Classes, 2, 62, 600);
-  const OptionValues options = with(kSmall, {{"epochs", "4"}, {"validation", "0"}});
+  const OptionValues options = with(kScheduleNet, {{"epochs", "4"}, {"validation", "0"}});
   const auto dfs = fit_method("dfs", made.data, 5, options);
   const OptionValues dfs_penalties = with(options, {{"lambda2", "1e-4"}, {"anneal", "0"}});
   const auto warm = fit_method("dnn-top", made.data, 5, with(dfs_penalties, {{"warmup", "1"}}));
@@ -67,7 +68,7 @@ TEST(DnnTopScheduleTest, PatienceCountsOnlyAfterTheSchedule) {
   const auto made = planted_problem(SyntheticOptions::Target::Classes, 3, 63, 600);
   const auto result = fit_method(
       "dnn-top", made.data, 5,
-      with(kSmall, {{"epochs", "20"}, {"patience", "1"}, {"anneal", "0.9"}, {"lr", "3e-2"}}));
+      with(kScheduleNet, {{"epochs", "20"}, {"patience", "1"}, {"anneal", "0.9"}, {"lr", "3e-2"}}));
   EXPECT_GE(result.history.size(), 18u);
 }
 
@@ -75,7 +76,7 @@ TEST(DnnTopScheduleTest, PatienceCountsOnlyAfterTheSchedule) {
 // not use reach exactly 0 (clipped) instead of hovering around it.
 TEST(DnnTopScheduleTest, NonNegativeWClipsUnusedInputsToZero) {
   const auto made = planted_problem(SyntheticOptions::Target::Classes, 3, 64);
-  const OptionValues strong = with(kSmall, {{"lambda2", "0.1"}, {"anneal", "0.5"}});
+  const OptionValues strong = with(kScheduleNet, {{"lambda2", "0.1"}, {"anneal", "0.5"}});
   const auto clipped =
       fit_method("dnn-top", made.data, 5, with(strong, {{"w-constraint", "nonneg"}}));
   const auto free = fit_method("dnn-top", made.data, 5, strong);
@@ -94,7 +95,7 @@ TEST(DnnTopScheduleTest, BadScheduleOptionsAreOptionErrors) {
         OptionValues{{"w-constraint", "positive"}}, OptionValues{{"stop-on", "lead"}},
         OptionValues{{"restarts", "0"}}, OptionValues{{"subsample", "0"}},
         OptionValues{{"subsample", "1.5"}}}) {
-    EXPECT_THROW(fit_method("dnn-top", made.data, 5, with(kSmall, bad)), OptionError)
+    EXPECT_THROW(fit_method("dnn-top", made.data, 5, with(kScheduleNet, bad)), OptionError)
         << ::testing::PrintToString(bad);
   }
 }
@@ -103,7 +104,7 @@ TEST(DnnTopScheduleTest, BadScheduleOptionsAreOptionErrors) {
 // of those fits' top k, and the selection is the most frequent features.
 TEST(DnnTopRestartsTest, FrequencyIsTheVoteOfTheSeededFits) {
   const auto made = planted_problem(SyntheticOptions::Target::Classes, 3, 66, 800);
-  const OptionValues options = with(kSmall, {{"epochs", "6"}, {"seed", "5"}});
+  const OptionValues options = with(kScheduleNet, {{"epochs", "6"}, {"seed", "5"}});
   const int k = 5;
   const int restarts = 3;
   const auto stable =
@@ -130,8 +131,8 @@ TEST(DnnTopRestartsTest, FrequencyIsTheVoteOfTheSeededFits) {
 
 TEST(DnnTopRestartsTest, SubsamplesFindThePlantedFeaturesEveryTime) {
   const auto made = planted_problem(SyntheticOptions::Target::Classes, 3, 67);
-  const auto result =
-      fit_method("dnn-top", made.data, 5, with(kSmall, {{"restarts", "4"}, {"subsample", "0.5"}}));
+  const auto result = fit_method("dnn-top", made.data, 5,
+                                 with(kScheduleNet, {{"restarts", "4"}, {"subsample", "0.5"}}));
   expect_well_formed(result, made.data, 5);
   EXPECT_GE(recovered(result, made.informative), 4);
   int always = 0;
@@ -147,7 +148,7 @@ TEST(DnnTopRestartsTest, SubsamplesFindThePlantedFeaturesEveryTime) {
 TEST(DnnTopRestartsTest, OneFitHasNoFrequency) {
   const auto made = planted_problem(SyntheticOptions::Target::Classes, 2, 68, 300);
   EXPECT_TRUE(
-      fit_method("dnn-top", made.data, 5, with(kSmall, {{"epochs", "2"}})).frequency.empty());
+      fit_method("dnn-top", made.data, 5, with(kScheduleNet, {{"epochs", "2"}})).frequency.empty());
 }
 
 // A few tiny dnn-top runs of `evaluate` at k = 5.

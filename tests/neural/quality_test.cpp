@@ -27,13 +27,6 @@ struct Scored {
   double select_seconds = 0.0;
 };
 
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
 // Selects with `method` at its defaults and scores the selection.
 Scored select_and_score(const std::string& folder, const std::string& method, int k = 50) {
   const std::string data = test::shared_data(folder);
@@ -52,7 +45,7 @@ Scored select_and_score(const std::string& folder, const std::string& method, in
   EXPECT_EQ(select.exit_code, 0) << select.err;
   if (select.exit_code != 0) return scored;
 
-  const auto result = nlohmann::json::parse(read_text(output));
+  const auto result = nlohmann::json::parse(test::read_text(output));
   EXPECT_EQ(result.at("data").at("rows"), 60000) << "selection must see the training split only";
   const auto columns = result.at("selected").get<std::vector<std::int64_t>>();
   EXPECT_EQ(columns.size(), static_cast<std::size_t>(k));

@@ -23,16 +23,17 @@ namespace {
 
 using torch::Tensor;
 
-constexpr std::int64_t kInputs = 12;
-constexpr std::int64_t kK = 3;
+constexpr std::int64_t kCheckpointInputs = 12;
+constexpr std::int64_t kCheckpointK = 3;
 
 // 240 rows of normal features, three classes decided by inputs 1 and 4; 180
 // rows train, 60 validate.
 struct Problem {
-  Problem() : features(240, kInputs) {
+  Problem() : features(240, kCheckpointInputs) {
     Rng rng(21);
     for (std::int64_t i = 0; i < features.rows(); ++i) {
-      for (std::int64_t j = 0; j < kInputs; ++j) features(i, j) = static_cast<float>(rng.normal());
+      for (std::int64_t j = 0; j < kCheckpointInputs; ++j)
+        features(i, j) = static_cast<float>(rng.normal());
     }
     set.features = &features;
     set.task = NeuralTask::MultiClass;
@@ -82,7 +83,7 @@ Trained train(const Problem& problem, const DnnTopOptions& opts, int workers,
               const CheckpointSettings& checkpoint, std::uint64_t init_seed = 4,
               int stop_in_epoch = 0) {
   Rng init(init_seed);
-  auto network = make_mlp(kInputs, 3, opts.hidden, init);
+  auto network = make_mlp(kCheckpointInputs, 3, opts.hidden, init);
   FitCallbacks callbacks;
   callbacks.checkpoint = checkpoint;
   if (stop_in_epoch > 0) {
@@ -91,7 +92,7 @@ Trained train(const Problem& problem, const DnnTopOptions& opts, int workers,
     };
   }
   Trained out;
-  out.outcome = train_network(*network, problem.set, opts, kK, callbacks, {}, workers);
+  out.outcome = train_network(*network, problem.set, opts, kCheckpointK, callbacks, {}, workers);
   for (const auto& parameter : network->parameters()) out.parameters.push_back(parameter.detach());
   return out;
 }
@@ -134,11 +135,12 @@ TEST(TrainingCheckpointTest, ResumingAFinishedRunTrainsNoMore) {
   const Trained whole = train(problem, options(), 1, checkpointing(path, false));
   int steps = 0;
   Rng init(4);
-  auto network = make_mlp(kInputs, 3, options().hidden, init);
+  auto network = make_mlp(kCheckpointInputs, 3, options().hidden, init);
   FitCallbacks callbacks;
   callbacks.checkpoint = checkpointing(path, true);
   callbacks.progress = [&steps](const Progress&) { ++steps; };
-  const TrainingOutcome again = train_network(*network, problem.set, options(), kK, callbacks);
+  const TrainingOutcome again =
+      train_network(*network, problem.set, options(), kCheckpointK, callbacks);
   EXPECT_EQ(steps, 0);
   EXPECT_EQ(again.history.size(), whole.outcome.history.size());
   EXPECT_EQ(again.best_epoch, whole.outcome.best_epoch);
