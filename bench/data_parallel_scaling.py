@@ -18,6 +18,7 @@ rank). Run from the checkout after a build:
 
   bench/data_parallel_scaling.py [--topkfs build/apps/topkfs/topkfs]
                                  [--data ../shared/data/mnist] [--rounds 2] [--epochs 1]
+                                 [--batch N]
 """
 import argparse
 import json
@@ -60,8 +61,13 @@ def main():
                                                        "mnist"))
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--epochs", type=int, default=1)
+    parser.add_argument("--batch", type=int, default=None,
+                        help="the global minibatch (default: dnn-top's own); the ranks split it, "
+                             "so a larger one gives each step more work for the same sum")
     args = parser.parse_args()
-    variants = {"plain": [], "nproc1": ["--nproc", "1"], "nproc2": ["--nproc", "2"]}
+    batch = ["--batch", str(args.batch)] if args.batch else []
+    variants = {"plain": batch, "nproc1": ["--nproc", "1"] + batch,
+                "nproc2": ["--nproc", "2"] + batch}
     seconds = {name: [] for name in variants}
     selected = {}
     sums = []

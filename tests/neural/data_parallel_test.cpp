@@ -141,21 +141,23 @@ TEST(DataParallelTest, TwoRanksReadingTheirShardsOfAFileFollowOneProcess) {
 TEST(DataParallelTest, AKilledRankStopsTheOthersWithAnErrorNamingIt) {
   const std::string output = fresh("killed.json");
   const std::string err = fresh("killed.err");
+  const std::string checkpoint = fresh("killed.ckpt");
   // Many epochs, so that rank 1 dies in the middle of training; the
-  // launcher's second child is rank 1.
+  // launcher's second child is rank 1. Rank 0's first checkpoint says that
+  // both ranks are training (its first epoch needed rank 1's sums): waiting
+  // for it rather than for a fixed time keeps a slow start (a sanitizer
+  // build on a busy machine) from killing rank 1 before it has connected.
   const std::string script = test::write_temp_file(
       "kill_rank_1.sh",
       fmt::format(
           "'{}' select '{}' --target label --method dnn-top --k 3 --epochs 100000 --min-steps 0 "
-          "--hidden 16 --threads 1 -q --timeout 60 --nproc 2 -o '{}' 2>'{}' &\n"
+          "--hidden 16 --threads 1 -q --timeout 60 --nproc 2 --checkpoint '{}' -o '{}' "
+          "2>'{}' &\n"
           "launcher=$!\n"
-          "for i in $(seq 300); do\n"
-          "  [ $(ps -o pid= --ppid $launcher | wc -l) -ge 2 ] && break; sleep 0.1\n"
-          "done\n"
-          "sleep 3\n"
+          "for i in $(seq 1200); do [ -e '{}' ] && break; sleep 0.1; done\n"
           "kill -9 $(ps -o pid= --ppid $launcher | sort -n | sed -n 2p)\n"
           "wait $launcher\n",
-          TOPKFS_CLI_PATH, planted(), output, err));
+          TOPKFS_CLI_PATH, planted(), checkpoint, output, err, checkpoint));
   const auto result = run_command("bash '" + script + "'");
   std::ifstream in(err);
   const std::string messages((std::istreambuf_iterator<char>(in)), {});
