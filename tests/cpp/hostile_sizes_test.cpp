@@ -282,6 +282,16 @@ TEST(HostileSizes, MatVariablesThatMatioWouldReadPastTheirEnd) {
   EXPECT_HAS(ends, "it ends after 2 of the 4 parts (array flags, dimensions, name, values)");
 }
 
+// Python for .mat v5 files written element by element: tag(type, bytes) pads
+// to 8 bytes, var(body) wraps a miMATRIX, head is the 128-byte header.
+constexpr const char* kMatElementWriter =
+    "import struct\n"
+    "def tag(t, data):\n"
+    "    return struct.pack('<II', t, len(data)) + data + bytes(-len(data) % 8)\n"
+    "def var(body):\n"
+    "    return struct.pack('<II', 14, len(body)) + body\n"
+    "head = b'MATLAB 5.0 MAT-file'.ljust(116) + bytes(8) + b'\\x00\\x01IM'\n";
+
 // A sparse X (2 x 1, `count` row indices) and a Y, written by hand: the
 // fixture sets the row indices' type and the values' claimed length.
 std::string sparse_mat_fixture(const std::string& name, int index_type, long count,
@@ -289,12 +299,7 @@ std::string sparse_mat_fixture(const std::string& name, int index_type, long cou
   return python_fixture(
       name,
       fmt::format(
-          "import struct\n"
-          "def tag(t, data):\n"
-          "    return struct.pack('<II', t, len(data)) + data + bytes(-len(data) % 8)\n"
-          "def var(body):\n"
-          "    return struct.pack('<II', 14, len(body)) + body\n"
-          "head = b'MATLAB 5.0 MAT-file'.ljust(116) + bytes(8) + b'\\x00\\x01IM'\n"
+          "{prelude}"
           "x = (tag(6, struct.pack('<II', 5, {count})) + tag(5, struct.pack('<ii', 2, 1))\n"
           "     + struct.pack('<HH', 1, 1) + b'X\\0\\0\\0'\n"
           "     + tag({type}, struct.pack('<{count}i', *([0] * {count})))\n"
@@ -303,7 +308,8 @@ std::string sparse_mat_fixture(const std::string& name, int index_type, long cou
           "y = (tag(6, struct.pack('<II', 6, 0)) + tag(5, struct.pack('<ii', 2, 1))\n"
           "     + struct.pack('<HH', 1, 1) + b'Y\\0\\0\\0' + tag(9, struct.pack('<dd', 0, 1)))\n"
           "open(out, 'wb').write(head + var(x) + var(y))",
-          fmt::arg("count", count), fmt::arg("type", index_type), fmt::arg("claim", values_claim)));
+          fmt::arg("prelude", kMatElementWriter), fmt::arg("count", count),
+          fmt::arg("type", index_type), fmt::arg("claim", values_claim)));
 }
 
 TEST(HostileSizes, MatSparseIndicesOfAnotherWidthThanMatioReads) {
@@ -326,19 +332,14 @@ TEST(HostileSizes, MatFunctionHandleClaimingMoreElementsThanItHolds) {
   // X and Y that it must read past.
   const std::string path = python_fixture(
       "function-handle.mat",
-      "import struct\n"
-      "def tag(t, data):\n"
-      "    return struct.pack('<II', t, len(data)) + data + bytes(-len(data) % 8)\n"
-      "def var(body):\n"
-      "    return struct.pack('<II', 14, len(body)) + body\n"
-      "head = b'MATLAB 5.0 MAT-file'.ljust(116) + bytes(8) + b'\\x00\\x01IM'\n"
-      "f = (tag(6, struct.pack('<II', 16, 0)) + tag(5, struct.pack('<ii', 1, 1493237766))\n"
-      "     + struct.pack('<HH', 1, 1) + b'F\\0\\0\\0')\n"
-      "x = (tag(6, struct.pack('<II', 6, 0)) + tag(5, struct.pack('<ii', 2, 1))\n"
-      "     + struct.pack('<HH', 1, 1) + b'X\\0\\0\\0' + tag(9, struct.pack('<dd', 1, 2)))\n"
-      "y = (tag(6, struct.pack('<II', 6, 0)) + tag(5, struct.pack('<ii', 2, 1))\n"
-      "     + struct.pack('<HH', 1, 1) + b'Y\\0\\0\\0' + tag(9, struct.pack('<dd', 0, 1)))\n"
-      "open(out, 'wb').write(head + var(f) + var(x) + var(y))");
+      std::string(kMatElementWriter) +
+          "f = (tag(6, struct.pack('<II', 16, 0)) + tag(5, struct.pack('<ii', 1, 1493237766))\n"
+          "     + struct.pack('<HH', 1, 1) + b'F\\0\\0\\0')\n"
+          "x = (tag(6, struct.pack('<II', 6, 0)) + tag(5, struct.pack('<ii', 2, 1))\n"
+          "     + struct.pack('<HH', 1, 1) + b'X\\0\\0\\0' + tag(9, struct.pack('<dd', 1, 2)))\n"
+          "y = (tag(6, struct.pack('<II', 6, 0)) + tag(5, struct.pack('<ii', 2, 1))\n"
+          "     + struct.pack('<HH', 1, 1) + b'Y\\0\\0\\0' + tag(9, struct.pack('<dd', 0, 1)))\n"
+          "open(out, 'wb').write(head + var(f) + var(x) + var(y))");
   ASSERT_FALSE(HasFatalFailure());
   const std::string message = data_error(path);
   EXPECT_HAS(message, "function-handle.mat");
