@@ -20,12 +20,10 @@ class DnnTopModel final : public LoopModel {
       : network_(network), options_(options), k_(k), task_(task) {
     const auto indexed = network_.input_indexed();
     const std::int64_t inputs = network_.w.numel();
-    if (options_.rank_average > 0) average_ = input_ranking_magnitude(network_, options_).clone();
     if (options_.lambda3 > 0 && !indexed.empty() && k_ < inputs) {
       // The top k inputs first (input_order.hpp), from the first step on.
       order_.emplace(inputs, k_);
       for (const auto& tensor : indexed) order_->track(tensor);
-      if (average_.defined()) order_->track(average_);
       order_->bring_top_k_first(ranking_weights());
       leading_ = torch::arange(k_, torch::kLong);
     }
@@ -62,10 +60,6 @@ class DnnTopModel final : public LoopModel {
       torch::NoGradGuard no_grad;
       network_.w.clamp_min_(0.0);
     }
-    if (average_.defined()) {
-      const double decay = options_.rank_average;
-      average_.mul_(decay).add_(input_ranking_magnitude(network_, options_), 1.0 - decay);
-    }
     if (order_) order_->bring_top_k_first(ranking_weights());
   }
 
@@ -74,10 +68,9 @@ class DnnTopModel final : public LoopModel {
 
   const InputOrder* input_order() const override { return order_ ? &*order_ : nullptr; }
 
-  // The weights, the ranked average, and the order of the inputs they are in.
+  // The weights, and the order of the inputs they are in.
   std::vector<Tensor> state() override {
     auto tensors = parameters();
-    if (average_.defined()) tensors.push_back(average_);
     if (order_) tensors.push_back(order_->input_at());
     return tensors;
   }
@@ -151,7 +144,6 @@ class DnnTopModel final : public LoopModel {
   // What the top-k rule ranks at every step: w itself for --rank-by w (the
   // rule takes |.|, so no copy per step), else the scaled magnitudes.
   Tensor ranking_weights() const {
-    if (average_.defined()) return average_;
     return options_.rank_by == "w" ? network_.w.detach()
                                    : input_ranking_magnitude(network_, options_);
   }
@@ -162,7 +154,6 @@ class DnnTopModel final : public LoopModel {
   NeuralTask task_;
   std::optional<InputOrder> order_;  // for a network that allows it
   Tensor leading_;                   // 0 .. k-1
-  Tensor average_;                   // with --rank-average: the moving average ranked
 };
 
 }  // namespace

@@ -37,9 +37,6 @@ void DnnTopOptions::validate() const {
   if (rank_by != "w" && rank_by != "scale") {
     fail(fmt::format("--rank-by takes w or scale, not '{}'", rank_by));
   }
-  if (!(rank_average >= 0 && rank_average < 1)) {
-    fail(fmt::format("--rank-average must be in [0, 1), got {}", rank_average));
-  }
   if (stop_on != "sum" && stop_on != "sub") {
     fail(fmt::format("--stop-on takes sum or sub, not '{}'", stop_on));
   }
@@ -80,9 +77,6 @@ const OptionTable<DnnTopOptions>& dnn_top_option_table() {
         .add("rank-by", &DnnTopOptions::rank_by,
              "What ranks the inputs: w (|w|) or scale (|w| times the norm of the first "
              "layer's weights on the input)")
-        .add("rank-average", &DnnTopOptions::rank_average,
-             "Decay per step of a moving average of the ranking magnitudes that the top-k rule "
-             "ranks during training (0 = the current magnitudes)")
         .add("restarts", &DnnTopOptions::restarts,
              "Stability selection: fit this many times (seeds --seed, --seed+1, ...) and select "
              "the features chosen most often; the result holds each feature's frequency")

@@ -94,8 +94,7 @@ TEST(DnnTopScheduleTest, BadScheduleOptionsAreOptionErrors) {
        {OptionValues{{"warmup", "0.6"}, {"anneal", "0.5"}}, OptionValues{{"warmup", "-0.1"}},
         OptionValues{{"w-constraint", "positive"}}, OptionValues{{"stop-on", "lead"}},
         OptionValues{{"restarts", "0"}}, OptionValues{{"subsample", "0"}},
-        OptionValues{{"subsample", "1.5"}}, OptionValues{{"rank-average", "1"}},
-        OptionValues{{"rank-average", "-0.5"}}}) {
+        OptionValues{{"subsample", "1.5"}}}) {
     EXPECT_THROW(fit_method("dnn-top", made.data, 5, with(kScheduleNet, bad)), OptionError)
         << ::testing::PrintToString(bad);
   }

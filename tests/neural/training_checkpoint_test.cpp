@@ -99,37 +99,31 @@ Trained train(const Problem& problem, const DnnTopOptions& opts, int workers,
 
 TEST(TrainingCheckpointTest, AResumedTrainingEndsBitwiseWhereTheUninterruptedOneEnds) {
   const Problem problem;
-  // With --rank-average the ranked average is training state too.
-  for (const double rank_average : {0.0, 0.9}) {
-    for (const int workers : {1, 2}) {
-      SCOPED_TRACE(fmt::format("{} worker(s), rank average {}", workers, rank_average));
-      DnnTopOptions opts = options();
-      opts.rank_average = rank_average;
-      const std::string folder =
-          test::temp_dir() + fmt::format("/checkpoint_{}_{}", workers, rank_average);
-      std::filesystem::create_directories(folder);
-      const std::string path = folder + "/run.ckpt";
-      std::filesystem::remove(path);
-      const Trained whole = train(problem, opts, workers, {});
+  for (const int workers : {1, 2}) {
+    SCOPED_TRACE(fmt::format("{} worker(s)", workers));
+    const std::string folder = test::temp_dir() + fmt::format("/checkpoint_{}", workers);
+    std::filesystem::create_directories(folder);
+    const std::string path = folder + "/run.ckpt";
+    std::filesystem::remove(path);
+    const Trained whole = train(problem, options(), workers, {});
 
-      EXPECT_THROW(train(problem, opts, workers, checkpointing(path, false), 4, 5),
-                   std::runtime_error);
-      ASSERT_TRUE(std::filesystem::exists(path));
-      // Another initialisation: everything that matters must come from the file.
-      const Trained resumed = train(problem, opts, workers, checkpointing(path, true), 99);
+    EXPECT_THROW(train(problem, options(), workers, checkpointing(path, false), 4, 5),
+                 std::runtime_error);
+    ASSERT_TRUE(std::filesystem::exists(path));
+    // Another initialisation: everything that matters must come from the file.
+    const Trained resumed = train(problem, options(), workers, checkpointing(path, true), 99);
 
-      ASSERT_EQ(resumed.outcome.history.size(), whole.outcome.history.size());
-      for (std::size_t e = 0; e < whole.outcome.history.size(); ++e) {
-        SCOPED_TRACE(fmt::format("epoch {}", e + 1));
-        EXPECT_EQ(resumed.outcome.history[e].epoch, whole.outcome.history[e].epoch);
-        EXPECT_EQ(resumed.outcome.history[e].loss, whole.outcome.history[e].loss);  // to the bit
-        EXPECT_EQ(resumed.outcome.history[e].val_loss, whole.outcome.history[e].val_loss);
-      }
-      EXPECT_EQ(resumed.outcome.best_epoch, whole.outcome.best_epoch);
-      ASSERT_EQ(resumed.parameters.size(), whole.parameters.size());
-      for (std::size_t t = 0; t < whole.parameters.size(); ++t) {
-        EXPECT_TRUE(torch::equal(resumed.parameters[t], whole.parameters[t])) << "parameter " << t;
-      }
+    ASSERT_EQ(resumed.outcome.history.size(), whole.outcome.history.size());
+    for (std::size_t e = 0; e < whole.outcome.history.size(); ++e) {
+      SCOPED_TRACE(fmt::format("epoch {}", e + 1));
+      EXPECT_EQ(resumed.outcome.history[e].epoch, whole.outcome.history[e].epoch);
+      EXPECT_EQ(resumed.outcome.history[e].loss, whole.outcome.history[e].loss);  // to the bit
+      EXPECT_EQ(resumed.outcome.history[e].val_loss, whole.outcome.history[e].val_loss);
+    }
+    EXPECT_EQ(resumed.outcome.best_epoch, whole.outcome.best_epoch);
+    ASSERT_EQ(resumed.parameters.size(), whole.parameters.size());
+    for (std::size_t t = 0; t < whole.parameters.size(); ++t) {
+      EXPECT_TRUE(torch::equal(resumed.parameters[t], whole.parameters[t])) << "parameter " << t;
     }
   }
 }

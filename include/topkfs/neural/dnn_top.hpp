@@ -62,9 +62,6 @@ struct DnnTopOptions : NeuralTrainingOptions {
   // applies to the input, and it does not change when a penalty moves scale
   // between w and the first layer).
   std::string rank_by = "w";
-  // The top-k rule during training ranks an exponential moving average of
-  // the ranking magnitudes with this decay per step (0 = the current values).
-  double rank_average = 0.0;
   // Stability selection (docs/algorithms.md): `restarts` fits with seeds
   // seed, seed + 1, ..., each on a random `subsample` fraction of the
   // training rows (stratified for classes; 1 = all of them); the features
