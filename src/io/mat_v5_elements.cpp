@@ -255,6 +255,30 @@ class MatrixDescription {
                       overflow ? std::string("more than 2^64") : std::to_string(needed), kTagBytes,
                       body_length_));
     }
+    // matio reads each element of a cell (or function handle) as a matrix
+    // element, and loses what it allocated for the cell when one is not (a
+    // fuzzed cell whose second element had type 12 leaked): each must be a
+    // matrix tag that fits in the variable.
+    if ((matrix_class == kCellClass || matrix_class == kFunctionClass) && part == 3 && !overflow) {
+      for (std::uint64_t element = 0; element < needed; ++element) {
+        const std::uint64_t tag_at = at_;
+        std::uint32_t type = 0;
+        std::uint64_t length = 0;
+        if (!tag(type, length) || small_ || type != kMiMatrix) {
+          fail(
+              fmt::format("its element {} (at byte {} of the variable) has type {}, where "
+                          "every element of a cell is a matrix element (type {})",
+                          element + 1, tag_at, type, kMiMatrix));
+        }
+        if (length > body_length_ - std::min(body_length_, at_)) {
+          fail(
+              fmt::format("its element {} (at byte {} of the variable) claims {} bytes, more "
+                          "than the {} left in the variable",
+                          element + 1, tag_at, length, body_length_ - std::min(body_length_, at_)));
+        }
+        skip(length);
+      }
+    }
     // matio reads these parts whether the variable holds them or not, past
     // its end into whatever follows (a fuzzed variable that ended after its
     // dimensions had it allocate 4 GB for a "name").

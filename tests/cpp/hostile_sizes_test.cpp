@@ -346,6 +346,23 @@ TEST(HostileSizes, MatFunctionHandleClaimingMoreElementsThanItHolds) {
   EXPECT_HAS(message, "its dimensions claim 1493237766 elements");
 }
 
+TEST(HostileSizes, MatCellElementThatIsNotAMatrix) {
+  // matio reads every element of a cell as a matrix element and loses what
+  // it allocated for the cell when one is not (fuzzing found an element of
+  // type 12: LeakSanitizer reported 194 bytes).
+  const std::string path = python_fixture(
+      "cell-element.mat",
+      std::string(kMatElementWriter) +
+          "x = (tag(6, struct.pack('<II', 1, 0)) + tag(5, struct.pack('<ii', 2, 1))\n"
+          "     + struct.pack('<HH', 1, 1) + b'X\\0\\0\\0' + tag(14, b'')\n"
+          "     + tag(12, struct.pack('<q', 7)))\n"
+          "open(out, 'wb').write(head + var(x))");
+  ASSERT_FALSE(HasFatalFailure());
+  const std::string message = data_error(path);
+  EXPECT_HAS(message, "cell-element.mat");
+  EXPECT_HAS(message, "its element 2 (at byte 48 of the variable) has type 12");
+}
+
 TEST(HostileSizes, MatTagsFarIntoAVariableAreCheckedToo) {
   // 1050 row indices put the values' tag past the first 4 KB of the
   // variable; it claims 4 GB, which matio would allocate.
