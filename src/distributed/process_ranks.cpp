@@ -32,6 +32,7 @@ std::string first_line(const std::string& message) { return message.substr(0, me
 std::string failed_key(int rank) { return fmt::format("topkfs/failed/{}", rank); }
 std::string lost_key(int rank) { return fmt::format("topkfs/lost/{}", rank); }
 std::string data_key(int rank) { return fmt::format("topkfs/data/{}", rank); }
+std::string read_key(int rank) { return fmt::format("topkfs/read/{}", rank); }
 
 bool is_loopback(const std::string& host) {
   return host == "localhost" || host.rfind("127.", 0) == 0 || host == "::1";
@@ -54,6 +55,7 @@ struct ProcessRanks::State {
   RendezvousSettings settings;
   c10::intrusive_ptr<c10d::TCPStore> store;
   c10::intrusive_ptr<c10d::ProcessGroupGloo> group;
+  bool store_hosted_here = false;  // this rank's process serves the store
   double sum_seconds = 0.0;
   long sum_calls = 0;
 
@@ -143,6 +145,7 @@ std::unique_ptr<ProcessRanks> ProcessRanks::join(const RendezvousSettings& setti
   c10d::TCPStoreOptions options;
   options.port = static_cast<std::uint16_t>(settings.port);
   options.isServer = settings.rank == 0 && !settings.store_elsewhere;
+  state->store_hosted_here = options.isServer;
   options.waitWorkers = false;
   options.timeout = settings.timeout;
   try {
@@ -182,14 +185,30 @@ void ProcessRanks::agree_on_data(const std::string& description) {
     std::this_thread::sleep_for(Millis(50));
   }
   const std::string reference = text_of(s.store->get(data_key(0)));
-  for (int r = 1; r < n; ++r) {
+  std::string mismatch;
+  for (int r = 1; r < n && mismatch.empty(); ++r) {
     const std::string other = text_of(s.store->get(data_key(r)));
     if (other != reference) {
-      throw DistributedError(fmt::format(
+      mismatch = fmt::format(
           "the ranks read different data: rank 0 has {}, rank {} has {}; every rank must read the "
           "same data",
-          reference, r, other));
+          reference, r, other);
     }
+  }
+  if (!mismatch.empty()) {
+    // The rank that hosts the store waits until every rank has read the
+    // descriptions before it leaves (and the store with it), so that each
+    // names the difference rather than a lost store.
+    s.store->set(read_key(s.settings.rank), bytes_of("1"));
+    if (s.store_hosted_here) {
+      std::vector<std::string> read;
+      for (int r = 0; r < n; ++r) read.push_back(read_key(r));
+      const auto read_deadline = Clock::now() + s.settings.timeout;
+      while (!s.store->check(read) && Clock::now() < read_deadline) {
+        std::this_thread::sleep_for(Millis(20));
+      }
+    }
+    throw DistributedError(mismatch);
   }
   auto options = c10d::ProcessGroupGloo::Options::create(s.settings.timeout);
   options->devices.push_back(gloo_device(s.settings.host));
