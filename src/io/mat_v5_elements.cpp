@@ -181,11 +181,11 @@ class MatrixDescription {
                         "where at most 4 fit",
                         what, tag_at, length));
       }
-      if (length > body_length_ - std::min(body_length_, at_)) {
+      if (length > left()) {
         fail(
             fmt::format("its {} (at byte {} of the variable) claim {} bytes, more than the {} "
                         "left in the variable",
-                        what, tag_at, length, body_length_ - std::min(body_length_, at_)));
+                        what, tag_at, length, left()));
       }
       // matio reads 8 bytes of flags whatever their tag says, then the
       // dimensions' tag: other lengths would have it read a tag that this
@@ -270,11 +270,11 @@ class MatrixDescription {
                           "every element of a cell is a matrix element (type {})",
                           element + 1, tag_at, type, kMiMatrix));
         }
-        if (length > body_length_ - std::min(body_length_, at_)) {
+        if (length > left()) {
           fail(
               fmt::format("its element {} (at byte {} of the variable) claims {} bytes, more "
                           "than the {} left in the variable",
-                          element + 1, tag_at, length, body_length_ - std::min(body_length_, at_)));
+                          element + 1, tag_at, length, left()));
         }
         skip(length);
       }
@@ -319,6 +319,9 @@ class MatrixDescription {
   }
 
   std::uint32_t u32(std::uint64_t at) { return static_cast<std::uint32_t>(word(bytes(at, 4), 0)); }
+
+  // The bytes of the body after at_.
+  std::uint64_t left() const { return body_length_ - std::min(body_length_, at_); }
 
   bool fits(std::uint64_t bytes) const {
     return at_ <= body_length_ && bytes <= body_length_ - at_;

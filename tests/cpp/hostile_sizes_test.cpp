@@ -290,6 +290,9 @@ constexpr const char* kMatElementWriter =
     "    return struct.pack('<II', t, len(data)) + data + bytes(-len(data) % 8)\n"
     "def var(body):\n"
     "    return struct.pack('<II', 14, len(body)) + body\n"
+    "def matrix(cls, rows, cols, name, rest=b''):\n"
+    "    return var(tag(6, struct.pack('<II', cls, 0)) + tag(5, struct.pack('<ii', rows, cols))\n"
+    "               + struct.pack('<HH', 1, len(name)) + name.ljust(4, b'\\0') + rest)\n"
     "head = b'MATLAB 5.0 MAT-file'.ljust(116) + bytes(8) + b'\\x00\\x01IM'\n";
 
 // A sparse X (2 x 1, `count` row indices) and a Y, written by hand: the
@@ -331,15 +334,11 @@ TEST(HostileSizes, MatFunctionHandleClaimingMoreElementsThanItHolds) {
   // dimensions alone (fuzzing found 1 x 1493237766: 11.9 GB), before a cell
   // X and Y that it must read past.
   const std::string path = python_fixture(
-      "function-handle.mat",
-      std::string(kMatElementWriter) +
-          "f = (tag(6, struct.pack('<II', 16, 0)) + tag(5, struct.pack('<ii', 1, 1493237766))\n"
-          "     + struct.pack('<HH', 1, 1) + b'F\\0\\0\\0')\n"
-          "x = (tag(6, struct.pack('<II', 6, 0)) + tag(5, struct.pack('<ii', 2, 1))\n"
-          "     + struct.pack('<HH', 1, 1) + b'X\\0\\0\\0' + tag(9, struct.pack('<dd', 1, 2)))\n"
-          "y = (tag(6, struct.pack('<II', 6, 0)) + tag(5, struct.pack('<ii', 2, 1))\n"
-          "     + struct.pack('<HH', 1, 1) + b'Y\\0\\0\\0' + tag(9, struct.pack('<dd', 0, 1)))\n"
-          "open(out, 'wb').write(head + var(f) + var(x) + var(y))");
+      "function-handle.mat", std::string(kMatElementWriter) +
+                                 "f = matrix(16, 1, 1493237766, b'F')\n"
+                                 "x = matrix(6, 2, 1, b'X', tag(9, struct.pack('<dd', 1, 2)))\n"
+                                 "y = matrix(6, 2, 1, b'Y', tag(9, struct.pack('<dd', 0, 1)))\n"
+                                 "open(out, 'wb').write(head + f + x + y)");
   ASSERT_FALSE(HasFatalFailure());
   const std::string message = data_error(path);
   EXPECT_HAS(message, "function-handle.mat");
@@ -350,13 +349,11 @@ TEST(HostileSizes, MatCellElementThatIsNotAMatrix) {
   // matio reads every element of a cell as a matrix element and loses what
   // it allocated for the cell when one is not (fuzzing found an element of
   // type 12: LeakSanitizer reported 194 bytes).
-  const std::string path = python_fixture(
-      "cell-element.mat",
-      std::string(kMatElementWriter) +
-          "x = (tag(6, struct.pack('<II', 1, 0)) + tag(5, struct.pack('<ii', 2, 1))\n"
-          "     + struct.pack('<HH', 1, 1) + b'X\\0\\0\\0' + tag(14, b'')\n"
-          "     + tag(12, struct.pack('<q', 7)))\n"
-          "open(out, 'wb').write(head + var(x))");
+  const std::string path =
+      python_fixture("cell-element.mat",
+                     std::string(kMatElementWriter) +
+                         "x = matrix(1, 2, 1, b'X', tag(14, b'') + tag(12, struct.pack('<q', 7)))\n"
+                         "open(out, 'wb').write(head + x)");
   ASSERT_FALSE(HasFatalFailure());
   const std::string message = data_error(path);
   EXPECT_HAS(message, "cell-element.mat");
