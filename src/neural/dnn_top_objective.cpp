@@ -93,7 +93,7 @@ class DnnTopModel final : public LoopModel {
     const Tensor subset = warming_up ? no_subset() : subset_at(progress);
     const Tensor data = lead_and_sub_loss(network_.forward(x, subset, seat), y, task_,
                                           warming_up ? 0.0 : options_.lambda3);
-    const Tensor penalty = elastic_penalty_of(network_, options_, subset);
+    const Tensor penalty = elastic_penalty_of(network_, options_);
     return penalty.defined() ? data + penalty : data;
   }
 
@@ -169,15 +169,9 @@ Tensor lead_and_sub_loss(const ModelOutputs& out, const Tensor& y, NeuralTask ta
   return (data_loss_per_row(out.rows, torch::cat({y, y}), task) * weights).sum();
 }
 
-Tensor elastic_penalty_of(const TopKNetwork& network, const DnnTopOptions& options,
-                          const Tensor& subset) {
+Tensor elastic_penalty_of(const TopKNetwork& network, const DnnTopOptions& options) {
   if (!(options.lambda1 > 0 || options.lambda2 > 0)) return Tensor();
-  Tensor penalised;
-  if (options.penalty_on == "rest" && subset.defined() && subset.numel() > 0) {
-    penalised = torch::ones({network.w.numel()});
-    penalised.index_fill_(0, subset, 0.0);
-  }
-  return elastic_penalty(network.w, options.lambda1, options.lambda2, penalised);
+  return elastic_penalty(network.w, options.lambda1, options.lambda2);
 }
 
 Tensor input_ranking_magnitude(const TopKNetwork& network, const DnnTopOptions& options) {

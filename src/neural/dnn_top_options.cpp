@@ -37,9 +37,6 @@ void DnnTopOptions::validate() const {
   if (rank_by != "w" && rank_by != "scale") {
     fail(fmt::format("--rank-by takes w or scale, not '{}'", rank_by));
   }
-  if (penalty_on != "all" && penalty_on != "rest") {
-    fail(fmt::format("--penalty-on takes all or rest, not '{}'", penalty_on));
-  }
   if (stop_on != "sum" && stop_on != "sub") {
     fail(fmt::format("--stop-on takes sum or sub, not '{}'", stop_on));
   }
@@ -80,9 +77,6 @@ const OptionTable<DnnTopOptions>& dnn_top_option_table() {
         .add("rank-by", &DnnTopOptions::rank_by,
              "What ranks the inputs: w (|w|) or scale (|w| times the norm of the first "
              "layer's weights on the input)")
-        .add("penalty-on", &DnnTopOptions::penalty_on,
-             "Inputs that lambda1 and lambda2 penalise: all, or rest (those outside the "
-             "sub-model's current input set)")
         .add("restarts", &DnnTopOptions::restarts,
              "Stability selection: fit this many times (seeds --seed, --seed+1, ...) and select "
              "the features chosen most often; the result holds each feature's frequency")

@@ -12,18 +12,15 @@ using torch::autograd::AutogradContext;
 using torch::autograd::variable_list;
 
 struct ElasticPenalty : public torch::autograd::Function<ElasticPenalty> {
-  static Tensor forward(AutogradContext* ctx, Tensor w, double lambda1, double lambda2,
-                        Tensor penalised) {
+  static Tensor forward(AutogradContext* ctx, Tensor w, double lambda1, double lambda2) {
     TOPKFS_ASSERT(w.scalar_type() == torch::kFloat && w.is_contiguous());
-    ctx->save_for_backward({w, penalised});
+    ctx->save_for_backward({w});
     ctx->saved_data["lambda1"] = lambda1;
     ctx->saved_data["lambda2"] = lambda2;
     const float* values = w.data_ptr<float>();
-    const float* weight = penalised.numel() > 0 ? penalised.data_ptr<float>() : nullptr;
     double l1 = 0.0;
     double l2 = 0.0;
     for (std::int64_t j = 0; j < w.numel(); ++j) {
-      if (weight && weight[j] == 0.0f) continue;
       l1 += std::abs(values[j]);
       l2 += static_cast<double>(values[j]) * values[j];
     }
@@ -33,9 +30,7 @@ struct ElasticPenalty : public torch::autograd::Function<ElasticPenalty> {
   }
 
   static variable_list backward(AutogradContext* ctx, variable_list grads) {
-    const auto saved = ctx->get_saved_variables();
-    const Tensor& w = saved[0];
-    const float* weight = saved[1].numel() > 0 ? saved[1].data_ptr<float>() : nullptr;
+    const Tensor w = ctx->get_saved_variables()[0];
     const float scale = grads[0].item<float>();
     const auto lambda1 = static_cast<float>(ctx->saved_data["lambda1"].toDouble());
     const auto lambda2 = static_cast<float>(ctx->saved_data["lambda2"].toDouble());
@@ -46,19 +41,15 @@ struct ElasticPenalty : public torch::autograd::Function<ElasticPenalty> {
       const float v = values[j];
       const float sign = static_cast<float>((v > 0.0f) - (v < 0.0f));
       out[j] = scale * (lambda2 * sign + 2.0f * lambda1 * v);
-      if (weight) out[j] *= weight[j];
     }
-    return {grad, Tensor(), Tensor(), Tensor()};
+    return {grad, Tensor(), Tensor()};
   }
 };
 
 }  // namespace
 
-Tensor elastic_penalty(const Tensor& w, double lambda1, double lambda2, const Tensor& penalised) {
-  // Every tensor argument of an autograd function must be defined: no mask
-  // is passed as an empty one.
-  return ElasticPenalty::apply(w, lambda1, lambda2,
-                               penalised.defined() ? penalised : torch::empty({0}));
+Tensor elastic_penalty(const Tensor& w, double lambda1, double lambda2) {
+  return ElasticPenalty::apply(w, lambda1, lambda2);
 }
 
 }  // namespace topkfs

@@ -7,9 +7,6 @@
 namespace topkfs {
 
 // The gradient at w = 0 takes sign(0) = 0 for |w|, as libtorch's abs does.
-// `penalised`, when defined: a float 0/1 per input, 0 for the inputs the
-// penalty leaves out.
-torch::Tensor elastic_penalty(const torch::Tensor& w, double lambda1, double lambda2,
-                              const torch::Tensor& penalised = torch::Tensor());
+torch::Tensor elastic_penalty(const torch::Tensor& w, double lambda1, double lambda2);
 
 }  // namespace topkfs

@@ -142,10 +142,7 @@ torch::Tensor lead_and_sub_loss(const ModelOutputs& out, const torch::Tensor& y,
                                 double lambda3);
 // lambda2 * |w|_1 + lambda1 * |w|^2 as one autograd node, or an undefined
 // tensor when both are 0.
-// `subset`: the sub-model's current input set (empty: none); with
-// --penalty-on rest the penalties leave it out.
-torch::Tensor elastic_penalty_of(const TopKNetwork& network, const DnnTopOptions& options,
-                                 const torch::Tensor& subset);
+torch::Tensor elastic_penalty_of(const TopKNetwork& network, const DnnTopOptions& options);
 
 // What ranks the inputs (--rank-by): |w|, or |w| times the norm of the body's
 // weights on each input; float, contiguous, one entry per input in the

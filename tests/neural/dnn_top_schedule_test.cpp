@@ -88,37 +88,13 @@ TEST(DnnTopScheduleTest, NonNegativeWClipsUnusedInputsToZero) {
   EXPECT_GE(recovered(clipped, made.informative), 4);
 }
 
-// --penalty-on rest: a strong L1 penalty drives down the inputs outside the
-// sub-model's set and leaves the selected ones' weights where the data puts
-// them: the planted inputs are still found, with more weight than when every
-// input is penalised, and the others end below their start at 1.
-TEST(DnnTopScheduleTest, PenaltyOnTheRestSparesTheSelectedInputs) {
-  const auto made = planted_problem(SyntheticOptions::Target::Classes, 3, 67);
-  const OptionValues strong = with(kScheduleNet, {{"lambda2", "0.1"}, {"anneal", "0.5"}});
-  const auto rest = fit_method("dnn-top", made.data, 5, with(strong, {{"penalty-on", "rest"}}));
-  const auto all = fit_method("dnn-top", made.data, 5, strong);
-  expect_well_formed(rest, made.data, 5);
-  EXPECT_GE(recovered(rest, made.informative), 4);
-  const auto mean_selected = [](const SelectionResult& r) {
-    double sum = 0.0;
-    for (const auto column : r.selected) sum += r.scores[static_cast<std::size_t>(column)];
-    return sum / static_cast<double>(r.selected.size());
-  };
-  EXPECT_GT(mean_selected(rest), mean_selected(all) + 0.1)
-      << "selected inputs keep more weight without the penalty on them";
-  double rest_sum = 0.0;
-  for (const double score : rest.scores) rest_sum += score;
-  const double selected_sum = mean_selected(rest) * 5.0;
-  EXPECT_LT((rest_sum - selected_sum) / 45.0, 0.8) << "the others are shrunk";
-}
-
 TEST(DnnTopScheduleTest, BadScheduleOptionsAreOptionErrors) {
   const auto made = planted_problem(SyntheticOptions::Target::Classes, 2, 65, 100);
   for (const OptionValues& bad :
        {OptionValues{{"warmup", "0.6"}, {"anneal", "0.5"}}, OptionValues{{"warmup", "-0.1"}},
         OptionValues{{"w-constraint", "positive"}}, OptionValues{{"stop-on", "lead"}},
         OptionValues{{"restarts", "0"}}, OptionValues{{"subsample", "0"}},
-        OptionValues{{"subsample", "1.5"}}, OptionValues{{"penalty-on", "some"}}}) {
+        OptionValues{{"subsample", "1.5"}}}) {
     EXPECT_THROW(fit_method("dnn-top", made.data, 5, with(kScheduleNet, bad)), OptionError)
         << ::testing::PrintToString(bad);
   }

@@ -111,28 +111,6 @@ TEST(ElasticPenaltyTest, ValueAndGradientMatchPlainAutograd) {
   EXPECT_EQ(ours_w.grad()[3].item<float>(), 0.0f);
 }
 
-// --penalty-on rest: the inputs the mask leaves out add nothing to the value
-// and get no gradient; the others as without a mask.
-TEST(ElasticPenaltyTest, MaskedInputsAreLeftOut) {
-  Rng rng(6);
-  Tensor w = torch::empty({23});
-  for (std::int64_t j = 0; j < w.numel(); ++j) w[j] = static_cast<float>(rng.normal());
-  Tensor penalised = torch::ones({23});
-  for (const std::int64_t left_out : {0, 4, 5, 17}) penalised[left_out] = 0.0f;
-  const Tensor ours_w = w.clone().requires_grad_(true);
-  const Tensor plain_w = w.to(torch::kDouble).requires_grad_(true);
-  const Tensor ours = elastic_penalty(ours_w, 0.3, 0.7, penalised);
-  const Tensor mask = penalised.to(torch::kDouble);
-  const Tensor plain = (mask * (0.7 * plain_w.abs() + 0.3 * plain_w.pow(2))).sum();
-  ours.backward();
-  plain.backward();
-  EXPECT_NEAR(ours.item<double>(), plain.item<double>(), 1e-5 * plain.item<double>());
-  EXPECT_TRUE(torch::allclose(ours_w.grad().to(torch::kDouble), plain_w.grad(), 1e-5, 1e-6));
-  for (const std::int64_t left_out : {0, 4, 5, 17}) {
-    EXPECT_EQ(ours_w.grad()[left_out].item<float>(), 0.0f);
-  }
-}
-
 TEST(ElasticPenaltyTest, OverflowIsInfiniteNotAnError) {
   // A diverging w: the trainer must see an infinite loss to report divergence.
   const Tensor w = torch::full({4}, 3e38f);

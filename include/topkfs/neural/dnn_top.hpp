@@ -62,11 +62,6 @@ struct DnnTopOptions : NeuralTrainingOptions {
   // applies to the input, and it does not change when a penalty moves scale
   // between w and the first layer).
   std::string rank_by = "w";
-  // Which inputs lambda1 and lambda2 penalise: all, or rest (only those
-  // outside the sub-model's current input set, so that the penalty pushes
-  // the lead model onto the selection without shrinking the selected
-  // inputs' weights; during a warm-up, all).
-  std::string penalty_on = "all";
   // Stability selection (docs/algorithms.md): `restarts` fits with seeds
   // seed, seed + 1, ..., each on a random `subsample` fraction of the
   // training rows (stratified for classes; 1 = all of them); the features
