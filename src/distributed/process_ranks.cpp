@@ -34,6 +34,13 @@ std::string lost_key(int rank) { return fmt::format("topkfs/lost/{}", rank); }
 std::string data_key(int rank) { return fmt::format("topkfs/data/{}", rank); }
 std::string read_key(int rank) { return fmt::format("topkfs/read/{}", rank); }
 
+// The key `key_of` names for each of the `n` ranks.
+std::vector<std::string> every_rank(int n, std::string (*key_of)(int)) {
+  std::vector<std::string> keys;
+  for (int r = 0; r < n; ++r) keys.push_back(key_of(r));
+  return keys;
+}
+
 bool is_loopback(const std::string& host) {
   return host == "localhost" || host.rfind("127.", 0) == 0 || host == "::1";
 }
@@ -167,8 +174,7 @@ void ProcessRanks::agree_on_data(const std::string& description) {
   // Polled rather than waited for, so that a rank that failed before the
   // rendezvous is named at once.
   const auto deadline = Clock::now() + s.settings.timeout;
-  std::vector<std::string> keys;
-  for (int r = 0; r < n; ++r) keys.push_back(data_key(r));
+  const std::vector<std::string> keys = every_rank(n, data_key);
   while (!s.store->check(keys)) {
     if (const std::string failures = s.announced_failures(); !failures.empty()) {
       throw DistributedError(failures);
@@ -201,8 +207,7 @@ void ProcessRanks::agree_on_data(const std::string& description) {
     // names the difference rather than a lost store.
     s.store->set(read_key(s.settings.rank), bytes_of("1"));
     if (s.store_hosted_here) {
-      std::vector<std::string> read;
-      for (int r = 0; r < n; ++r) read.push_back(read_key(r));
+      const std::vector<std::string> read = every_rank(n, read_key);
       const auto read_deadline = Clock::now() + s.settings.timeout;
       while (!s.store->check(read) && Clock::now() < read_deadline) {
         std::this_thread::sleep_for(Millis(20));
