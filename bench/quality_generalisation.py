@@ -95,6 +95,17 @@ def regression_scores(method, x, y, seed):
     raise ValueError(method)
 
 
+def with_noise_columns(x, seed):
+    """x with as many independent standard normal columns appended, all
+    shuffled (as the protocol does, so that ties such as zero weights or
+    zero mutual information do not favour the originals); and, per column
+    of the result, its place before shuffling (< x.shape[1]: an original)."""
+    rng = np.random.default_rng(seed)
+    noise = rng.standard_normal(x.shape)
+    column = rng.permutation(2 * x.shape[1])
+    return np.hstack([x, noise])[:, column], column
+
+
 def detection_bound(topkfs, data_dir, result):
     for path in DETECTION:
         data = topkfs.load(os.path.join(data_dir, path), task="regression")
@@ -102,12 +113,7 @@ def detection_bound(topkfs, data_dir, result):
         m = x.shape[1]
         f1 = {}
         for seed in range(NOISE_SEEDS):
-            rng = np.random.default_rng(seed)
-            noise = rng.standard_normal(x.shape)
-            # Shuffled, as the protocol does, so that ties (zero weights,
-            # zero mutual information) do not favour the originals.
-            column = rng.permutation(2 * m)
-            both = np.hstack([x, noise])[:, column]
+            both, column = with_noise_columns(x, seed)
             spread = both.std(axis=0)
             both = (both - both.mean(axis=0)) / np.where(spread > 0, spread, 1.0)
             for method in ["f-statistic", "mutual-info", "random-forest", "lasso-cv"]:

@@ -31,7 +31,7 @@ from scipy.stats import chi2
 from sklearn.feature_selection import f_classif
 from sklearn.model_selection import train_test_split
 
-from quality_generalisation import TABLES
+from quality_generalisation import TABLES, with_noise_columns
 from quality_reference import ROOT, extra_trees_accuracy, kuncheva
 
 DATA = os.environ.get("TOPKFS_DATA_DIR", os.path.join(ROOT, os.pardir, "shared", "data"))
@@ -70,10 +70,7 @@ def screen(topkfs, quick):
         m = x.shape[1]
         found = {"plain": [], "screen": []}
         for seed in range(noise_seeds):
-            rng = np.random.default_rng(seed)
-            noise = rng.standard_normal(x.shape)
-            column = rng.permutation(2 * m)
-            both = np.hstack([x, noise])[:, column]
+            both, column = with_noise_columns(x, seed)
             selector = fit(topkfs, both.astype(np.float32), y, m, seed)
             with_screen = screened(selector.scores_, passes_screen(both, y, False))[:m]
             for name, chosen in [("plain", selector.selected_), ("screen", with_screen)]:
