@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <chrono>
 #include <cstdint>
 #include <cstring>
 #include <mutex>
@@ -122,15 +123,12 @@ class ProbeProcess {
       if (!start() || !send_all(&length, sizeof length) || !send_all(path.data(), path.size()))
         return;
     }
-    pollfd ready{socket_, POLLIN, 0};
-    const int polled = ::poll(&ready, 1, time_limit_seconds * 1000);
+    const bool replied = wait_for_reply();
     char reply = 0;
-    if (polled > 0 && ::recv(socket_, &reply, 1, 0) == 1) return;  // walked through
-    const bool timed_out = polled == 0;
+    if (replied && receive_all(socket_, &reply, 1)) return;  // walked through
+    const bool timed_out = !replied;
     if (timed_out) ::kill(pid_, SIGKILL);
-    int status = 0;
-    ::waitpid(pid_, &status, 0);
-    pid_ = -1;
+    const int status = reap();
     ::close(socket_);
     socket_ = -1;
     if (timed_out) {
@@ -155,6 +153,33 @@ class ProbeProcess {
     if (::poll(&state, 1, 0) == 0) return true;
     stop();
     return false;
+  }
+
+  // Waits up to the time limit for the child's reply (or its end, which
+  // also makes the socket readable). A signal handled by the reading process
+  // interrupts poll() (EINTR, without SA_RESTART); the wait then goes on for
+  // the time that is left rather than taking the child for dead.
+  bool wait_for_reply() const {
+    using Clock = std::chrono::steady_clock;
+    const Clock::time_point deadline = Clock::now() + std::chrono::seconds(time_limit_seconds);
+    for (;;) {
+      const auto left =
+          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
+      pollfd ready{socket_, POLLIN, 0};
+      const int polled = ::poll(&ready, 1, static_cast<int>(std::max<std::int64_t>(left, 0)));
+      if (polled > 0) return true;
+      if (polled == 0 || errno != EINTR) return false;
+    }
+  }
+
+  // Waits for the child to end and forgets it; its wait status. Resumed
+  // when a signal interrupts it, so that no ended child is left a zombie.
+  int reap() {
+    int status = 0;
+    while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+    }
+    pid_ = -1;
+    return status;
   }
 
   bool start() {
@@ -225,8 +250,7 @@ class ProbeProcess {
   void stop() {
     if (socket_ >= 0) ::close(socket_);  // the child sees EOF and ends
     socket_ = -1;
-    if (pid_ > 0) ::waitpid(pid_, nullptr, 0);
-    pid_ = -1;
+    if (pid_ > 0) reap();
   }
 
   std::mutex mutex_;

@@ -1,5 +1,9 @@
 // The HDF5 reader: the shared USPS file (its train/test layout and explicit
 // dataset paths), round trips of files written by h5py, and the errors.
+#include <signal.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+
 #include <fstream>
 #include <random>
 
@@ -222,6 +226,42 @@ TEST(Hdf5Reader, AFileThatCrashesLibhdf5IsRefusedAndReadingGoesOn) {
       << message;
   const Dataset after = read_dataset(kinds_fixture());
   EXPECT_EQ(after.rows(), 3);
+}
+
+// A process that handles a signal without SA_RESTART (libFuzzer's SIGALRM,
+// an application's timer) interrupts the reader's waits for its probe
+// process. An interrupted wait is resumed: a sound file still reads, and
+// no probe process is left unreaped (a zombie) or waited for forever.
+void count_signal(int) {}
+
+TEST(Hdf5Reader, SignalsDuringTheProbeDoNotFailAFileOrLeaveAZombie) {
+  const std::string path = kinds_fixture();
+  ASSERT_FALSE(HasFailure());
+  struct sigaction action {};
+  action.sa_handler = count_signal;
+  sigemptyset(&action.sa_mask);
+  action.sa_flags = 0;  // interrupted system calls fail with EINTR
+  struct sigaction before {};
+  ASSERT_EQ(::sigaction(SIGALRM, &action, &before), 0);
+  const itimerval every_50us{{0, 50}, {0, 50}};
+  ASSERT_EQ(::setitimer(ITIMER_REAL, &every_50us, nullptr), 0);
+  int failures = 0;
+  std::string first_failure;
+  for (int round = 0; round < 200; ++round) {
+    try {
+      EXPECT_EQ(read_dataset(path).rows(), 3);
+    } catch (const Error& error) {
+      if (failures++ == 0) first_failure = error.what();
+    }
+  }
+  const itimerval off{};
+  ::setitimer(ITIMER_REAL, &off, nullptr);
+  ::sigaction(SIGALRM, &before, nullptr);
+  EXPECT_EQ(failures, 0) << first_failure;
+  // A child that ended and was not waited for is a zombie: WNOHANG reaps
+  // it and returns its pid; with none, 0 (the probe still runs) or -1.
+  int status = 0;
+  EXPECT_LE(::waitpid(-1, &status, WNOHANG), 0);
 }
 
 // Every truncation of a small HDF5 file gives a DataError naming the file,
