@@ -181,12 +181,7 @@ class MatrixDescription {
                         "where at most 4 fit",
                         what, tag_at, length));
       }
-      if (length > left()) {
-        fail(
-            fmt::format("its {} (at byte {} of the variable) claim {} bytes, more than the {} "
-                        "left in the variable",
-                        what, tag_at, length, left()));
-      }
+      require_within(fail, fmt::format("its {}", what), tag_at, length);
       // matio reads 8 bytes of flags whatever their tag says, then the
       // dimensions' tag: other lengths would have it read a tag that this
       // walk skipped (a fuzzed 10 had it allocate 8 GB for dimensions).
@@ -270,12 +265,7 @@ class MatrixDescription {
                           "every element of a cell is a matrix element (type {})",
                           element + 1, tag_at, type, kMiMatrix));
         }
-        if (length > left()) {
-          fail(
-              fmt::format("its element {} (at byte {} of the variable) claims {} bytes, more "
-                          "than the {} left in the variable",
-                          element + 1, tag_at, length, left()));
-        }
+        require_within(fail, fmt::format("its element {}", element + 1), tag_at, length);
         skip(length);
       }
     }
@@ -322,6 +312,18 @@ class MatrixDescription {
 
   // The bytes of the body after at_.
   std::uint64_t left() const { return body_length_ - std::min(body_length_, at_); }
+
+  // Fails unless the `length` bytes that the tag of `part` (at `tag_at`)
+  // claims are there: matio would allocate them before finding out.
+  template <typename Fail>
+  void require_within(Fail& fail, const std::string& part, std::uint64_t tag_at,
+                      std::uint64_t length) const {
+    if (length <= left()) return;
+    fail(fmt::format(
+        "the tag of {} (at byte {} of the variable) claims {} bytes, more than the {} left in "
+        "the variable",
+        part, tag_at, length, left()));
+  }
 
   bool fits(std::uint64_t bytes) const {
     return at_ <= body_length_ && bytes <= body_length_ - at_;

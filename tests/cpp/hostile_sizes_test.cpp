@@ -367,7 +367,7 @@ TEST(HostileSizes, MatTagsFarIntoAVariableAreCheckedToo) {
   ASSERT_FALSE(HasFatalFailure());
   const std::string message = data_error(path);
   EXPECT_HAS(message, "far-values.mat");
-  EXPECT_HAS(message, "its data (at byte 4264 of the variable) claim 4294967288 bytes");
+  EXPECT_HAS(message, "the tag of its data (at byte 4264 of the variable) claims 4294967288 bytes");
 }
 
 TEST(HostileSizes, Hdf5SubgroupHeapPastTheEndOfTheFile) {
