@@ -6,6 +6,7 @@
 
 #include "elastic_penalty.hpp"
 #include "input_order.hpp"
+#include "stacked_loss.hpp"
 #include "top_k_mask.hpp"
 #include "trainer.hpp"
 
@@ -161,12 +162,8 @@ class DnnTopModel final : public LoopModel {
 Tensor lead_and_sub_loss(const ModelOutputs& out, const Tensor& y, NeuralTask task,
                          double lambda3) {
   if (!out.sub.defined()) return data_loss(out.lead, y, task);
-  // 1/B for the lead's rows, lambda3/B for the sub-model's; made afresh at
-  // every call, as batch_loss runs on two threads at once (batch_workers).
-  const std::int64_t batch = y.size(0);
-  Tensor weights = torch::full({2 * batch}, 1.0 / static_cast<double>(batch));
-  weights.narrow(0, batch, batch).mul_(lambda3);
-  return (data_loss_per_row(out.rows, torch::cat({y, y}), task) * weights).sum();
+  // 1/B for the lead's rows, lambda3/B for the sub-model's.
+  return stacked_data_loss(out.rows, y, task, lambda3);
 }
 
 Tensor elastic_penalty_of(const TopKNetwork& network, const DnnTopOptions& options) {

@@ -11,6 +11,7 @@
 
 #include "early_stopping.hpp"
 #include "epoch_runner.hpp"
+#include "stacked_loss.hpp"
 #include "topkfs/core/clock.hpp"
 #include "topkfs/core/error.hpp"
 #include "training_checkpoint.hpp"
@@ -111,14 +112,7 @@ PlannedLength planned_length(const LoopSettings& settings, long batches) {
 }  // namespace
 
 Tensor data_loss(const Tensor& output, const Tensor& targets, NeuralTask task) {
-  switch (task) {
-    case NeuralTask::MultiClass: return torch::nn::functional::cross_entropy(output, targets);
-    case NeuralTask::Binary:
-      return torch::nn::functional::binary_cross_entropy_with_logits(output, targets);
-    case NeuralTask::Regression: return torch::nn::functional::mse_loss(output, targets);
-  }
-  TOPKFS_ASSERT(false);
-  return {};
+  return stacked_data_loss(output, targets, task, /*second_weight=*/0.0);
 }
 
 Tensor data_loss_per_row(const Tensor& output, const Tensor& targets, NeuralTask task) {

@@ -136,7 +136,7 @@ TrainingOutcome train_network(TopKNetwork& network, const TrainingSet& data,
 
 // dnn-top's data loss: the lead's mean loss plus lambda3 times the
 // sub-model's, computed as one loss over the networks' stacked rows (each
-// row weighted 1/B or lambda3/B: the same sum in half the operations).
+// row weighted 1/B or lambda3/B) by one autograd node (stacked_loss.hpp).
 // Defined in dnn_top_objective.cpp, as is the next.
 torch::Tensor lead_and_sub_loss(const ModelOutputs& out, const torch::Tensor& y, NeuralTask task,
                                 double lambda3);
@@ -149,9 +149,11 @@ torch::Tensor elastic_penalty_of(const TopKNetwork& network, const DnnTopOptions
 // network's current input order.
 torch::Tensor input_ranking_magnitude(const TopKNetwork& network, const DnnTopOptions& options);
 
-// Loss of one model output against the targets of the same rows (the mean).
+// Loss of one model output against the targets of the same rows (the mean;
+// stacked_loss.hpp).
 torch::Tensor data_loss(const torch::Tensor& output, const torch::Tensor& targets, NeuralTask task);
-// The same loss per row (regression: the mean over the outputs of the row).
+// The same loss per row (regression: the mean over the outputs of the row),
+// through libtorch's losses: for a caller that combines the rows its own way.
 torch::Tensor data_loss_per_row(const torch::Tensor& output, const torch::Tensor& targets,
                                 NeuralTask task);
 
