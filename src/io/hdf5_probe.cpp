@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "hdf5_chunked_reads.hpp"
 #include "hdf5_util.hpp"
 #include "topkfs/core/error.hpp"
 
@@ -34,23 +35,10 @@ constexpr std::uint64_t edge_read_bytes = 16ull << 20;
 constexpr int time_limit_seconds = 10;
 
 void read_rows(hid_t dataset, const std::vector<hsize_t>& dims, hsize_t first, hsize_t count) {
-  std::vector<hsize_t> start(dims.size(), 0);
-  std::vector<hsize_t> size = dims;
-  start[0] = first;
-  size[0] = count;
-  std::uint64_t values = 1;
-  for (auto d : size) values *= d;
+  std::uint64_t values = count;
+  for (std::size_t d = 1; d < dims.size(); ++d) values *= dims[d];
   std::vector<double> buffer(values);
-  const Handle file_space = space_handle(H5Dget_space(dataset));
-  const Handle memory_space =
-      space_handle(H5Screate_simple(static_cast<int>(size.size()), size.data(), nullptr));
-  if (!file_space || !memory_space ||
-      H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start.data(), nullptr, size.data(),
-                          nullptr) < 0) {
-    return;
-  }
-  H5Dread(dataset, H5T_NATIVE_DOUBLE, memory_space.get(), file_space.get(), H5P_DEFAULT,
-          buffer.data());
+  read_rows_in_pieces(dataset, H5T_NATIVE_DOUBLE, first, count, buffer.data());
 }
 
 // What the reader does to a dataset it describes, checks or reads.

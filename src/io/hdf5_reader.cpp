@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "hdf5_chunked_reads.hpp"
 #include "hdf5_probe.hpp"
 #include "hdf5_row_blocks.hpp"
 #include "hdf5_util.hpp"
@@ -268,7 +269,7 @@ class Hdf5Reader {
 
   void read_values(const Array& array, hid_t memory_type, void* out) const {
     if (array.rows() == 0 || array.cols() == 0) return;
-    if (H5Dread(array.dataset.get(), memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, out) < 0) {
+    if (!hdf5::read_rows_in_pieces(array.dataset.get(), memory_type, 0, array.rows(), out)) {
       throw DataError(fmt::format("{}: cannot read dataset '{}': the file is truncated or corrupt",
                                   path_, array.name));
     }

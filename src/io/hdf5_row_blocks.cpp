@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "hdf5_chunked_reads.hpp"
 #include "topkfs/core/error.hpp"
 
 namespace topkfs::detail {
@@ -20,7 +21,6 @@ Hdf5RowBlocks::Hdf5RowBlocks(const std::string& path, const std::vector<std::str
     part.dataset = hdf5::dataset_handle(H5Dopen2(file_.get(), name.c_str(), H5P_DEFAULT));
     if (!part.dataset) throw DataError(fmt::format("{}: cannot open dataset '{}'", path, name));
     const auto dims = hdf5::dataset_dims(part.dataset.get());
-    part.rank = static_cast<int>(dims.size());
     part.first = rows_;
     part.rows = dims.empty() ? 0 : static_cast<std::int64_t>(dims[0]);
     rows_ += part.rows;
@@ -30,14 +30,9 @@ Hdf5RowBlocks::Hdf5RowBlocks(const std::string& path, const std::vector<std::str
 
 void Hdf5RowBlocks::read_run(const Part& part, std::int64_t first, std::int64_t count,
                              float* out) const {
-  const hsize_t start[2] = {static_cast<hsize_t>(first - part.first), 0};
-  const hsize_t size[2] = {static_cast<hsize_t>(count), static_cast<hsize_t>(cols_)};
-  const hdf5::Handle file_space = hdf5::space_handle(H5Dget_space(part.dataset.get()));
-  const hdf5::Handle memory_space = hdf5::space_handle(H5Screate_simple(part.rank, size, nullptr));
-  if (!file_space || !memory_space ||
-      H5Sselect_hyperslab(file_space.get(), H5S_SELECT_SET, start, nullptr, size, nullptr) < 0 ||
-      H5Dread(part.dataset.get(), H5T_NATIVE_FLOAT, memory_space.get(), file_space.get(),
-              H5P_DEFAULT, out) < 0) {
+  if (!hdf5::read_rows_in_pieces(part.dataset.get(), H5T_NATIVE_FLOAT,
+                                 static_cast<std::uint64_t>(first - part.first),
+                                 static_cast<std::uint64_t>(count), out)) {
     throw DataError(
         fmt::format("{}: cannot read rows {}..{} of dataset '{}': the file is truncated or corrupt",
                     path_, first - part.first, first - part.first + count - 1, part.name));

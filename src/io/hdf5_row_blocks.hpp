@@ -30,7 +30,6 @@ class Hdf5RowBlocks final : public RowSource {
     hdf5::Handle dataset;
     std::int64_t first = 0;  // of the stacked rows
     std::int64_t rows = 0;
-    int rank = 2;
   };
   // Rows [first, first + count) of the stacked rows, all in one part.
   void read_run(const Part& part, std::int64_t first, std::int64_t count, float* out) const;

@@ -2,6 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
+#include "hdf5_chunked_reads.hpp"
 #include "topkfs/core/error.hpp"
 #include "topkfs/io/file_util.hpp"
 
@@ -109,6 +112,20 @@ class StorageCheck {
         checked_element_count({chunk.begin(), chunk.end()}, path_,
                               fmt::format("the chunks of dataset '{}'", name_)) *
         type_size;
+    // libhdf5 spends microseconds and kilobytes on every chunk a read spans
+    // (hdf5_chunked_reads.hpp), so a grid of tens of millions of chunks is
+    // minutes of reading fill values; sound files have far fewer.
+    std::vector<hsize_t> extent(chunk.size());
+    H5Sget_simple_extent_dims(space, extent.data(), nullptr);
+    const std::vector<std::uint64_t> dims(extent.begin(), extent.end());
+    const std::uint64_t grid = chunk_grid_size(dims, {chunk.begin(), chunk.end()});
+    if (grid > kMaxChunks) {
+      throw DataError(fmt::format(
+          "{}: dataset '{}' ({}) is stored in {} chunks of {}; topkfs reads at most {} chunks "
+          "a dataset: rewrite it with larger chunks (e.g. h5repack -l {}:CHUNK={}x... IN OUT)",
+          path_, name_, shape_text(dims), grid, shape_text({chunk.begin(), chunk.end()}),
+          kMaxChunks, name_, std::min<std::uint64_t>(dims[0], 1024)));
+    }
     const int filters = H5Pget_nfilters(plist);
     hsize_t chunks = 0;
     if (filters < 0 || filters > 16 || H5Dget_num_chunks(dataset_, space, &chunks) < 0) {

@@ -1,9 +1,12 @@
 // The HDF5 reader: the shared USPS file (its train/test layout and explicit
 // dataset paths), round trips of files written by h5py, and the errors.
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/time.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
+#include <cstring>
 #include <fstream>
 #include <random>
 
@@ -262,6 +265,87 @@ TEST(Hdf5Reader, SignalsDuringTheProbeDoNotFailAFileOrLeaveAZombie) {
   // it and returns its pid; with none, 0 (the probe still runs) or -1.
   int status = 0;
   EXPECT_LE(::waitpid(-1, &status, WNOHANG), 0);
+}
+
+// A 4 x 262144 dataset in 2 x 2 chunks, 262,144 of them, of which the file
+// holds 3 (the rest are the fill value, 0), as a fuzzed 4.6 KB file had (its
+// 6 x 262144 took 2.5 GB). libhdf5 prepares about 4 KB per chunk a read
+// spans, so one read of it all takes about 1 GB; the reader reads in pieces
+// of at most 4096 chunks.
+std::string many_chunks_fixture() {
+  return python_fixture("many_chunks.h5",
+                        "import h5py\n"
+                        "with h5py.File(out, 'w') as f:\n"
+                        "    x = f.create_dataset('X', shape=(4, 262144), dtype='f8', "
+                        "chunks=(2, 2), compression='gzip')\n"
+                        "    x[0, :4] = [1, 2, 3, 4]\n"
+                        "    x[3, 262143] = 7\n"
+                        "    f['Y'] = np.arange(4) % 2\n");
+}
+
+// Resident memory of this process now, in KB.
+long resident_kb() {
+  std::ifstream statm("/proc/self/statm");
+  long pages = 0;
+  long resident = 0;
+  statm >> pages >> resident;
+  return resident * (::sysconf(_SC_PAGESIZE) / 1024);
+}
+
+TEST(Hdf5Reader, ADatasetOfManySmallChunksIsReadInBoundedMemory) {
+  const std::string path = many_chunks_fixture();
+  ASSERT_FALSE(HasFatalFailure());
+  // The read runs in a child, whose peak resident memory wait4 reports.
+  const long before = resident_kb();
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    bool ok = false;
+    try {
+      const Dataset data = read_dataset(path);
+      ok = data.rows() == 4 && data.cols() == 262144 && data.features(0, 1) == 2.0f &&
+           data.features(0, 4) == 0.0f && data.features(3, 262143) == 7.0f &&
+           data.features(2, 1000) == 0.0f;
+    } catch (...) {
+    }
+    ::_exit(ok ? 0 : 1);
+  }
+  int status = 0;
+  rusage usage{};
+  ASSERT_EQ(::wait4(child, &status, 0, &usage), child);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "the values read back wrong";
+  // The matrix itself is 4 MB as float; read in one piece, about 1 GB.
+  EXPECT_LT(usage.ru_maxrss - before, 300L * 1024) << "peak " << usage.ru_maxrss << " KB";
+
+  // Row by row (the streaming source) it reads the same values.
+  const Dataset whole = read_dataset(path);
+  const Dataset streamed = read_dataset_by_rows(path);
+  const std::vector<std::int64_t> rows = {3, 0};
+  std::vector<float> got(2 * 262144);
+  std::vector<float> want(got.size());
+  streamed.feature_rows().copy_rows(rows.data(), rows.size(), got.data());
+  whole.features.copy_rows(rows.data(), rows.size(), want.data());
+  EXPECT_EQ(std::memcmp(got.data(), want.data(), got.size() * sizeof(float)), 0);
+}
+
+// A chunk grid of tens of millions of chunks (minutes of reading fill
+// values) is refused before any read, naming the dataset and its chunks.
+TEST(Hdf5Reader, AGridOfTooManyChunksIsRefused) {
+  const std::string path = python_fixture(
+      "tiny_chunks.h5",
+      "import h5py\n"
+      "with h5py.File(out, 'w') as f:\n"
+      "    f.create_dataset('X', shape=(8192, 4096), dtype='f4', chunks=(1, 1))\n"
+      "    f['Y'] = np.arange(8192) % 2\n"
+      // Enough bytes that the claimed values pass the compression-ratio check.
+      "    f['pad'] = np.random.default_rng(1).integers(0, 255, 65536, dtype=np.uint8)\n");
+  ASSERT_FALSE(HasFatalFailure());
+  const std::string message = data_error(path);
+  EXPECT_TRUE(contains(message,
+                       "dataset '/X' (8192x4096) is stored in 33554432 chunks of 1x1; topkfs "
+                       "reads at most 16777216 chunks a dataset: rewrite it with larger chunks "
+                       "(e.g. h5repack -l /X:CHUNK="))
+      << message;
 }
 
 // Every truncation of a small HDF5 file gives a DataError naming the file,
