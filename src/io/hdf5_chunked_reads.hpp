@@ -18,9 +18,9 @@ namespace topkfs::hdf5 {
 
 // At most this many chunks per H5Dread.
 constexpr std::uint64_t kChunksPerRead = 4096;
-// At most this many chunks in a dataset (check_storage refuses more): at a
-// few microseconds a chunk, about a minute of reading.
-constexpr std::uint64_t kMaxChunks = std::uint64_t{1} << 24;
+// check_storage allows a dataset this many chunks, or as many as the file
+// has bytes if that is more (hdf5_util.cpp, check_chunk_grid).
+constexpr std::uint64_t kMinChunkGrid = 4096;
 
 // Reads rows [first, first + count) of `dataset` (with all of its other
 // dimensions) into `out`, row-major, as `memory_type`, in pieces of at most

@@ -280,7 +280,10 @@ std::string many_chunks_fixture() {
                         "chunks=(2, 2), compression='gzip')\n"
                         "    x[0, :4] = [1, 2, 3, 4]\n"
                         "    x[3, 262143] = 7\n"
-                        "    f['Y'] = np.arange(4) % 2\n");
+                        "    f['Y'] = np.arange(4) % 2\n"
+                        // More bytes than chunks: a grid the reader takes.
+                        "    f['pad'] = np.random.default_rng(1).integers(0, 255, 300000, "
+                        "dtype=np.uint8)\n");
 }
 
 // Resident memory of this process now, in KB.
@@ -328,8 +331,9 @@ TEST(Hdf5Reader, ADatasetOfManySmallChunksIsReadInBoundedMemory) {
   EXPECT_EQ(std::memcmp(got.data(), want.data(), got.size() * sizeof(float)), 0);
 }
 
-// A chunk grid of tens of millions of chunks (minutes of reading fill
-// values) is refused before any read, naming the dataset and its chunks.
+// A grid of more chunks than the file has bytes is mostly fill values
+// (minutes and gigabytes to read, for nothing): refused before any read,
+// naming the dataset, its chunks and the file's size.
 TEST(Hdf5Reader, AGridOfTooManyChunksIsRefused) {
   const std::string path = python_fixture(
       "tiny_chunks.h5",
@@ -342,9 +346,12 @@ TEST(Hdf5Reader, AGridOfTooManyChunksIsRefused) {
   ASSERT_FALSE(HasFatalFailure());
   const std::string message = data_error(path);
   EXPECT_TRUE(contains(message,
-                       "dataset '/X' (8192x4096) is stored in 33554432 chunks of 1x1; topkfs "
-                       "reads at most 16777216 chunks a dataset: rewrite it with larger chunks "
-                       "(e.g. h5repack -l /X:CHUNK="))
+                       "dataset '/X' (8192x4096) is stored in 33554432 chunks of 1x1, more "
+                       "chunks than the file has bytes ("))
+      << message;
+  EXPECT_TRUE(contains(message,
+                       "Rewrite the dataset with larger chunks (e.g. h5repack -l "
+                       "/X:CHUNK=1024x... IN OUT)"))
       << message;
 }
 
