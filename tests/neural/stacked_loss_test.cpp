@@ -1,10 +1,9 @@
 // The hand-written data loss (stacked_loss.hpp) against libtorch's own
-// losses composed as the trainer composed them before: values and gradients
-// for the three tasks, one and two stacks of rows, and logits large enough
-// to overflow a naive exp.
+// losses (data_loss_per_row) weighted as the trainer weighted them before:
+// values and gradients for the three tasks, one and two stacks of rows, and
+// logits large enough to overflow a naive exp.
 #include <gtest/gtest.h>
 #include <torch/autograd.h>
-#include <torch/nn/functional.h>
 #include <torch/types.h>
 
 #include <cmath>
@@ -18,7 +17,6 @@ namespace topkfs {
 namespace {
 
 using torch::Tensor;
-namespace F = torch::nn::functional;
 
 Tensor random_floats(std::int64_t rows, std::int64_t cols, double spread, Rng& rng) {
   Tensor out = torch::empty({rows, cols});
@@ -41,23 +39,6 @@ Tensor random_targets(NeuralTask task, std::int64_t batch, std::int64_t width, R
   if (task == NeuralTask::Binary)
     return (random_floats(batch, width, 1.0, rng) > 0).to(torch::kFloat);
   return random_floats(batch, width, 1.0, rng);
-}
-
-// libtorch's per-row loss, as the trainer used it.
-Tensor reference_rows(const Tensor& output, const Tensor& targets, NeuralTask task) {
-  switch (task) {
-    case NeuralTask::MultiClass:
-      return F::cross_entropy(output, targets,
-                              F::CrossEntropyFuncOptions().reduction(torch::kNone));
-    case NeuralTask::Binary:
-      return F::binary_cross_entropy_with_logits(
-                 output, targets,
-                 F::BinaryCrossEntropyWithLogitsFuncOptions().reduction(torch::kNone))
-          .mean(1);
-    case NeuralTask::Regression:
-      return F::mse_loss(output, targets, F::MSELossFuncOptions().reduction(torch::kNone)).mean(1);
-  }
-  return {};
 }
 
 struct Case {
@@ -96,7 +77,8 @@ TEST_P(StackedLossTest, ValueAndGradientMatchLibtorch) {
   // In double, so that the reference is the more exact of the two.
   const Tensor theirs_in = values.to(torch::kDouble).requires_grad_(true);
   const Tensor all_targets = c.stacked ? torch::cat({targets, targets}) : targets;
-  const Tensor per_row = reference_rows(
+  // libtorch's per-row losses (data_loss_per_row), as the trainer used them.
+  const Tensor per_row = data_loss_per_row(
       theirs_in, c.task == NeuralTask::MultiClass ? all_targets : all_targets.to(torch::kDouble),
       c.task);
   Tensor weights = torch::full({rows}, 1.0 / static_cast<double>(batch), torch::kDouble);
