@@ -119,6 +119,30 @@ put("mat", "v7_compressed.mat", out.getvalue())
 put("mat", "sparse_row_target.mat", mat(X=scipy.sparse.csc_matrix(X * (X > 0)), Y=y.reshape(1, -1)))
 
 
+def mat73(**variables):
+    """A v7.3 file as MATLAB lays it out: HDF5 behind a 512-byte user block
+    holding the MAT header, a dataset per variable, stored transposed, with
+    a MATLAB_class attribute (a null-terminated fixed-length string)."""
+    out = io.BytesIO()
+    with h5py.File(out, "w", userblock_size=512) as f:
+        for name, (values, matlab_class) in variables.items():
+            dataset = f.create_dataset(name, data=values.T)
+            kind = h5py.h5t.C_S1.copy()
+            kind.set_size(len(matlab_class))
+            kind.set_strpad(h5py.h5t.STR_NULLTERM)
+            attr = h5py.h5a.create(dataset.id, b"MATLAB_class", kind,
+                                   h5py.h5s.create(h5py.h5s.SCALAR))
+            attr.write(np.array(matlab_class.encode(), dtype="S%d" % len(matlab_class)),
+                       mtype=kind)
+    data = bytearray(out.getvalue())
+    header = b"MATLAB 7.3 MAT-file, Platform: GLNXA64, Created on: corpus HDF5 schema 1.00 ."
+    data[:128] = header.ljust(116, b" ") + b"\0" * 8 + b"\x00\x02IM"
+    return bytes(data)
+
+
+put("mat", "v73.mat", mat73(X=(X, "double"), Y=(y.reshape(-1, 1).astype(np.uint8), "uint8")))
+
+
 def hdf5(build):
     out = io.BytesIO()
     with h5py.File(out, "w") as f:
