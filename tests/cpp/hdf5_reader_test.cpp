@@ -1,5 +1,6 @@
 // The HDF5 reader: the shared USPS file (its train/test layout and explicit
 // dataset paths), round trips of files written by h5py, and the errors.
+#include <fmt/format.h>
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/time.h>
@@ -328,6 +329,59 @@ TEST(Hdf5Reader, ADatasetOfManySmallChunksIsReadInBoundedMemory) {
   EXPECT_EQ(got[262143], 7.0f);
   EXPECT_EQ(got[262144 + 1], 2.0f);
   EXPECT_EQ(std::accumulate(got.begin(), got.end(), 0.0), 17.0);  // 7 + 1 + 2 + 3 + 4
+}
+
+// X[i, j] = 10000 i + j in `rows` x `cols`, chunked `chunk`, and a chunked
+// target Y = i % 3 (a chunk per value).
+std::string pieces_fixture(const std::string& name, int rows, int cols, const std::string& chunk) {
+  return python_fixture(name, fmt::format("import h5py\n"
+                                          "with h5py.File(out, 'w') as f:\n"
+                                          "    i, j = np.meshgrid(np.arange({0}), np.arange({1}), "
+                                          "indexing='ij')\n"
+                                          "    f.create_dataset('X', data=(i * 10000 + j).astype("
+                                          "'f8'), chunks={2})\n"
+                                          "    f.create_dataset('Y', data=np.arange({0}) % 3, "
+                                          "chunks=(1,))\n",
+                                          rows, cols, chunk));
+}
+
+// Every value of X and Y in its place, in memory and by runs of rows.
+void expect_pieces_read_exactly(const std::string& path, const std::vector<std::int64_t>& run) {
+  const Dataset whole = read_dataset(path);
+  for (Eigen::Index i = 0; i < whole.rows(); ++i) {
+    for (Eigen::Index j = 0; j < whole.cols(); ++j) {
+      ASSERT_EQ(whole.features(i, j), static_cast<float>(i * 10000 + j)) << i << ", " << j;
+    }
+  }
+  for (std::size_t i = 0; i < whole.labels.size(); ++i) {
+    ASSERT_EQ(whole.labels[i], static_cast<std::int32_t>(i % 3)) << "row " << i;
+  }
+  const Dataset streamed = read_dataset_by_rows(path);
+  const auto cols = static_cast<std::size_t>(whole.cols());
+  std::vector<float> got(run.size() * cols);
+  streamed.feature_rows().copy_rows(run.data(), run.size(), got.data());
+  for (std::size_t r = 0; r < run.size(); ++r) {
+    for (std::size_t j = 0; j < cols; ++j) {
+      ASSERT_EQ(got[r * cols + j],
+                static_cast<float>(run[r] * 10000 + static_cast<std::int64_t>(j)))
+          << "row " << run[r] << ", column " << j;
+    }
+  }
+}
+
+// The pieces cover a dataset exactly: a chunk row of more than 4096 chunks
+// is split across its columns too, a run of rows need not start on a chunk
+// boundary, and datasets of more than 4096 chunks down the rows (X a row per
+// chunk, Y a value per chunk) are read in pieces of rows.
+TEST(Hdf5Reader, PiecesOfChunksReadEveryValueOnce) {
+  const std::string wide = pieces_fixture("wide.h5", 8, 8200, "(3, 2)");  // 3 x 4100 chunks
+  ASSERT_FALSE(HasFatalFailure());
+  expect_pieces_read_exactly(wide, {1, 2, 3, 4, 7});
+  const std::string tall = pieces_fixture("tall.h5", 9000, 3, "(1, 3)");  // 9000 chunks
+  ASSERT_FALSE(HasFatalFailure());
+  std::vector<std::int64_t> run(5000);
+  std::iota(run.begin(), run.end(), 4000);  // across the piece boundary at row 4096
+  expect_pieces_read_exactly(tall, run);
 }
 
 // A grid of more chunks than the file has bytes is mostly fill values
