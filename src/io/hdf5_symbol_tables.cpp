@@ -23,7 +23,9 @@ namespace {
 constexpr char kSignature[] = "\x89HDF\r\n\x1a\n";
 constexpr std::uint16_t kSymbolTableMessage = 0x11;
 constexpr std::uint16_t kContinuationMessage = 0x10;
-constexpr std::uint64_t kGroupNodeType = 0;  // a v1 B-tree of symbol nodes
+constexpr std::uint16_t kAttributeMessage = 0x0C;
+constexpr std::uint64_t kSharedMessageFlag = 0x02;  // the message is kept elsewhere
+constexpr std::uint64_t kGroupNodeType = 0;         // a v1 B-tree of symbol nodes
 constexpr std::uint64_t kUndefinedAddress = ~std::uint64_t{0};
 // Far more than the few messages of a group's object header.
 constexpr std::uint64_t kMaxHeaderBytes = 1 << 16;
@@ -163,6 +165,8 @@ class SymbolTableCheck {
         const std::uint64_t message = number(at + 2, 2);
         if (type == kSymbolTableMessage) {
           check_symbol_table(address(at + 8), address(at + 8 + offset_size_));
+        } else if (type == kAttributeMessage && (number(at + 4, 1) & kSharedMessageFlag) == 0) {
+          check_attribute(at + 8, message);
         } else if (type == kContinuationMessage) {
           const std::uint64_t next = address(at + 8);
           const std::uint64_t claimed = number(at + 8 + offset_size_, length_size_);
@@ -171,6 +175,35 @@ class SymbolTableCheck {
         }
         at += 8 + message;
       }
+    }
+  }
+
+  // An attribute message holds its name, datatype and dataspace one after
+  // the other (each padded to 8 bytes in version 1), with their sizes up
+  // front; libhdf5 1.10 decodes the three from those sizes without
+  // comparing them to the message's, and copies the name up to its NUL (a
+  // fuzzed dataspace of 65518 bytes in a 48-byte message read past a freed
+  // block while matio opened MATLAB_class).
+  void check_attribute(std::uint64_t body, std::uint64_t message) {
+    const auto version = static_cast<unsigned>(number(body, 1));
+    if (version < 1 || version > 3) return;  // libhdf5 refuses other versions itself
+    const std::uint64_t name = number(body + 2, 2);
+    const std::uint64_t datatype = number(body + 4, 2);
+    const std::uint64_t dataspace = number(body + 6, 2);
+    const auto padded = [&](std::uint64_t size) {
+      return version == 1 ? (size + 7) / 8 * 8 : size;
+    };
+    const std::uint64_t prefix = version == 3 ? 9 : 8;
+    const std::uint64_t needed = prefix + padded(name) + padded(datatype) + padded(dataspace);
+    if (needed > message) {
+      corrupt(fmt::format(
+          "an attribute at byte {} claims a name of {}, a datatype of {} and a dataspace of {} "
+          "bytes, more than its message's {}",
+          body, name, datatype, dataspace, message));
+    }
+    if (name == 0 || number(body + prefix + name - 1, 1) != 0) {
+      corrupt(fmt::format("an attribute at byte {} has a name that does not end in its {} bytes",
+                          body, name));
     }
   }
 
