@@ -208,9 +208,10 @@ class ProbeProcess {
       ::alarm(0);
       const char done = 1;
       if (::send(3, &done, 1, MSG_NOSIGNAL) != 1) ::_exit(0);
-      // A walk that left anything of a file open (libhdf5 on a corrupt file)
-      // would have the next H5Fopen of the same file reuse the stale state;
-      // this process ends instead, and the next file gets a fresh one.
+      // Defensive: libhdf5 reuses a file that is still open when the same
+      // file is opened again, so a walk that left anything of a file open
+      // (libhdf5 on a corrupt file) could hand its stale state to the next
+      // walk; this process ends instead, and the next file gets a fresh one.
       if (H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_ALL) > 0) ::_exit(0);
     }
   }
