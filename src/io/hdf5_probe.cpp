@@ -33,6 +33,9 @@ constexpr std::uint64_t edge_read_bytes = 16ull << 20;
 // Long enough for the metadata of any sound file and the reads above on a
 // slow disk; a child still running then is in one of libhdf5's loops.
 constexpr int time_limit_seconds = 10;
+// The probe process's answers: the file was walked; and it ends now.
+constexpr char kWalked = 1;
+constexpr char kWalkedAndEnding = 2;
 
 void read_rows(hid_t dataset, const std::vector<hsize_t>& dims, hsize_t first, hsize_t count) {
   std::uint64_t values = count;
@@ -113,7 +116,10 @@ class ProbeProcess {
     }
     const bool replied = wait_for_reply();
     char reply = 0;
-    if (replied && receive_all(socket_, &reply, 1)) return;  // walked through
+    if (replied && receive_all(socket_, &reply, 1)) {  // walked through
+      if (reply == kWalkedAndEnding) stop();
+      return;
+    }
     const bool timed_out = !replied;
     if (timed_out) ::kill(pid_, SIGKILL);
     const int status = reap();
@@ -199,6 +205,9 @@ class ProbeProcess {
       if (!receive_all(3, &length, sizeof length)) ::_exit(0);
       std::string path(length, '\0');
       if (!receive_all(3, path.data(), length)) ::_exit(0);
+      // Objects the reading process had open (an h5py file in the same
+      // Python process shares libhdf5) are not the walk's.
+      const ssize_t open_before = H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_ALL);
       // Ends the walk even when the reading process is gone and cannot kill it.
       ::alarm(2 * time_limit_seconds);
       try {
@@ -206,13 +215,14 @@ class ProbeProcess {
       } catch (...) {
       }
       ::alarm(0);
-      const char done = 1;
-      if (::send(3, &done, 1, MSG_NOSIGNAL) != 1) ::_exit(0);
       // Defensive: libhdf5 reuses a file that is still open when the same
       // file is opened again, so a walk that left anything of a file open
       // (libhdf5 on a corrupt file) could hand its stale state to the next
-      // walk; this process ends instead, and the next file gets a fresh one.
-      if (H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_ALL) > 0) ::_exit(0);
+      // walk. This process then says so with its answer and ends, and the
+      // next file gets a fresh one.
+      const bool left_open = H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_ALL) > open_before;
+      const char done = left_open ? kWalkedAndEnding : kWalked;
+      if (::send(3, &done, 1, MSG_NOSIGNAL) != 1 || left_open) ::_exit(0);
     }
   }
 
