@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <iterator>
 #include <string>
 
 #include "cli_expectations.hpp"
@@ -106,6 +107,25 @@ TEST(BadInputCli, Hdf5PathAbsentListsThePaths) {
   ASSERT_FALSE(HasFatalFailure());
   expect_refused(path + " --x-path /train/data --y-path /train/target",
                  {1, {"nopath.h5", "'/train/data'", "/data (3x2"}});
+}
+
+// A copy of a fuzz regression input under a name that picks its format.
+std::string regression_copy(const std::string& input, const std::string& name) {
+  std::ifstream in(fixture("../fuzz/regressions/" + input), std::ios::binary);
+  return file(name, std::string(std::istreambuf_iterator<char>(in), {}));
+}
+
+TEST(BadInputCli, Hdf5ChunkGridLargerThanTheFileIsRefused) {
+  expect_refused(regression_copy("hdf5/oom-13ce7e566b10c8995c6a5cef17c5f4c59d8d7320", "grid.h5"),
+                 {1,
+                  {"grid.h5: dataset '/X' (6x262144) is stored in 393216 chunks of 2x2",
+                   "more chunks than the file has bytes (4617)", "h5repack"}});
+}
+
+TEST(BadInputCli, MatV73AttributeLongerThanItsMessageIsRefused) {
+  expect_refused(
+      regression_copy("mat/crash-1379b9cd0ea6f3aa797a3f0737c4d5c6cfc1ed65", "attribute.mat"),
+      {1, {"attribute.mat: ", "an attribute at byte 1464 claims", "more than its message's 48"}});
 }
 
 TEST(BadInputCli, UsageErrorsExitWithTwo) {
