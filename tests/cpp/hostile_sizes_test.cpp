@@ -28,18 +28,6 @@ constexpr std::uint64_t kTerabyte = 1'000'000'000'000;
 
 // ASan and TSan map shadow memory as the program runs, which a data limit
 // forbids: the memory-limit halves of these tests run in normal builds only.
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-constexpr bool kSanitized = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-constexpr bool kSanitized = true;
-#else
-constexpr bool kSanitized = false;
-#endif
-#else
-constexpr bool kSanitized = false;
-#endif
-
 #define SKIP_MEMORY_LIMIT_UNDER_SANITIZERS() \
   if (kSanitized) GTEST_SKIP() << "a memory limit and a sanitizer's shadow memory do not mix"
 constexpr unsigned long kChildMemory = 512ul << 20;

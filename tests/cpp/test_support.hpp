@@ -14,6 +14,20 @@
 
 namespace topkfs::test {
 
+// Whether this build runs under ASan or TSan, whose shadow memory and
+// quarantine of freed blocks change what a process's memory use means.
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+constexpr bool kSanitized = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+constexpr bool kSanitized = true;
+#else
+constexpr bool kSanitized = false;
+#endif
+#else
+constexpr bool kSanitized = false;
+#endif
+
 // ../shared/data beside the checkout, or $TOPKFS_DATA_DIR.
 inline std::string shared_data_dir() {
   if (const char* env = std::getenv("TOPKFS_DATA_DIR")) return env;
