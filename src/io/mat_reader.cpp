@@ -6,6 +6,7 @@
 #include <matio.h>
 
 #include <array>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <memory>
@@ -16,6 +17,7 @@
 #include "hdf5_probe.hpp"
 #include "hdf5_util.hpp"
 #include "mat_v5_elements.hpp"
+#include "mat_v73_values.hpp"
 #include "memory_budget.hpp"
 #include "topkfs/core/error.hpp"
 #include "topkfs/io/file_util.hpp"
@@ -327,9 +329,12 @@ class MatReader {
         hdf5::checked_element_count(dims_of(*info), path_, fmt::format("variable '{}'", name));
     detail::check_fits_in_memory(count * 8, fmt::format("variable '{}' ({} values)", name, count),
                                  path_);
-    if (Mat_GetVersion(file_.get()) == MAT_FT_MAT73) check_hdf5_storage(name);
+    const bool v73 = Mat_GetVersion(file_.get()) == MAT_FT_MAT73;
+    if (v73) check_hdf5_storage(name);
     matio_last_message.clear();
-    MatVar var{Mat_VarRead(file_.get(), name.c_str())};
+    MatVar var{v73 && info->class_type != MAT_C_SPARSE && count > 0
+                   ? read_v73_dense(name, count)
+                   : Mat_VarRead(file_.get(), name.c_str())};
     if (!var || var->rank != 2 || var->dims == nullptr || var->dims[0] != info->dims[0] ||
         var->dims[1] != info->dims[1] || var->isComplex) {
       throw DataError(
@@ -337,6 +342,24 @@ class MatReader {
                       name, matio_detail()));
     }
     return var;
+  }
+
+  // A dense v7.3 variable: matio's description of it, with the values read
+  // in pieces of bounded chunk count (mat_v73_values.hpp) as doubles.
+  // Mat_VarFree frees `data` as it frees what matio reads. Null on failure.
+  matvar_t* read_v73_dense(const std::string& name, std::uint64_t count) const {
+    MatVar var{Mat_VarReadInfo(file_.get(), name.c_str())};
+    if (!var || var->data != nullptr) return nullptr;
+    var->data = std::malloc(count * sizeof(double));
+    if (var->data == nullptr) return nullptr;
+    var->mem_conserve = 0;
+    var->data_type = MAT_T_DOUBLE;
+    var->data_size = sizeof(double);
+    var->nbytes = count * sizeof(double);
+    if (!mat73::read_dense_values(path_, name, count, static_cast<double*>(var->data))) {
+      return nullptr;
+    }
+    return var.release();
   }
 
   // A v7.3 file is HDF5 and matio reads it through libhdf5, which must not

@@ -2,7 +2,6 @@
 // dataset paths), round trips of files written by h5py, and the errors.
 #include <fmt/format.h>
 #include <signal.h>
-#include <sys/resource.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -287,42 +286,19 @@ std::string many_chunks_fixture() {
                         "dtype=np.uint8)\n");
 }
 
-// Resident memory of this process now, in KB.
-long resident_kb() {
-  std::ifstream statm("/proc/self/statm");
-  long pages = 0;
-  long resident = 0;
-  statm >> pages >> resident;
-  return resident * (::sysconf(_SC_PAGESIZE) / 1024);
-}
-
 TEST(Hdf5Reader, ADatasetOfManySmallChunksIsReadInBoundedMemory) {
   const std::string path = many_chunks_fixture();
   ASSERT_FALSE(HasFatalFailure());
-  // The read runs in a child, whose peak resident memory wait4 reports.
-  const long before = resident_kb();
-  const pid_t child = ::fork();
-  ASSERT_GE(child, 0);
-  if (child == 0) {
-    bool ok = false;
-    try {
-      const Dataset data = read_dataset(path);
-      ok = data.rows() == 4 && data.cols() == 262144 && data.features(0, 1) == 2.0f &&
+  const test::ChildPeak read = test::run_in_child_with_peak_memory([&] {
+    const Dataset data = read_dataset(path);
+    return data.rows() == 4 && data.cols() == 262144 && data.features(0, 1) == 2.0f &&
            data.features(0, 4) == 0.0f && data.features(3, 262143) == 7.0f &&
            data.features(2, 1000) == 0.0f;
-    } catch (...) {
-    }
-    ::_exit(ok ? 0 : 1);
-  }
-  int status = 0;
-  rusage usage{};
-  ASSERT_EQ(::wait4(child, &status, 0, &usage), child);
-  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "the values read back wrong";
+  });
+  EXPECT_TRUE(read.ok) << "the values read back wrong";
   // The matrix itself is 4 MB as float; read in one piece, about 1 GB (1.7
-  // GB at the peak). ASan keeps up to 256 MB of freed blocks in quarantine
-  // and adds its shadow, an eighth of what is mapped: 404 MB was seen there.
-  const long bound_kb = (test::kSanitized ? 700L : 300L) * 1024;
-  EXPECT_LT(usage.ru_maxrss - before, bound_kb) << "peak " << usage.ru_maxrss << " KB";
+  // GB at the peak). Under ASan 404 MB was seen (test_support.hpp).
+  EXPECT_LT(read.growth_kb, 300L * 1024 + test::kSanitizerPeakAllowanceKb);
 
   // Row by row (the streaming source) it reads the same values.
   const Dataset streamed = read_dataset_by_rows(path);

@@ -181,37 +181,73 @@ TEST(MatReader, MatioV73RoundTrip) {
   EXPECT_EQ(data.labels, (std::vector<std::int32_t>{1, 0, 1}));
 }
 
-// v7.3 as MATLAB lays it out, written with h5py: a 512-byte user block
-// holding the MAT header, one dataset per variable, stored transposed, with
-// a MATLAB_class attribute.
+// Python for v7.3 files as MATLAB lays them out, written with h5py: a
+// 512-byte user block holding the MAT header, one dataset per variable,
+// stored transposed, with a MATLAB_class attribute. matlab_class(dataset,
+// name) labels a dataset; mat_header() writes the header once `out` is
+// closed.
+const char* const kMatlabV73 =
+    "import h5py\n"
+    "def matlab_class(dataset, name):\n"
+    "    # MATLAB writes a null-terminated fixed-length string.\n"
+    "    kind = h5py.h5t.C_S1.copy()\n"
+    "    kind.set_size(len(name))\n"
+    "    kind.set_strpad(h5py.h5t.STR_NULLTERM)\n"
+    "    attr = h5py.h5a.create(dataset.id, b'MATLAB_class', kind, "
+    "h5py.h5s.create(h5py.h5s.SCALAR))\n"
+    "    attr.write(np.array(name.encode(), dtype='S%d' % len(name)), mtype=kind)\n"
+    "def mat_header():\n"
+    "    header = b'MATLAB 7.3 MAT-file, Platform: GLNXA64, Created on: test HDF5 schema 1.00 "
+    ".'\n"
+    "    header = header.ljust(116, b' ') + b'\\0' * 8 + b'\\x00\\x02IM'\n"
+    "    with open(out, 'r+b') as f:\n"
+    "        f.write(header)\n";
+
 TEST(MatReader, H5pyMatlabStyleV73) {
   const auto path = python_fixture(
       "h5py73.mat",
-      std::string(kDistinctX) +
-          "import h5py\n"
-          "def matlab_class(dataset, name):\n"
-          "    # MATLAB writes a null-terminated fixed-length string.\n"
-          "    kind = h5py.h5t.C_S1.copy()\n"
-          "    kind.set_size(len(name))\n"
-          "    kind.set_strpad(h5py.h5t.STR_NULLTERM)\n"
-          "    attr = h5py.h5a.create(dataset.id, b'MATLAB_class', kind, "
-          "h5py.h5s.create(h5py.h5s.SCALAR))\n"
-          "    attr.write(np.array(name.encode(), dtype='S%d' % len(name)), mtype=kind)\n"
+      std::string(kDistinctX) + kMatlabV73 +
           "with h5py.File(out, 'w', userblock_size=512) as f:\n"
           "    matlab_class(f.create_dataset('X', data=X.astype(np.float32).T), 'single')\n"
           "    matlab_class(f.create_dataset('Y', data=np.array([[7, 8, 7]], dtype=np.int32)), "
           "'int32')\n"
-          "header = b'MATLAB 7.3 MAT-file, Platform: GLNXA64, Created on: test HDF5 schema 1.00 "
-          ".'\n"
-          "header = header.ljust(116, b' ') + b'\\0' * 8 + b'\\x00\\x02IM'\n"
-          "with open(out, 'r+b') as f:\n"
-          "    f.write(header)\n");
+          "mat_header()\n");
   ASSERT_FALSE(HasFailure());
   EXPECT_EQ(detect_format(path), Format::Mat);
   const Dataset data = read_dataset(path);
   expect_distinct_x(data);
   EXPECT_EQ(data.class_names, (std::vector<std::string>{"7", "8"}));
   EXPECT_EQ(data.labels, (std::vector<std::int32_t>{0, 1, 0}));
+}
+
+// matio reads a v7.3 variable in one H5Dread, for which libhdf5 prepares
+// about 4 KB per chunk: this 0.6 MB file's X (4 x 262144 in 262,144 chunks
+// of 2 x 2, three of them written) took about 1 GB that way. Dense
+// variables are read in pieces of at most 4096 chunks instead.
+TEST(MatReader, AV73VariableOfManySmallChunksIsReadInBoundedMemory) {
+  const auto path = python_fixture(
+      "many_chunks73.mat",
+      std::string(kMatlabV73) +
+          "with h5py.File(out, 'w', userblock_size=512) as f:\n"
+          "    x = f.create_dataset('X', shape=(262144, 4), dtype='f8', chunks=(2, 2), "
+          "compression='gzip')\n"
+          "    x[:4, 0] = [1, 2, 3, 4]\n"
+          "    x[262143, 3] = 7\n"
+          "    matlab_class(x, 'double')\n"
+          "    matlab_class(f.create_dataset('Y', data=np.array([[0, 1, 0, 1]], dtype=np.uint8)), "
+          "'uint8')\n"
+          // More bytes than chunks: a grid the reader takes.
+          "    f['pad'] = np.random.default_rng(1).integers(0, 255, 300000, dtype=np.uint8)\n"
+          "mat_header()\n");
+  ASSERT_FALSE(HasFailure());
+  const test::ChildPeak read = test::run_in_child_with_peak_memory([&] {
+    const Dataset data = read_dataset(path);
+    return data.rows() == 4 && data.cols() == 262144 && data.features(0, 1) == 2.0f &&
+           data.features(0, 4) == 0.0f && data.features(3, 262143) == 7.0f &&
+           data.features(2, 1000) == 0.0f && data.labels == std::vector<std::int32_t>{0, 1, 0, 1};
+  });
+  EXPECT_TRUE(read.ok) << "the values read back wrong";
+  EXPECT_LT(read.growth_kb, 300L * 1024 + test::kSanitizerPeakAllowanceKb);
 }
 
 TEST(MatReader, MissingVariableListsTheVariables) {

@@ -1,5 +1,6 @@
 #include "test_support.hpp"
 
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -53,6 +54,36 @@ std::string read_text(const std::string& path) {
   std::ostringstream text;
   text << in.rdbuf();
   return text.str();
+}
+
+namespace {
+
+long resident_kb() {
+  std::ifstream statm("/proc/self/statm");
+  long pages = 0;
+  long resident = 0;
+  statm >> pages >> resident;
+  return resident * (::sysconf(_SC_PAGESIZE) / 1024);
+}
+
+}  // namespace
+
+ChildPeak run_in_child_with_peak_memory(const std::function<bool()>& work) {
+  const long before = resident_kb();
+  const pid_t child = ::fork();
+  if (child < 0) return {};
+  if (child == 0) {
+    bool ok = false;
+    try {
+      ok = work();
+    } catch (...) {
+    }
+    ::_exit(ok ? 0 : 1);
+  }
+  int status = 0;
+  rusage usage{};
+  if (::wait4(child, &status, 0, &usage) != child) return {};
+  return {WIFEXITED(status) && WEXITSTATUS(status) == 0, usage.ru_maxrss - before};
 }
 
 CommandResult run_command(const std::string& command) {

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <cstdlib>
+#include <functional>
 #include <numeric>
 #include <string>
 #include <vector>
@@ -27,6 +28,11 @@ constexpr bool kSanitized = false;
 #else
 constexpr bool kSanitized = false;
 #endif
+
+// A child's peak resident memory above its parent's at the fork may exceed
+// a bound by this much under a sanitizer: ASan keeps up to 256 MB of freed
+// blocks in quarantine and adds its shadow, an eighth of what is mapped.
+constexpr long kSanitizerPeakAllowanceKb = kSanitized ? 400L * 1024 : 0;
 
 // ../shared/data beside the checkout, or $TOPKFS_DATA_DIR.
 inline std::string shared_data_dir() {
@@ -55,6 +61,17 @@ std::string temp_dir();
 std::string write_temp_file(const std::string& name, const std::string& content);
 // The whole file at `path` (empty when it cannot be read).
 std::string read_text(const std::string& path);
+
+// What a function run in a forked child did: whether it returned true, and
+// how far the child's peak resident memory rose above this process's
+// resident memory at the fork, in KB.
+struct ChildPeak {
+  bool ok = false;
+  long growth_kb = 0;
+};
+// Runs `work` in a child process (an exception counts as false). For bounds
+// on what a read takes, without the test process's own history in the way.
+ChildPeak run_in_child_with_peak_memory(const std::function<bool()>& work);
 
 struct CommandResult {
   int exit_code = -1;
