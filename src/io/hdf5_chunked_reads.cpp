@@ -62,7 +62,7 @@ std::uint64_t chunk_grid_size(const std::vector<std::uint64_t>& dims,
 }
 
 bool read_rows_in_pieces(hid_t dataset, hid_t memory_type, std::uint64_t first, std::uint64_t count,
-                         void* out) {
+                         void* out, const std::function<void()>& after_each_piece) {
   const std::vector<std::uint64_t> dims = dataset_dims(dataset);
   if (dims.empty()) return H5Dread(dataset, memory_type, H5S_ALL, H5S_ALL, H5P_DEFAULT, out) >= 0;
   if (count == 0) return true;
@@ -100,6 +100,7 @@ bool read_rows_in_pieces(hid_t dataset, hid_t memory_type, std::uint64_t first, 
         size[1] = std::min(column_step, columns - column);
       }
       if (!read_block(dataset, memory_type, extent, first, start, size, out)) return false;
+      if (after_each_piece) after_each_piece();
     }
   }
   return true;

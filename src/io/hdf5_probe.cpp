@@ -4,6 +4,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -11,7 +12,9 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdint>
+#include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -30,18 +33,62 @@ namespace {
 constexpr std::uint64_t whole_read_bytes = 1ull << 20;
 constexpr hsize_t edge_rows = 64;
 constexpr std::uint64_t edge_read_bytes = 16ull << 20;
-// Long enough for the metadata of any sound file and the reads above on a
-// slow disk; a child still running then is in one of libhdf5's loops.
-constexpr int time_limit_seconds = 10;
-// The probe process's answers: the file was walked; and it ends now.
+// A child that has spent this much processor time without progress (a
+// piece of a dataset read, or the walk's end) is in one of libhdf5's loops:
+// ample for the metadata of any sound file and one piece of at most
+// kChunksPerRead chunks. Processor time, not time waited, and from the last
+// progress, not from the start: on a loaded machine a sound file of 262,144
+// chunks (about 3.5 s of the child's work alone) took the child over 10 s of
+// waiting and was refused as corrupt, and a larger sound file takes longer
+// than any fixed limit. TOPKFS_HDF5_PROBE_CPU_SECONDS overrides it (tests).
+constexpr double default_cpu_limit_seconds = 10;
+// A child that has made no progress in this much time although it did not
+// use the processor is stuck (stopped, or in a read that does not return).
+constexpr int wall_limit_seconds = 300;
+// How often the wait looks at the child's processor time.
+constexpr int poll_slice_milliseconds = 100;
+// The probe process's messages: a piece read; the file was walked; the file
+// was walked and the process ends now.
+constexpr char kProgress = 0;
 constexpr char kWalked = 1;
 constexpr char kWalkedAndEnding = 2;
+
+double cpu_limit_seconds() {
+  const char* text = std::getenv("TOPKFS_HDF5_PROBE_CPU_SECONDS");
+  const double value = text != nullptr ? std::strtod(text, nullptr) : 0;
+  return value > 0 ? value : default_cpu_limit_seconds;
+}
+
+// The processor time process `pid` (a child) has used, in seconds; negative
+// when it cannot be read.
+double cpu_seconds(pid_t pid) {
+  clockid_t clock = 0;
+  timespec used{};
+  if (::clock_getcpuclockid(pid, &clock) != 0 || ::clock_gettime(clock, &used) != 0) return -1;
+  return static_cast<double>(used.tv_sec) + 1e-9 * static_cast<double>(used.tv_nsec);
+}
+
+enum class Wait { Replied, Died, OverCpuLimit, OverWallLimit };
+
+// In the probe process: tells the reading process that the walk goes on
+// (socket 3), and gives the walk its time limits again.
+void report_progress() {
+  const double cpu_limit = cpu_limit_seconds();
+  // SIGPROF after twice the processor time the reader allows, SIGALRM after
+  // twice its wall limit (both end the process): the walk ends even when
+  // the reading process is gone and cannot kill it.
+  itimerval processor{};
+  processor.it_value.tv_sec = static_cast<time_t>(2 * cpu_limit) + 1;
+  ::setitimer(ITIMER_PROF, &processor, nullptr);
+  ::alarm(2 * wall_limit_seconds);
+  ::send(3, &kProgress, 1, MSG_NOSIGNAL);
+}
 
 void read_rows(hid_t dataset, const std::vector<hsize_t>& dims, hsize_t first, hsize_t count) {
   std::uint64_t values = count;
   for (std::size_t d = 1; d < dims.size(); ++d) values *= dims[d];
   std::vector<double> buffer(values);
-  read_rows_in_pieces(dataset, H5T_NATIVE_DOUBLE, first, count, buffer.data());
+  read_rows_in_pieces(dataset, H5T_NATIVE_DOUBLE, first, count, buffer.data(), report_progress);
 }
 
 // What the reader does to a dataset it describes, checks or reads.
@@ -114,22 +161,28 @@ class ProbeProcess {
       if (!start() || !send_all(&length, sizeof length) || !send_all(path.data(), path.size()))
         return;
     }
-    const bool replied = wait_for_reply();
+    const double cpu_limit = cpu_limit_seconds();
     char reply = 0;
-    if (replied && receive_all(socket_, &reply, 1)) {  // walked through
+    const Wait waited = wait_for_reply(cpu_limit, &reply);
+    if (waited == Wait::Replied) {  // walked through
       if (reply == kWalkedAndEnding) stop();
       return;
     }
-    const bool timed_out = !replied;
-    if (timed_out) ::kill(pid_, SIGKILL);
+    const bool timed_out = waited != Wait::Died;
+    ::kill(pid_, SIGKILL);  // nothing to a child that has ended
     const int status = reap();
     ::close(socket_);
     socket_ = -1;
     if (timed_out) {
+      const std::string limit =
+          waited == Wait::OverCpuLimit
+              ? fmt::format("{:g} s of processor time", cpu_limit)
+              : fmt::format("{} s, without using the processor", wall_limit_seconds);
+      // (the time since its last progress, a piece of a dataset read)
       throw DataError(fmt::format(
-          "{}: libhdf5 did not finish reading the file's structure within {} s: the file is "
+          "{}: libhdf5 did not finish reading the file's structure within {}: the file is "
           "corrupt (a loop in its links or headers)",
-          path, time_limit_seconds));
+          path, limit));
     }
     const std::string how = WIFSIGNALED(status)
                                 ? std::string(::strsignal(WTERMSIG(status)))
@@ -149,20 +202,29 @@ class ProbeProcess {
     return false;
   }
 
-  // Waits up to the time limit for the child's reply (or its end, which
-  // also makes the socket readable). A signal handled by the reading process
-  // interrupts poll() (EINTR, without SA_RESTART); the wait then goes on for
-  // the time that is left rather than taking the child for dead.
-  bool wait_for_reply() const {
+  // Waits for the child's answer to the file, `reply`, and resets the limits
+  // at each of its progress reports: Died when it ended first (EOF), else
+  // when it has used `cpu_limit` seconds of processor time, or the wall
+  // limit has passed, since its last report. A signal handled by the
+  // reading process interrupts poll() (EINTR, without SA_RESTART); the
+  // wait then goes on rather than taking the child for dead.
+  Wait wait_for_reply(double cpu_limit, char* reply) const {
     using Clock = std::chrono::steady_clock;
-    const Clock::time_point deadline = Clock::now() + std::chrono::seconds(time_limit_seconds);
+    Clock::time_point deadline = Clock::now() + std::chrono::seconds(wall_limit_seconds);
+    double cpu_start = cpu_seconds(pid_);
     for (;;) {
-      const auto left =
-          std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
       pollfd ready{socket_, POLLIN, 0};
-      const int polled = ::poll(&ready, 1, static_cast<int>(std::max<std::int64_t>(left, 0)));
-      if (polled > 0) return true;
-      if (polled == 0 || errno != EINTR) return false;
+      const int polled = ::poll(&ready, 1, poll_slice_milliseconds);
+      if (polled > 0) {
+        if (!receive_all(socket_, reply, 1)) return Wait::Died;
+        if (*reply != kProgress) return Wait::Replied;
+        deadline = Clock::now() + std::chrono::seconds(wall_limit_seconds);
+        cpu_start = cpu_seconds(pid_);
+      } else if (polled < 0 && errno != EINTR) {
+        return Wait::Died;
+      }
+      if (Clock::now() >= deadline) return Wait::OverWallLimit;
+      if (cpu_start >= 0 && cpu_seconds(pid_) - cpu_start >= cpu_limit) return Wait::OverCpuLimit;
     }
   }
 
@@ -200,6 +262,9 @@ class ProbeProcess {
     // A crash here is an answer, not a report: it dies quietly (no sanitizer
     // or crash handler inherited from the reading process speaks for it).
     for (int signal : {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT}) ::signal(signal, SIG_DFL);
+    // Its own time limits (below) end it, whatever the reading process
+    // handles these with (libFuzzer's timer uses SIGALRM).
+    for (int signal : {SIGALRM, SIGPROF}) ::signal(signal, SIG_DFL);
     for (;;) {
       std::uint32_t length = 0;
       if (!receive_all(3, &length, sizeof length)) ::_exit(0);
@@ -208,13 +273,14 @@ class ProbeProcess {
       // Objects the reading process had open (an h5py file in the same
       // Python process shares libhdf5) are not the walk's.
       const ssize_t open_before = H5Fget_obj_count(H5F_OBJ_ALL, H5F_OBJ_ALL);
-      // Ends the walk even when the reading process is gone and cannot kill it.
-      ::alarm(2 * time_limit_seconds);
+      report_progress();  // arms the walk's time limits
       try {
         walk_file(path);
       } catch (...) {
       }
       ::alarm(0);
+      const itimerval off{};
+      ::setitimer(ITIMER_PROF, &off, nullptr);
       // Defensive: libhdf5 reuses a file that is still open when the same
       // file is opened again, so a walk that left anything of a file open
       // (libhdf5 on a corrupt file) could hand its stale state to the next

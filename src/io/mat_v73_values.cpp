@@ -13,7 +13,8 @@ bool read_dense_values(const std::string& path, const std::string& name, std::ui
                        double* out) {
   const hdf5::Handle file = hdf5::file_handle(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
   if (!file) return false;
-  const hdf5::Handle dataset = hdf5::dataset_handle(H5Dopen2(file.get(), name.c_str(), H5P_DEFAULT));
+  const hdf5::Handle dataset =
+      hdf5::dataset_handle(H5Dopen2(file.get(), name.c_str(), H5P_DEFAULT));
   if (!dataset) return false;
   const std::vector<std::uint64_t> dims = hdf5::dataset_dims(dataset.get());
   std::uint64_t values = dims.empty() ? 0 : 1;

@@ -6,9 +6,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <fstream>
 #include <numeric>
 #include <random>
+#include <thread>
 
 #include "python_fixture.hpp"
 #include "test_support.hpp"
@@ -308,6 +310,65 @@ TEST(Hdf5Reader, ADatasetOfManySmallChunksIsReadInBoundedMemory) {
   EXPECT_EQ(got[262143], 7.0f);
   EXPECT_EQ(got[262144 + 1], 2.0f);
   EXPECT_EQ(std::accumulate(got.begin(), got.end(), 0.0), 17.0);  // 7 + 1 + 2 + 3 + 4
+}
+
+// The probe process of this process: its one child once a file was read
+// (/proc lists the children each thread forked; the probe is the main
+// thread's). -1 when there is not exactly one.
+pid_t probe_pid() {
+  std::ifstream children(fmt::format("/proc/self/task/{}/children", ::getpid()));
+  std::vector<pid_t> pids;
+  for (pid_t pid = 0; children >> pid;) pids.push_back(pid);
+  return pids.size() == 1 ? pids[0] : -1;
+}
+
+// 4000 scalar datasets: the probe describes and checks each, and reads no
+// values, so its walk makes no progress report for about 0.2 s.
+std::string many_scalars_fixture() {
+  return python_fixture("many_scalars.h5",
+                        "import h5py\n"
+                        "with h5py.File(out, 'w') as f:\n"
+                        "    for i in range(4000):\n"
+                        "        f[f's{i}'] = float(i)\n");
+}
+
+// The probe's time limit is on the processor time it uses since its last
+// progress (a piece of a dataset read), not on the time the reader waits:
+// on a loaded machine the many-chunks file above (about 3.5 s of the
+// probe's work alone) once took more than the 10 s limit in waiting and was
+// refused as corrupt. Under a limit of 0.5 s: a probe stopped for 1.5 s (as
+// a busy machine deschedules it) reads a file, and so does one that works
+// seconds on the many-chunks file in pieces; under 0.02 s, one that spends
+// longer on metadata alone is stopped and the file refused.
+TEST(Hdf5Reader, TheProbesTimeLimitIsOnProcessorTimeSinceItsLastProgress) {
+  const std::string small = kinds_fixture();
+  const std::string many = many_chunks_fixture();
+  const std::string scalars = many_scalars_fixture();
+  ASSERT_FALSE(HasFatalFailure());
+  test::ScopedEnvironment limit("TOPKFS_HDF5_PROBE_CPU_SECONDS", "0.5");
+  ASSERT_EQ(read_dataset(small).rows(), 3);  // starts the probe
+  const pid_t probe = probe_pid();
+  ASSERT_GT(probe, 0);
+  ASSERT_EQ(::kill(probe, SIGSTOP), 0);
+  std::thread resume([probe] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1500));
+    ::kill(probe, SIGCONT);
+  });
+  try {
+    EXPECT_EQ(read_dataset(small).rows(), 3);
+    EXPECT_EQ(read_dataset(many).cols(), 262144);
+  } catch (const Error& error) {
+    ADD_FAILURE() << error.what();
+  }
+  resume.join();
+
+  test::ScopedEnvironment short_limit("TOPKFS_HDF5_PROBE_CPU_SECONDS", "0.02");
+  const std::string message = test::error_of<DataError>([&] { read_dataset(scalars); });
+  EXPECT_NE(message.find(scalars + ": libhdf5 did not finish reading the file's structure within "
+                                   "0.02 s of processor time"),
+            std::string::npos)
+      << message;
+  EXPECT_EQ(read_dataset(small).rows(), 3);  // a new probe for the next file
 }
 
 // X[i, j] = 10000 i + j in `rows` x `cols`, chunked `chunk`, and a chunked

@@ -217,19 +217,6 @@ TEST(HostileSizes, Hdf5ClaimingMoreThanTheFileOrTheMemory) {
 
 // ---- what fuzzing found ----
 
-// Sets an environment variable for one test (each ctest case is a process,
-// but a test must not leak it into the next one run by hand).
-class ScopedEnvironment {
- public:
-  ScopedEnvironment(const char* name, const char* value) : name_(name) { ::setenv(name, value, 1); }
-  ~ScopedEnvironment() { ::unsetenv(name_); }
-  ScopedEnvironment(const ScopedEnvironment&) = delete;
-  ScopedEnvironment& operator=(const ScopedEnvironment&) = delete;
-
- private:
-  const char* name_;
-};
-
 TEST(HostileSizes, LibsvmIndexPastTheMemoryLimitOfTheEnvironment) {
   // One row, one index of 88888881: 3.9 GB of matrix and column names.
   const std::string path = write_temp_file("far-index.svm", "1 88888881:2.5\n");

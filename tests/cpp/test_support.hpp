@@ -62,6 +62,19 @@ std::string write_temp_file(const std::string& name, const std::string& content)
 // The whole file at `path` (empty when it cannot be read).
 std::string read_text(const std::string& path);
 
+// Sets an environment variable for one test (each ctest case is a process,
+// but a test must not leak it into the next one run by hand).
+class ScopedEnvironment {
+ public:
+  ScopedEnvironment(const char* name, const char* value) : name_(name) { ::setenv(name, value, 1); }
+  ~ScopedEnvironment() { ::unsetenv(name_); }
+  ScopedEnvironment(const ScopedEnvironment&) = delete;
+  ScopedEnvironment& operator=(const ScopedEnvironment&) = delete;
+
+ private:
+  const char* name_;
+};
+
 // What a function run in a forked child did: whether it returned true, and
 // how far the child's peak resident memory rose above this process's
 // resident memory at the fork, in KB.
