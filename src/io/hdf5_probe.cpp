@@ -127,6 +127,11 @@ struct Walk {
 
 herr_t touch_link(hid_t root, const char* name, const H5L_info_t* info, void* data) {
   if (info->type != H5L_TYPE_HARD) return 0;
+  // Opening such a dataset decodes its external file list, which libhdf5
+  // reads past its buffer when a name has no NUL; the reader refuses them
+  // without opening them (check_no_external_storage), so the walk does not
+  // open them either.
+  if (has_external_storage(root, name)) return 0;
   const Handle object = object_handle(H5Oopen(root, name, H5P_DEFAULT));
   if (!object || H5Iget_type(object.get()) != H5I_DATASET) return 0;
   touch_dataset(object.get(), *static_cast<Walk*>(data)->path, name);

@@ -110,6 +110,7 @@ class Hdf5Reader {
     }
     hdf5::check_symbol_tables(path_);
     hdf5::probe_in_child(path_);
+    hdf5::check_no_external_storage(path_);
     file_ = hdf5::file_handle(H5Fopen(path_.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
     if (!file_) {
       throw DataError(

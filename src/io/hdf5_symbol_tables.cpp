@@ -24,6 +24,7 @@ constexpr char kSignature[] = "\x89HDF\r\n\x1a\n";
 constexpr std::uint16_t kSymbolTableMessage = 0x11;
 constexpr std::uint16_t kContinuationMessage = 0x10;
 constexpr std::uint16_t kAttributeMessage = 0x0C;
+constexpr std::uint16_t kDatatypeMessage = 0x03;
 constexpr std::uint64_t kSharedMessageFlag = 0x02;  // the message is kept elsewhere
 constexpr std::uint64_t kGroupNodeType = 0;         // a v1 B-tree of symbol nodes
 constexpr std::uint64_t kUndefinedAddress = ~std::uint64_t{0};
@@ -163,9 +164,12 @@ class SymbolTableCheck {
       for (std::uint64_t at = start; at + 8 <= start + length && at + 8 <= size_;) {
         const auto type = static_cast<std::uint16_t>(number(at, 2));
         const std::uint64_t message = number(at + 2, 2);
+        const bool shared = (number(at + 4, 1) & kSharedMessageFlag) != 0;
         if (type == kSymbolTableMessage) {
           check_symbol_table(address(at + 8), address(at + 8 + offset_size_));
-        } else if (type == kAttributeMessage && (number(at + 4, 1) & kSharedMessageFlag) == 0) {
+        } else if (type == kDatatypeMessage && !shared) {
+          check_datatype(at + 8, message, "a datatype");
+        } else if (type == kAttributeMessage && !shared) {
           check_attribute(at + 8, message);
         } else if (type == kContinuationMessage) {
           const std::uint64_t next = address(at + 8);
@@ -205,6 +209,19 @@ class SymbolTableCheck {
       corrupt(fmt::format("an attribute at byte {} has a name that does not end in its {} bytes",
                           body, name));
     }
+    // From version 2 a flag says the datatype is shared: kept elsewhere,
+    // where it is checked as a datatype message.
+    constexpr std::uint64_t kSharedDatatypeFlag = 0x01;
+    if (version == 1 || (number(body + 1, 1) & kSharedDatatypeFlag) == 0) {
+      check_datatype(body + prefix + padded(name), datatype, "an attribute's datatype");
+    }
+  }
+
+  // The datatype encoded in the `size` bytes at `at`, walked as libhdf5
+  // decodes it (datatype_overrun).
+  void check_datatype(std::uint64_t at, std::uint64_t size, const char* what) {
+    const std::string problem = datatype_overrun(bytes(at, std::min(size, kMaxHeaderBytes)));
+    if (!problem.empty()) corrupt(fmt::format("{} at byte {} is cut short: {}", what, at, problem));
   }
 
   // The group's B-tree must start inside the file, and its local heap (the

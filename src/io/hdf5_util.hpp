@@ -82,8 +82,31 @@ void check_storage(hid_t dataset, const std::string& path, const std::string& na
 // Every group reachable from the root is checked, in files with a version
 // 0 or 1 superblock, as h5py and MATLAB write; so are the object headers'
 // sizes and continuation blocks and the superblock's driver information
-// block, whose claimed sizes libhdf5 allocates before reading them.
+// block, whose claimed sizes libhdf5 allocates before reading them, and the
+// datatypes of their datatype and attribute messages (datatype_overrun).
 void check_symbol_tables(const std::string& path);
+
+// Empty when `encoded` (a datatype message's body, or an attribute's datatype)
+// holds all that its fields describe; otherwise what would lie past its end.
+// libhdf5 1.10 decodes a datatype by its own fields alone: a fuzzed
+// enumerated type claiming 13,361 members had its names copied up to their
+// NULs past the end of the object header's buffer. Checked by
+// check_symbol_tables in the object headers it reads.
+std::string datatype_overrun(const std::string& encoded);
+
+// True when the object `name` (below `location`) is a dataset that keeps its
+// values in other files: its object header holds an external file list.
+// Read from the header's list of message types, without opening the object
+// or decoding the list (false when the header cannot be read).
+bool has_external_storage(hid_t location, const char* name);
+
+// Throws DataError naming `path` and the dataset when any dataset of the file
+// keeps its values in other files. libhdf5 1.10 copies each file name of an
+// external file list out of a local heap up to its NUL, when it opens the
+// dataset, without bounds (a fuzzed name with no NUL before the heap's end
+// was read past its block); and a sound list names files anywhere on the
+// machine, which would be read as the data. For files the probe has walked.
+void check_no_external_storage(const std::string& path);
 
 // Turns off HDF5's automatic printing of its error stack on stderr; failures
 // are reported through return codes and turned into DataError instead.

@@ -90,6 +90,7 @@ void check_mat_structure(const std::string& path) {
   if (expected == 0x0200) {  // v7.3: HDF5, whose names matio looks up in the root group
     hdf5::check_symbol_tables(path);
     hdf5::probe_in_child(path);  // matio's calls into libhdf5 are the reader's
+    hdf5::check_no_external_storage(path);
     return;
   }
   const std::uint64_t size = file_size(path);

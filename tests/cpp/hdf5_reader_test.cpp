@@ -452,6 +452,123 @@ TEST(Hdf5Reader, AGridOfTooManyChunksIsRefused) {
 
 // Every truncation of a small HDF5 file gives a DataError naming the file,
 // and HDF5 prints nothing.
+// A fuzzed dataset whose datatype message (16 bytes) was made an enumerated
+// type of 13,361 members: libhdf5 copied their names up to their NULs past
+// the end of the object header's buffer (ASan, in the probe process).
+// Datatypes are walked as libhdf5 decodes them before it opens the file.
+TEST(Hdf5Reader, AFuzzedDatatypeLongerThanItsMessageIsRefused) {
+  const std::string path =
+      fixture("../fuzz/regressions/hdf5/crash-0337be60984d097dd36c340192c834d260407695");
+  const std::string message = data_error(path);
+  EXPECT_TRUE(contains(message, path +
+                                    ": the group or dataset whose entry is at byte 1216 is "
+                                    "corrupt: a datatype at byte 1552 is cut short: its bit "
+                                    "offset and precision (4 bytes at its byte 16) would be read "
+                                    "past its end (16 bytes)"))
+      << message;
+}
+
+// Written by h5py: X and Y beside a dataset `extra` of an enumerated or a
+// compound type, or X with an enumerated attribute `extra`. With `members`,
+// that type's member count (the low 16 bits of its class fields) is
+// overwritten.
+std::string typed_fixture(const std::string& kind, int members) {
+  return python_fixture(
+      fmt::format("typed_{}_{}.h5", kind, members),
+      fmt::format("kind, members = '{}', {}\n", kind, members) +
+          "import h5py\n"
+          "with h5py.File(out, 'w') as f:\n"
+          "    f['X'] = np.arange(12, dtype='f4').reshape(6, 2)\n"
+          "    f['Y'] = np.array([0, 1, 0, 1, 0, 1], dtype=np.int32)\n"
+          "    low_high = h5py.enum_dtype({'low': 0, 'high': 1}, basetype='i1')\n"
+          "    if kind == 'enum':\n"
+          "        f.create_dataset('extra', data=np.array([0, 1], dtype='i1'), dtype=low_high)\n"
+          "    elif kind == 'compound':\n"
+          "        f.create_dataset('extra', data=np.zeros(2, dtype=[('first', 'i4'), "
+          "('second', 'f8')]))\n"
+          "    else:\n"
+          "        f['X'].attrs['extra'] = np.array([1], dtype=low_high)\n"
+          "if members:\n"
+          "    # version 1, class 6 (compound) or 8 (enumerated), 2 members, size\n"
+          "    header = (b'\\x16\\x02\\0\\0\\x0c\\0\\0\\0' if kind == 'compound' else\n"
+          "              b'\\x18\\x02\\0\\0\\x01\\0\\0\\0')\n"
+          "    raw = bytearray(open(out, 'rb').read())\n"
+          "    at = raw.find(header)\n"
+          "    assert at >= 0 and raw.find(header, at + 1) < 0\n"
+          "    raw[at + 1:at + 3] = members.to_bytes(2, 'little')\n"
+          "    open(out, 'wb').write(raw)\n");
+}
+
+// Sound enumerated and compound types, in a dataset or an attribute, pass
+// the datatype walk; the same types claiming 40,000 members are refused
+// before libhdf5 decodes them, naming the message.
+TEST(Hdf5Reader, DatatypesAreWalkedBeforeLibhdf5DecodesThem) {
+  for (const std::string kind : {"enum", "compound", "attribute"}) {
+    SCOPED_TRACE(kind);
+    const Dataset sound = read_dataset(typed_fixture(kind, 0));
+    EXPECT_EQ(sound.rows(), 6);
+    const std::string path = typed_fixture(kind, 40000);
+    ASSERT_FALSE(HasFailure());
+    const std::string message = data_error(path);
+    EXPECT_TRUE(contains(message, kind == "attribute"
+                                      ? "is corrupt: an attribute's datatype at byte"
+                                      : "is corrupt: a datatype at byte"))
+        << message;
+    EXPECT_TRUE(contains(message, "is cut short: a member's name")) << message;
+  }
+}
+
+// Written by h5py: X (6 x 4 float32) kept in another file through an
+// external storage list, beside Y. With `damaged`, the list's file name runs
+// to the end of its local heap without a NUL (the heap's free list emptied
+// so that libhdf5 still loads it): libhdf5 read past the heap's block when
+// it opened X (found by the long fuzz run, in the probe process).
+std::string external_storage_fixture(const std::string& name, bool damaged) {
+  return python_fixture(name,
+                        std::string("import h5py, os\n"
+                                    "values = out + '.values'\n"
+                                    "np.arange(24, dtype='<f4').tofile(values)\n"
+                                    "with h5py.File(out, 'w') as f:\n"
+                                    "    f.create_dataset('X', shape=(6, 4), dtype='<f4', "
+                                    "external=[(values, 0, 96)])\n"
+                                    "    f['Y'] = np.array([0, 1, 0, 1, 0, 1], dtype=np.int32)\n"
+                                    "damaged = ") +
+                            (damaged ? "True" : "False") +
+                            "\n"
+                            "if damaged:\n"
+                            "    raw = bytearray(open(out, 'rb').read())\n"
+                            "    at = raw.find(values.encode() + b'\\0')\n"
+                            "    heap = raw.find(b'HEAP')\n"
+                            "    while True:\n"
+                            "        size = int.from_bytes(raw[heap + 8:heap + 16], 'little')\n"
+                            "        data = int.from_bytes(raw[heap + 24:heap + 32], 'little')\n"
+                            "        if data <= at < data + size:\n"
+                            "            break\n"
+                            "        heap = raw.find(b'HEAP', heap + 1)\n"
+                            "    raw[heap + 16:heap + 24] = (1).to_bytes(8, 'little')\n"
+                            "    raw[at:data + size] = b'a' * (data + size - at)\n"
+                            "    open(out, 'wb').write(raw)\n");
+}
+
+// A dataset kept in other files is refused, naming it, sound or not: its
+// list names files anywhere on the machine, and a damaged one made libhdf5
+// read past its buffer. Neither the reader nor its probe opens it (under
+// ASan the probe would die on the damaged one and its crash be reported
+// instead), and the next file reads.
+TEST(Hdf5Reader, ADatasetKeptInOtherFilesIsRefused) {
+  for (const bool damaged : {false, true}) {
+    const std::string path =
+        external_storage_fixture(damaged ? "external_damaged.h5" : "external.h5", damaged);
+    ASSERT_FALSE(HasFailure());
+    const std::string message = data_error(path);
+    EXPECT_TRUE(contains(message, path + ": dataset '/X' keeps its values in other files (an HDF5 "
+                                         "external storage list), which topkfs does not read"))
+        << message;
+  }
+  const Dataset after = read_dataset(kinds_fixture());
+  EXPECT_EQ(after.rows(), 3);
+}
+
 TEST(Hdf5Reader, TruncatedFilesAreDataErrors) {
   const auto source = python_fixture(
       "whole.h5",

@@ -220,6 +220,27 @@ TEST(MatReader, H5pyMatlabStyleV73) {
   EXPECT_EQ(data.labels, (std::vector<std::int32_t>{0, 1, 0}));
 }
 
+// A v7.3 variable kept in another file (an HDF5 external storage list) is
+// refused before matio opens it, as the HDF5 reader refuses it.
+TEST(MatReader, AV73VariableKeptInAnotherFileIsRefused) {
+  const auto path = python_fixture(
+      "external73.mat",
+      std::string(kMatlabV73) +
+          "values = out + '.values'\n"
+          "np.arange(12, dtype='<f8').tofile(values)\n"
+          "with h5py.File(out, 'w', userblock_size=512) as f:\n"
+          "    matlab_class(f.create_dataset('X', shape=(4, 3), dtype='<f8', "
+          "external=[(values, 0, 96)]), 'double')\n"
+          "    matlab_class(f.create_dataset('Y', data=np.array([[0, 1, 0]], dtype=np.uint8)), "
+          "'uint8')\n"
+          "mat_header()\n");
+  ASSERT_FALSE(HasFailure());
+  const std::string message = data_error(path);
+  EXPECT_NE(message.find(path + ": dataset '/X' keeps its values in other files"),
+            std::string::npos)
+      << message;
+}
+
 // matio reads a v7.3 variable in one H5Dread, for which libhdf5 prepares
 // about 4 KB per chunk: this 0.6 MB file's X (4 x 262144 in 262,144 chunks
 // of 2 x 2, three of them written) took about 1 GB that way. Dense
