@@ -10,10 +10,6 @@
 namespace topkfs::hdf5 {
 namespace {
 
-// The External Data Files message's type (HDF5 File Format Specification,
-// "Object Header Messages": message type 0x0007).
-constexpr unsigned kExternalFilesMessage = 0x0007;
-
 herr_t find_external_storage(hid_t root, const char* name, const H5L_info_t* info, void* found) {
   if (info->type != H5L_TYPE_HARD || !has_external_storage(root, name)) return 0;
   *static_cast<std::string*>(found) = name;

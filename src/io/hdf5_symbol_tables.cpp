@@ -21,10 +21,6 @@ namespace topkfs::hdf5 {
 namespace {
 
 constexpr char kSignature[] = "\x89HDF\r\n\x1a\n";
-constexpr std::uint16_t kSymbolTableMessage = 0x11;
-constexpr std::uint16_t kContinuationMessage = 0x10;
-constexpr std::uint16_t kAttributeMessage = 0x0C;
-constexpr std::uint16_t kDatatypeMessage = 0x03;
 constexpr std::uint64_t kSharedMessageFlag = 0x02;  // the message is kept elsewhere
 constexpr std::uint64_t kGroupNodeType = 0;         // a v1 B-tree of symbol nodes
 constexpr std::uint64_t kUndefinedAddress = ~std::uint64_t{0};
@@ -35,6 +31,19 @@ constexpr std::uint64_t kMaxHeaderBytes = 1 << 16;
 // otherwise keep the walk going (libhdf5 reports what is left itself).
 constexpr int kMaxTreeLevel = 64;
 constexpr std::size_t kMaxVisits = 1 << 16;
+// What the messages that message_overrun walks are, for messages.
+const char* message_name(std::uint16_t type) {
+  switch (type) {
+    case kDataspaceMessage: return "a dataspace";
+    case kDatatypeMessage: return "a datatype";
+    case kOldFillValueMessage:
+    case kFillValueMessage: return "a fill value";
+    case kLayoutMessage: return "a data layout";
+    case kFilterPipelineMessage: return "a filter pipeline";
+    default: return "a message";
+  }
+}
+
 class SymbolTableCheck {
  public:
   explicit SymbolTableCheck(const std::string& path)
@@ -167,8 +176,6 @@ class SymbolTableCheck {
         const bool shared = (number(at + 4, 1) & kSharedMessageFlag) != 0;
         if (type == kSymbolTableMessage) {
           check_symbol_table(address(at + 8), address(at + 8 + offset_size_));
-        } else if (type == kDatatypeMessage && !shared) {
-          check_datatype(at + 8, message, "a datatype");
         } else if (type == kAttributeMessage && !shared) {
           check_attribute(at + 8, message);
         } else if (type == kContinuationMessage) {
@@ -176,6 +183,8 @@ class SymbolTableCheck {
           const std::uint64_t claimed = number(at + 8 + offset_size_, length_size_);
           require_inside(next, claimed, "object header continuation");
           if (first_visit(next)) blocks.emplace_back(next, std::min(claimed, kMaxHeaderBytes));
+        } else if (!shared) {
+          check_message(type, at + 8, message, message_name(type));
         }
         at += 8 + message;
       }
@@ -209,19 +218,27 @@ class SymbolTableCheck {
       corrupt(fmt::format("an attribute at byte {} has a name that does not end in its {} bytes",
                           body, name));
     }
-    // From version 2 a flag says the datatype is shared: kept elsewhere,
-    // where it is checked as a datatype message.
-    constexpr std::uint64_t kSharedDatatypeFlag = 0x01;
-    if (version == 1 || (number(body + 1, 1) & kSharedDatatypeFlag) == 0) {
-      check_datatype(body + prefix + padded(name), datatype, "an attribute's datatype");
+    // From version 2, flags say the datatype or the dataspace is shared:
+    // kept elsewhere, where it is checked as a message of its own.
+    const std::uint64_t flags = version == 1 ? 0 : number(body + 1, 1);
+    const std::uint64_t type_at = body + prefix + padded(name);
+    if ((flags & 0x01) == 0) {
+      check_message(kDatatypeMessage, type_at, datatype, "an attribute's datatype");
+    }
+    if ((flags & 0x02) == 0) {
+      check_message(kDataspaceMessage, type_at + padded(datatype), dataspace,
+                    "an attribute's dataspace");
     }
   }
 
-  // The datatype encoded in the `size` bytes at `at`, walked as libhdf5
-  // decodes it (datatype_overrun).
-  void check_datatype(std::uint64_t at, std::uint64_t size, const char* what) {
-    const std::string problem = datatype_overrun(bytes(at, std::min(size, kMaxHeaderBytes)));
-    if (!problem.empty()) corrupt(fmt::format("{} at byte {} is cut short: {}", what, at, problem));
+  // A message of `type` in the `size` bytes at `at`, walked as libhdf5
+  // decodes it (message_overrun).
+  void check_message(std::uint16_t type, std::uint64_t at, std::uint64_t size, const char* what) {
+    const std::string problem = message_overrun(type, bytes(at, std::min(size, kMaxHeaderBytes)),
+                                                offset_size_, length_size_);
+    if (!problem.empty()) {
+      corrupt(fmt::format("{} at byte {} is cut short: {}", what, at, problem));
+    }
   }
 
   // The group's B-tree must start inside the file, and its local heap (the

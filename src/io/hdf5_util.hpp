@@ -11,6 +11,21 @@
 
 namespace topkfs::hdf5 {
 
+// Object header message types (HDF5 File Format Specification, "Header
+// Message Type #"), for the checks that read object headers themselves.
+enum MessageType : std::uint16_t {
+  kDataspaceMessage = 0x01,
+  kDatatypeMessage = 0x03,
+  kOldFillValueMessage = 0x04,
+  kFillValueMessage = 0x05,
+  kExternalFilesMessage = 0x07,
+  kLayoutMessage = 0x08,
+  kFilterPipelineMessage = 0x0B,
+  kAttributeMessage = 0x0C,
+  kContinuationMessage = 0x10,
+  kSymbolTableMessage = 0x11,
+};
+
 // An owning hid_t that is closed with the close function of its kind on
 // every path, exceptions included.
 class Handle {
@@ -83,16 +98,19 @@ void check_storage(hid_t dataset, const std::string& path, const std::string& na
 // 0 or 1 superblock, as h5py and MATLAB write; so are the object headers'
 // sizes and continuation blocks and the superblock's driver information
 // block, whose claimed sizes libhdf5 allocates before reading them, and the
-// datatypes of their datatype and attribute messages (datatype_overrun).
+// messages libhdf5 decodes when it opens a dataset, attributes' datatypes
+// and dataspaces included (message_overrun).
 void check_symbol_tables(const std::string& path);
 
-// Empty when `encoded` (a datatype message's body, or an attribute's datatype)
-// holds all that its fields describe; otherwise what would lie past its end.
-// libhdf5 1.10 decodes a datatype by its own fields alone: a fuzzed
-// enumerated type claiming 13,361 members had its names copied up to their
-// NULs past the end of the object header's buffer. Checked by
-// check_symbol_tables in the object headers it reads.
-std::string datatype_overrun(const std::string& encoded);
+// Empty when `body`, an object header message of `type`, holds all that its
+// own fields claim, as libhdf5 1.10 decodes it when it opens a dataset (its
+// dataspace, datatype, fill value, layout and filter pipeline; other types
+// pass); otherwise what would be read past its end. libhdf5 trusts those
+// fields: a fuzzed enumerated type claiming 13,361 members had its names
+// copied up to their NULs past the end of the object header's buffer.
+// `offset_size` and `length_size` are the file's address and length widths.
+std::string message_overrun(unsigned type, const std::string& body, unsigned offset_size,
+                            unsigned length_size);
 
 // True when the object `name` (below `location`) is a dataset that keeps its
 // values in other files: its object header holds an external file list.

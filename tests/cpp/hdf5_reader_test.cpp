@@ -518,6 +518,66 @@ TEST(Hdf5Reader, DatatypesAreWalkedBeforeLibhdf5DecodesThem) {
   }
 }
 
+// Written by h5py: X and Y beside a dataset with a fill value (3.5), a
+// gzip-compressed one and a compact one. `kind` names the message then made
+// to claim more than it holds: X's dataspace (rank 30 of 2), the fill value
+// (65536 bytes of 8), deflate's values (32767 of 1) or the compact values
+// (65535 bytes of 24); "none" leaves the file sound. libhdf5 1.10 reads what
+// those fields claim.
+std::string claiming_fixture(const std::string& kind) {
+  return python_fixture(
+      "claiming_" + kind + ".h5",
+      "kind = '" + kind +
+          "'\n"
+          "import struct\n"
+          "import h5py\n"
+          "with h5py.File(out, 'w') as f:\n"
+          "    f['X'] = np.arange(12, dtype='f4').reshape(6, 2)\n"
+          "    f['Y'] = np.array([0, 1, 0, 1, 0, 1], dtype=np.int32)\n"
+          "    f.create_dataset('fill', shape=(5, 3), dtype='f8', fillvalue=3.5)\n"
+          "    f.create_dataset('gz', data=np.arange(100.0), compression='gzip', chunks=(10,))\n"
+          "    dcpl = h5py.h5p.create(h5py.h5p.DATASET_CREATE)\n"
+          "    dcpl.set_layout(h5py.h5d.COMPACT)\n"
+          "    small = np.arange(6, dtype='f4')\n"
+          "    h5py.h5d.create(f.id, b'compact', h5py.h5t.py_create(small.dtype),\n"
+          "                    h5py.h5s.create_simple((6,)), dcpl).write(h5py.h5s.ALL, "
+          "h5py.h5s.ALL, small)\n"
+          "raw = bytearray(open(out, 'rb').read())\n"
+          "def patch(pattern, offset, value):\n"
+          "    at = raw.find(pattern)\n"
+          "    assert at >= 0 and raw.find(pattern, at + 1) < 0, kind\n"
+          "    raw[at + offset:at + offset + len(value)] = value\n"
+          "if kind == 'dataspace':    # X: version 1, rank 2, dims 6 and 2; rank made 30\n"
+          "    patch(b'\\x01\\x02\\x01\\x00\\x00\\x00\\x00\\x00' + (6).to_bytes(8, 'little') + "
+          "(2).to_bytes(8, 'little'), 1, b'\\x1e')\n"
+          "elif kind == 'fill':       # a fill value of 8 bytes (3.5) claimed as 65536\n"
+          "    patch(b'\\x01\\x08\\x00\\x00\\x00' + struct.pack('<d', 3.5), 1, (65536).to_bytes(4, "
+          "'little'))\n"
+          "elif kind == 'pipeline':   # deflate's one value claimed as 32767\n"
+          "    patch(b'deflate\\x00', -2, b'\\xff\\x7f')\n"
+          "elif kind == 'layout':     # compact values of 24 bytes claimed as 65535\n"
+          "    patch(b'\\x03\\x00\\x18\\x00' + small.tobytes(), 2, b'\\xff\\xff')\n"
+          "open(out, 'wb').write(raw)\n");
+}
+
+// Each message libhdf5 decodes when it opens a dataset is walked first: one
+// that claims more than it holds is refused, naming it.
+TEST(Hdf5Reader, MessagesThatClaimMoreThanTheyHoldAreRefused) {
+  const Dataset sound = read_dataset(claiming_fixture("none"));
+  EXPECT_EQ(sound.rows(), 6);
+  const std::vector<std::pair<std::string, std::string>> kinds = {{"dataspace", "a dataspace"},
+                                                                  {"fill", "a fill value"},
+                                                                  {"pipeline", "a filter pipeline"},
+                                                                  {"layout", "a data layout"}};
+  for (const auto& [kind, what] : kinds) {
+    const std::string path = claiming_fixture(kind);
+    ASSERT_FALSE(HasFailure());
+    const std::string message = data_error(path);
+    EXPECT_TRUE(contains(message, "is corrupt: " + what + " at byte")) << message;
+    EXPECT_TRUE(contains(message, "is cut short")) << message;
+  }
+}
+
 // Written by h5py: X (6 x 4 float32) kept in another file through an
 // external storage list, beside Y. With `damaged`, the list's file name runs
 // to the end of its local heap without a NUL (the heap's free list emptied
