@@ -203,15 +203,22 @@ const char* const kMatlabV73 =
     "    with open(out, 'r+b') as f:\n"
     "        f.write(header)\n";
 
+// A v7.3 file laid out as MATLAB writes it: `body` (indented) fills the
+// h5py.File `f` after `prelude`, then the MAT header is written.
+std::string matlab_v73_fixture(const std::string& name, const std::string& body,
+                               const std::string& prelude = "") {
+  return python_fixture(name, prelude + kMatlabV73 +
+                                  "with h5py.File(out, 'w', userblock_size=512) as f:\n" + body +
+                                  "mat_header()\n");
+}
+
 TEST(MatReader, H5pyMatlabStyleV73) {
-  const auto path = python_fixture(
+  const auto path = matlab_v73_fixture(
       "h5py73.mat",
-      std::string(kDistinctX) + kMatlabV73 +
-          "with h5py.File(out, 'w', userblock_size=512) as f:\n"
-          "    matlab_class(f.create_dataset('X', data=X.astype(np.float32).T), 'single')\n"
-          "    matlab_class(f.create_dataset('Y', data=np.array([[7, 8, 7]], dtype=np.int32)), "
-          "'int32')\n"
-          "mat_header()\n");
+      "    matlab_class(f.create_dataset('X', data=X.astype(np.float32).T), 'single')\n"
+      "    matlab_class(f.create_dataset('Y', data=np.array([[7, 8, 7]], dtype=np.int32)), "
+      "'int32')\n",
+      kDistinctX);
   ASSERT_FALSE(HasFailure());
   EXPECT_EQ(detect_format(path), Format::Mat);
   const Dataset data = read_dataset(path);
@@ -223,17 +230,14 @@ TEST(MatReader, H5pyMatlabStyleV73) {
 // A v7.3 variable kept in another file (an HDF5 external storage list) is
 // refused before matio opens it, as the HDF5 reader refuses it.
 TEST(MatReader, AV73VariableKeptInAnotherFileIsRefused) {
-  const auto path = python_fixture(
+  const auto path = matlab_v73_fixture(
       "external73.mat",
-      std::string(kMatlabV73) +
-          "values = out + '.values'\n"
-          "np.arange(12, dtype='<f8').tofile(values)\n"
-          "with h5py.File(out, 'w', userblock_size=512) as f:\n"
-          "    matlab_class(f.create_dataset('X', shape=(4, 3), dtype='<f8', "
-          "external=[(values, 0, 96)]), 'double')\n"
-          "    matlab_class(f.create_dataset('Y', data=np.array([[0, 1, 0]], dtype=np.uint8)), "
-          "'uint8')\n"
-          "mat_header()\n");
+      "    values = out + '.values'\n"
+      "    np.arange(12, dtype='<f8').tofile(values)\n"
+      "    matlab_class(f.create_dataset('X', shape=(4, 3), dtype='<f8', "
+      "external=[(values, 0, 96)]), 'double')\n"
+      "    matlab_class(f.create_dataset('Y', data=np.array([[0, 1, 0]], dtype=np.uint8)), "
+      "'uint8')\n");
   ASSERT_FALSE(HasFailure());
   const std::string message = data_error(path);
   EXPECT_NE(message.find(path + ": dataset '/X' keeps its values in other files"),
@@ -246,20 +250,17 @@ TEST(MatReader, AV73VariableKeptInAnotherFileIsRefused) {
 // of 2 x 2, three of them written) took about 1 GB that way. Dense
 // variables are read in pieces of at most 4096 chunks instead.
 TEST(MatReader, AV73VariableOfManySmallChunksIsReadInBoundedMemory) {
-  const auto path = python_fixture(
+  const auto path = matlab_v73_fixture(
       "many_chunks73.mat",
-      std::string(kMatlabV73) +
-          "with h5py.File(out, 'w', userblock_size=512) as f:\n"
-          "    x = f.create_dataset('X', shape=(262144, 4), dtype='f8', chunks=(2, 2), "
-          "compression='gzip')\n"
-          "    x[:4, 0] = [1, 2, 3, 4]\n"
-          "    x[262143, 3] = 7\n"
-          "    matlab_class(x, 'double')\n"
-          "    matlab_class(f.create_dataset('Y', data=np.array([[0, 1, 0, 1]], dtype=np.uint8)), "
-          "'uint8')\n"
-          // More bytes than chunks: a grid the reader takes.
-          "    f['pad'] = np.random.default_rng(1).integers(0, 255, 300000, dtype=np.uint8)\n"
-          "mat_header()\n");
+      "    x = f.create_dataset('X', shape=(262144, 4), dtype='f8', chunks=(2, 2), "
+      "compression='gzip')\n"
+      "    x[:4, 0] = [1, 2, 3, 4]\n"
+      "    x[262143, 3] = 7\n"
+      "    matlab_class(x, 'double')\n"
+      "    matlab_class(f.create_dataset('Y', data=np.array([[0, 1, 0, 1]], dtype=np.uint8)), "
+      "'uint8')\n"
+      // More bytes than chunks: a grid the reader takes.
+      "    f['pad'] = np.random.default_rng(1).integers(0, 255, 300000, dtype=np.uint8)\n");
   ASSERT_FALSE(HasFailure());
   const test::ChildPeak read = test::run_in_child_with_peak_memory([&] {
     const Dataset data = read_dataset(path);
