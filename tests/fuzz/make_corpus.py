@@ -166,9 +166,31 @@ def chunked(f):
     f["Y"] = y.astype(np.float64)
 
 
+def messages(f):
+    # The object header messages the reader walks before libhdf5 decodes them
+    # (src/io/hdf5_message_bounds.cpp): enumerated and compound datatypes, a
+    # fill value, a compact layout, a filter pipeline with a name and values,
+    # maximum dimensions, and attributes of those types.
+    low_high = h5py.enum_dtype({"low": 0, "high": 1}, basetype="i1")
+    pair = np.dtype([("a", "i2"), ("b", "f4")])
+    f.create_dataset("X", data=X.astype(np.float32), maxshape=(None, X.shape[1]), chunks=(2, 2),
+                     compression="gzip", shuffle=True, fillvalue=1.5)
+    f["Y"] = y.astype(np.int8)
+    f.create_dataset("kinds", data=y.astype(np.int8), dtype=low_high)
+    f.create_dataset("pairs", data=np.zeros(2, dtype=pair))
+    dcpl = h5py.h5p.create(h5py.h5p.DATASET_CREATE)
+    dcpl.set_layout(h5py.h5d.COMPACT)
+    small = np.arange(4, dtype="f4")
+    h5py.h5d.create(f.id, b"compact", h5py.h5t.py_create(small.dtype),
+                    h5py.h5s.create_simple((4,)), dcpl).write(h5py.h5s.ALL, h5py.h5s.ALL, small)
+    f["X"].attrs["kind"] = np.array([1], dtype=low_high)
+    f["X"].attrs["pair"] = np.zeros(1, dtype=pair)
+
+
 put("hdf5", "root_pair.h5", hdf5(root_pair))
 put("hdf5", "usps_layout.h5", hdf5(usps))
 put("hdf5", "chunked_gzip.h5", hdf5(chunked))
+put("hdf5", "messages.h5", hdf5(messages))
 
 selection = {"format": 1, "method": "dnn-top", "k": 2, "selected": [3, 1],
              "selected_names": ["d", "b"], "ranking": [3, 1, 0, 2], "scores": [0.1, 0.5, 0.0, 0.9],
