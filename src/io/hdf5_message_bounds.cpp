@@ -41,10 +41,12 @@ class MessageWalk {
   // Walks a message of `type`; false (with problem()) when libhdf5 would
   // read past its end. A version libhdf5 refuses is left to it.
   bool walk(unsigned type) {
-    std::size_t at = 0;
     switch (type) {
       case kDataspaceMessage: return dataspace();
-      case kDatatypeMessage: return datatype(at, 0);
+      case kDatatypeMessage: {
+        std::size_t at = 0;
+        return datatype(at, 0);
+      }
       case kOldFillValueMessage: return fits(0, 4, "its size") && value(4, number(0, 4));
       case kFillValueMessage: return fill_value();
       case kLayoutMessage: return layout();
@@ -73,7 +75,8 @@ class MessageWalk {
     if (version < 1 || version > 3) return true;
     if (version < 3) {
       // Allocation time, write time, "defined", then a signed size.
-      if (!fits(1, 3, "its times") || byte(3) == 0) return true;
+      if (!fits(1, 3, "its times")) return false;
+      if (byte(3) == 0) return true;  // no value defined: nothing more is read
       if (!fits(4, 4, "its size")) return false;
       const auto size = static_cast<std::int32_t>(number(4, 4));
       return size <= 0 || value(8, static_cast<std::uint64_t>(size));

@@ -121,8 +121,8 @@ bool has_external_storage(hid_t location, const char* name);
 // Throws DataError naming `path` and the dataset when any dataset of the file
 // keeps its values in other files. libhdf5 1.10 copies each file name of an
 // external file list out of a local heap up to its NUL, when it opens the
-// dataset, without bounds (a fuzzed name with no NUL before the heap's end
-// was read past its block); and a sound list names files anywhere on the
+// dataset, without bounds (a hand-made name with no NUL before the heap's
+// end was read past its block); and a sound list names files anywhere on the
 // machine, which would be read as the data. For files the probe has walked.
 void check_no_external_storage(const std::string& path);
 
