@@ -183,7 +183,8 @@ class ProbeProcess {
           waited == Wait::OverCpuLimit
               ? fmt::format("{:g} s of processor time", cpu_limit)
               : fmt::format("{} s, without using the processor", wall_limit_seconds);
-      // (the time since its last progress, a piece of a dataset read)
+      // Both limits count from the probe's last progress (a piece of a
+      // dataset read), not from the start of the walk.
       throw DataError(fmt::format(
           "{}: libhdf5 did not finish reading the file's structure within {}: the file is "
           "corrupt (a loop in its links or headers)",
