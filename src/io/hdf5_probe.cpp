@@ -84,7 +84,13 @@ void report_progress() {
   ::send(3, &kProgress, 1, MSG_NOSIGNAL);
 }
 
-void read_rows(hid_t dataset, const std::vector<hsize_t>& dims, hsize_t first, hsize_t count) {
+// Reads rows [first, first + count) as the reader would, after refusing
+// (throwing) what libhdf5 would overrun in them: their chunks are decoded
+// first (check_storage), only those, so that probing a large file does not
+// decode it all.
+void read_rows(hid_t dataset, const std::string& path, const std::string& name,
+               const std::vector<hsize_t>& dims, hsize_t first, hsize_t count) {
+  check_storage(dataset, path, name, {first, count, report_progress});
   std::uint64_t values = count;
   for (std::size_t d = 1; d < dims.size(); ++d) values *= dims[d];
   std::vector<double> buffer(values);
@@ -100,25 +106,25 @@ void touch_dataset(hid_t dataset, const std::string& path, const std::string& na
   if (type_class == H5T_INTEGER) H5Tget_sign(type.get());
   const auto dims64 = dataset_dims(dataset);
   try {
-    check_storage(dataset, path, name);  // refuses what libhdf5 would overrun when reading
+    check_storage(dataset, path, name, {0, 0, report_progress});  // no chunk decoded yet
+    if ((type_class != H5T_INTEGER && type_class != H5T_FLOAT) || dims64.empty() ||
+        dims64.size() > 2) {
+      return;  // the reader refuses these before reading them
+    }
+    const std::vector<hsize_t> dims(dims64.begin(), dims64.end());
+    std::uint64_t row_values = dims.size() == 2 ? dims[1] : 1;
+    if (dims[0] == 0 || row_values == 0) return;
+    if (dims[0] * row_values * sizeof(double) <= whole_read_bytes) {
+      read_rows(dataset, path, name, dims, 0, dims[0]);
+      return;
+    }
+    const hsize_t count = std::min<hsize_t>(edge_rows, dims[0]);
+    if (row_values * count * sizeof(double) > edge_read_bytes) return;  // left to the reader
+    read_rows(dataset, path, name, dims, 0, count);
+    read_rows(dataset, path, name, dims, dims[0] - count, count);
   } catch (const Error&) {
-    return;
+    return;  // the reader refuses the dataset when it reads it
   }
-  if ((type_class != H5T_INTEGER && type_class != H5T_FLOAT) || dims64.empty() ||
-      dims64.size() > 2) {
-    return;  // the reader refuses these before reading them
-  }
-  const std::vector<hsize_t> dims(dims64.begin(), dims64.end());
-  std::uint64_t row_values = dims.size() == 2 ? dims[1] : 1;
-  if (dims[0] == 0 || row_values == 0) return;
-  if (dims[0] * row_values * sizeof(double) <= whole_read_bytes) {
-    read_rows(dataset, dims, 0, dims[0]);
-    return;
-  }
-  const hsize_t count = std::min<hsize_t>(edge_rows, dims[0]);
-  if (row_values * count * sizeof(double) > edge_read_bytes) return;  // left to the reader
-  read_rows(dataset, dims, 0, count);
-  read_rows(dataset, dims, dims[0] - count, count);
 }
 
 struct Walk {

@@ -5,6 +5,7 @@
 #include <hdf5.h>
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -86,8 +87,16 @@ std::vector<std::uint64_t> dataset_dims(hid_t dataset);
 // and storage layout are consistent with its shape. libhdf5 1.10 trusts what
 // it finds in the file and overruns its buffers on a corrupt type or layout
 // (a chunk larger than a fixed dimension, a raw chunk shorter than the chunk
-// shape), so every dataset is checked before H5Dread.
-void check_storage(hid_t dataset, const std::string& path, const std::string& name);
+// shape, a gzip chunk inflating to less than a chunk), so every dataset is
+// checked before H5Dread. The written chunks of a filtered dataset that hold
+// the rows of `decoding` are read and decoded for that (all by default).
+struct ChunkDecoding {
+  std::uint64_t first_row = 0;
+  std::uint64_t rows = UINT64_MAX;
+  std::function<void()> progress;  // when given, called every 256 chunks
+};
+void check_storage(hid_t dataset, const std::string& path, const std::string& name,
+                   const ChunkDecoding& decoding = {});
 
 // Throws DataError naming `path` when the symbol table of a group points
 // outside the file: its B-tree, or a local heap whose link names would lie
