@@ -4,18 +4,22 @@
 
 #include <algorithm>
 #include <array>
+#include <optional>
 
 namespace topkfs::hdf5 {
 namespace {
 
 using Outcome = DecodedChunk::Outcome;
 
-// Inflates the zlib stream in `data` in place, as libhdf5's deflate filter
-// does (trailing bytes after the stream's end are ignored); false when the
-// stream is broken, ends early, or inflates to more than `limit` bytes.
-bool inflate_in_place(std::vector<unsigned char>* data, std::uint64_t limit) {
+// Inflates the zlib stream in `data` as libhdf5's deflate filter does
+// (bytes after the stream's end are ignored) and returns the inflated size,
+// leaving the inflated bytes in `data` when `keep` (otherwise only counted);
+// nothing when the stream is broken, ends early, or inflates to more than
+// `limit` bytes.
+std::optional<std::uint64_t> inflate_stream(std::vector<unsigned char>* data, bool keep,
+                                            std::uint64_t limit) {
   z_stream stream{};
-  if (inflateInit(&stream) != Z_OK) return false;
+  if (inflateInit(&stream) != Z_OK) return std::nullopt;
   std::vector<unsigned char> out;
   std::array<unsigned char, 16384> window{};
   stream.next_in = data->data();
@@ -25,13 +29,29 @@ bool inflate_in_place(std::vector<unsigned char>* data, std::uint64_t limit) {
     stream.next_out = window.data();
     stream.avail_out = static_cast<uInt>(window.size());
     status = inflate(&stream, Z_SYNC_FLUSH);
-    out.insert(out.end(), window.data(), stream.next_out);
-    if (out.size() > limit) status = Z_BUF_ERROR;
+    if (keep) out.insert(out.end(), window.data(), stream.next_out);
+    if (stream.total_out > limit) status = Z_BUF_ERROR;
   }
+  const std::uint64_t size = stream.total_out;
   inflateEnd(&stream);
-  if (status != Z_STREAM_END) return false;
-  data->swap(out);
-  return true;
+  if (status != Z_STREAM_END) return std::nullopt;
+  if (keep) data->swap(out);
+  return size;
+}
+
+// Whether a filter undone before `step` (in reverse order, not skipped)
+// needs the bytes themselves rather than only their count.
+bool bytes_needed_before(const std::vector<PipelineFilter>& pipeline, unsigned skipped_filters,
+                         std::size_t step) {
+  for (std::size_t earlier = 0; earlier < step; ++earlier) {
+    if (earlier < 32 && (skipped_filters >> earlier & 1u) != 0) continue;
+    const H5Z_filter_t id = pipeline[earlier].id;
+    if (id != H5Z_FILTER_SHUFFLE && id != H5Z_FILTER_FLETCHER32 && id != H5Z_FILTER_NBIT &&
+        id != H5Z_FILTER_SCALEOFFSET) {
+      return true;
+    }
+  }
+  return false;
 }
 
 // The little-endian 32-bit number at the start of `data` (szip's decoded
@@ -85,11 +105,14 @@ DecodedChunk decoded_chunk_size(const std::vector<PipelineFilter>& pipeline,
         size -= 4;
         if (bytes_known) stored.resize(size);
         break;
-      case H5Z_FILTER_DEFLATE:
+      case H5Z_FILTER_DEFLATE: {
         if (!bytes_known) return {Outcome::kUnknown, 0};
-        if (!inflate_in_place(&stored, limit)) return {Outcome::kUndecodable, 0};
-        size = stored.size();
+        bytes_known = bytes_needed_before(pipeline, skipped_filters, step);
+        const auto inflated = inflate_stream(&stored, bytes_known, limit);
+        if (!inflated) return {Outcome::kUndecodable, 0};
+        size = *inflated;
         break;
+      }
       case H5Z_FILTER_SZIP:
         if (!bytes_known) return {Outcome::kUnknown, 0};
         if (size < 4) return {Outcome::kUndecodable, 0};

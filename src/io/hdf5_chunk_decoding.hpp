@@ -38,7 +38,8 @@ struct DecodedChunk {
 // What libhdf5's pipeline makes of a chunk stored as `stored`, undoing the
 // filters in reverse order and skipping those whose bit is set in
 // `skipped_filters` (the chunk's filter mask). Deflate streams are inflated
-// (to at most twice `chunk_bytes` and a KB, enough to tell a wrong size);
+// (to at most twice `chunk_bytes` and a KB, enough to tell a wrong size; the
+// bytes are kept only when a filter undone after it needs them);
 // shuffle keeps the size, fletcher32 drops its checksum, and szip, n-bit and
 // scale-offset decode to the size they record.
 DecodedChunk decoded_chunk_size(const std::vector<PipelineFilter>& pipeline,

@@ -130,6 +130,29 @@ TEST(Hdf5FilteredChunks, AChunkStoredRawMustHoldOneChunk) {
       << message;
 }
 
+// szip records the decoded size in a chunk's first 4 bytes, and libhdf5
+// allocates that much for it.
+TEST(Hdf5FilteredChunks, AnSzipChunkRecordingAnotherSizeIsRefused) {
+  const std::string path = python_fixture(
+      "szip_size.h5",
+      std::string(kValues) +
+          "with h5py.File(out, 'w') as f:\n"
+          "    f['Y'] = np.arange(6) % 2\n"
+          "    d = f.create_dataset('X', data=X, chunks=(3, 2))\n"
+          "    dcpl = h5py.h5p.create(h5py.h5p.DATASET_CREATE)\n"
+          "    dcpl.set_chunk((3, 2))\n"
+          "    dcpl.set_szip(h5py.h5z.SZIP_NN_OPTION_MASK, 2)\n"
+          "    space = h5py.h5s.create_simple((6, 12))\n"
+          "    d = h5py.h5d.create(f.id, b'S', h5py.h5t.IEEE_F64LE, space, dcpl)\n"
+          "    d.write(h5py.h5s.ALL, h5py.h5s.ALL, X)\n"
+          "    mask, raw = d.read_direct_chunk((3, 10))\n"
+          "    d.write_direct_chunk((3, 10), (40).to_bytes(4, 'little') + raw[4:])\n");
+  ASSERT_FALSE(HasFailure());
+  const std::string message = data_error(path, features("/S"));
+  EXPECT_TRUE(contains(message, "(its chunk at 3x10 decodes to 40 bytes, not a chunk's 48)"))
+      << message;
+}
+
 // Found by the long fuzz run (in the probe process, under ASan): X's chunk
 // index lists two chunks at 0 x 0, and each stored chunk inflates to 32 of
 // its 48 bytes; libhdf5 read past a 39-byte buffer.
