@@ -15,7 +15,7 @@ namespace {
 
 // Planted support of 6 columns, 6 decoys at correlation 0.9, offsets and
 // scales so that standardising matters.
-Dataset synthetic(std::int64_t samples, std::int64_t features, std::uint64_t seed = 3) {
+Dataset planted_regression(std::int64_t samples, std::int64_t features, std::uint64_t seed = 3) {
   SyntheticOptions options;
   options.samples = samples;
   options.features = features;
@@ -54,7 +54,7 @@ class LinearSolverBothRules : public ::testing::TestWithParam<LinearSolver> {};
 
 TEST_P(LinearSolverBothRules, PlainModelsSatisfyKkt) {
   for (const auto& [rows, cols] : {std::pair{300, 40}, std::pair{40, 120}}) {
-    const Dataset data = synthetic(rows, cols);
+    const Dataset data = planted_regression(rows, cols);
     LinearProblem problem = test::make_problem(data);
     const double top = lambda2_max(problem, {});
     for (const auto& p : {penalty(0.0, 0.1 * top), penalty(0.5, 0.05 * top), penalty(0.2, 0.0),
@@ -70,7 +70,7 @@ TEST_P(LinearSolverBothRules, PlainModelsSatisfyKkt) {
 }
 
 TEST_P(LinearSolverBothRules, TopKModelsReachAFixedPointOfTheirSet) {
-  const Dataset data = synthetic(300, 40);
+  const Dataset data = planted_regression(300, 40);
   LinearProblem problem = test::make_problem(data);
   int settled = 0;
   for (const int k : {3, 6, 12}) {
@@ -90,7 +90,7 @@ TEST_P(LinearSolverBothRules, TopKModelsReachAFixedPointOfTheirSet) {
 }
 
 TEST_P(LinearSolverBothRules, RidgeEqualsItsClosedForm) {
-  const Dataset data = synthetic(200, 30);
+  const Dataset data = planted_regression(200, 30);
   LinearProblem problem = test::make_problem(data);
   const double lambda1 = 0.3;
   const LinearFit fit = fit_linear(problem, penalty(lambda1, 0.0), precise(GetParam()));
@@ -102,7 +102,7 @@ TEST_P(LinearSolverBothRules, RidgeEqualsItsClosedForm) {
 }
 
 TEST_P(LinearSolverBothRules, WarmStartGivesTheSameSolutionInFewerSweeps) {
-  const Dataset data = synthetic(300, 40);
+  const Dataset data = planted_regression(300, 40);
   LinearProblem problem = test::make_problem(data);
   const double top = lambda2_max(problem, {});
   const auto near = penalty(0.1, 0.031 * top);
@@ -115,7 +115,7 @@ TEST_P(LinearSolverBothRules, WarmStartGivesTheSameSolutionInFewerSweeps) {
 }
 
 TEST_P(LinearSolverBothRules, PathStartsAtZeroAndWarmStartsDownward) {
-  const Dataset data = synthetic(200, 60);
+  const Dataset data = planted_regression(200, 60);
   LinearProblem problem = test::make_problem(data);
   const auto base = penalty(0.05, 0.0);
   const double top = lambda2_max(problem, base);
@@ -145,7 +145,7 @@ TEST_P(LinearSolverBothRules, PathStartsAtZeroAndWarmStartsDownward) {
 }
 
 TEST_P(LinearSolverBothRules, TopKLambdaMaxZeroesEveryWeight) {
-  const Dataset data = synthetic(200, 30);
+  const Dataset data = planted_regression(200, 30);
   LinearProblem problem = test::make_problem(data);
   const auto p = penalty(0.05, 0.0, 2.0, 4);
   const double top = lambda2_max(problem, p);
@@ -164,7 +164,7 @@ INSTANTIATE_TEST_SUITE_P(Linear, LinearSolverBothRules,
                          [](const auto& info) { return std::string(to_string(info.param)); });
 
 TEST(LinearSolver, NaiveAndCovarianceUpdatesAgree) {
-  const Dataset data = synthetic(400, 50);
+  const Dataset data = planted_regression(400, 50);
   LinearProblem problem = test::make_problem(data);
   const double top = lambda2_max(problem, {});
   for (const auto& p : {penalty(0.1, 0.02 * top), penalty(0.1, 0.02 * top, 1.0, 6)}) {
@@ -175,13 +175,13 @@ TEST(LinearSolver, NaiveAndCovarianceUpdatesAgree) {
   }
   // Auto: covariance when rows >= 2 x columns.
   EXPECT_EQ(fit_linear(problem, penalty(0.1, 0.1 * top), {}).solver, LinearSolver::Covariance);
-  const Dataset wide = synthetic(60, 50);
+  const Dataset wide = planted_regression(60, 50);
   LinearProblem wide_problem = test::make_problem(wide);
   EXPECT_EQ(fit_linear(wide_problem, penalty(0.1, 0.1), {}).solver, LinearSolver::Naive);
 }
 
 TEST(LinearSolver, PlainObjectiveNeverIncreasesOverSweeps) {
-  const Dataset data = synthetic(150, 80);
+  const Dataset data = planted_regression(150, 80);
   LinearProblem problem = test::make_problem(data);
   const auto p = penalty(0.05, 0.01 * lambda2_max(problem, {}));
   const LinearFit fit = fit_linear(problem, p, precise(LinearSolver::Naive));
@@ -193,7 +193,7 @@ TEST(LinearSolver, PlainObjectiveNeverIncreasesOverSweeps) {
 }
 
 TEST(LinearSolver, StandardisesWithPopulationStatisticsAndReportsOriginalScale) {
-  Dataset data = synthetic(120, 16);
+  Dataset data = planted_regression(120, 16);
   data.features.col(4).setConstant(7.5f);  // a constant column
   LinearProblem problem = test::make_problem(data);
   const Eigen::MatrixXd raw = data.features.cast<double>();
@@ -225,7 +225,7 @@ TEST(LinearSolver, StandardisesWithPopulationStatisticsAndReportsOriginalScale) 
 }
 
 TEST(LinearSolver, SameResultWithOneOrTwoThreads) {
-  const Dataset data = synthetic(500, 150);
+  const Dataset data = planted_regression(500, 150);
   LinearProblem one = test::make_problem(data, 1);
   LinearProblem two = test::make_problem(data, 2);
   EXPECT_EQ(two.threads(), 2);
@@ -241,7 +241,7 @@ TEST(LinearSolver, SameResultWithOneOrTwoThreads) {
 }
 
 TEST(LinearSolver, RefusesBadPenaltiesAndControls) {
-  const Dataset data = synthetic(50, 12);
+  const Dataset data = planted_regression(50, 12);
   LinearProblem problem = test::make_problem(data);
   EXPECT_THROW(fit_linear(problem, penalty(-1.0, 0.1), {}), OptionError);
   EXPECT_THROW(fit_linear(problem, penalty(0.0, 0.1, 1.0, 0), {}), OptionError);   // k missing
