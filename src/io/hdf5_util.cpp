@@ -188,7 +188,7 @@ class StorageCheck {
   void check_decoded_chunk(const std::vector<PipelineFilter>& pipeline,
                            const std::vector<hsize_t>& offset, hsize_t size,
                            std::uint64_t chunk_bytes) const {
-    const std::string where = shape_text({offset.begin(), offset.end()});
+    const std::string where = fmt::format("({})", fmt::join(offset, ", "));
     std::vector<unsigned char> stored(size);
     std::uint32_t mask = 0;
     const unsigned all_filters = (1u << pipeline.size()) - 1;

@@ -113,7 +113,8 @@ TEST(Hdf5FilteredChunks, AChunkThatDoesNotDecodeToOneChunkIsRefused) {
     const std::string path = replaced_chunk_fixture("replaced_chunk.h5", stored);
     ASSERT_FALSE(HasFailure());
     const std::string message = data_error(path, features("/X"));
-    EXPECT_TRUE(contains(message, path + ": dataset '/X' is corrupt (its chunk at 0x0 " + reason))
+    EXPECT_TRUE(
+        contains(message, path + ": dataset '/X' is corrupt (its chunk at (0, 0) " + reason))
         << message;
   }
 }
@@ -126,7 +127,7 @@ TEST(Hdf5FilteredChunks, AChunkStoredRawMustHoldOneChunk) {
   const std::string path = replaced_chunk_fixture("short_raw_chunk.h5", "first[:40]", 1);
   ASSERT_FALSE(HasFailure());
   const std::string message = data_error(path, features("/X"));
-  EXPECT_TRUE(contains(message, "(its chunk at 0x0 decodes to 40 bytes, not a chunk's 48)"))
+  EXPECT_TRUE(contains(message, "(its chunk at (0, 0) decodes to 40 bytes, not a chunk's 48)"))
       << message;
 }
 
@@ -149,7 +150,7 @@ TEST(Hdf5FilteredChunks, AnSzipChunkRecordingAnotherSizeIsRefused) {
           "    d.write_direct_chunk((3, 10), (40).to_bytes(4, 'little') + raw[4:])\n");
   ASSERT_FALSE(HasFailure());
   const std::string message = data_error(path, features("/S"));
-  EXPECT_TRUE(contains(message, "(its chunk at 3x10 decodes to 40 bytes, not a chunk's 48)"))
+  EXPECT_TRUE(contains(message, "(its chunk at (3, 10) decodes to 40 bytes, not a chunk's 48)"))
       << message;
 }
 
@@ -162,7 +163,8 @@ TEST(Hdf5FilteredChunks, AFuzzedFileWhoseChunksInflateShortIsRefused) {
   const std::string message = data_error(path);
   EXPECT_TRUE(contains(
       message,
-      path + ": dataset '/X' is corrupt (its chunk at 0x0 decodes to 32 bytes, not a chunk's 48)"))
+      path +
+          ": dataset '/X' is corrupt (its chunk at (0, 0) decodes to 32 bytes, not a chunk's 48)"))
       << message;
 }
 
