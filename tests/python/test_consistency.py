@@ -109,7 +109,7 @@ def test_image_folder_with_its_split(tmp_path, cli, body):
         return pictures, labels
 
     folder = write_mnist_folder(tmp_path / "mnist", *images(200), *images(40))
-    options = {"epochs": 3, "hidden": [8], "seed": 1, "threads": 1, "body": body}
+    options = {"epochs": 3, "min_steps": 0, "hidden": [8], "seed": 1, "threads": 1, "body": body}
     from_cli = run_cli(cli, folder, "dnn-top", 3, options, tmp_path / "r.json")
     assert from_cli["data"]["rows"] == 200
     assert from_cli["options"]["scaling_used"] == "image"

@@ -35,7 +35,7 @@ _FIT_IN_SUBPROCESS = textwrap.dedent(
     else:
         X = rng.random((n, m), dtype=np.float32)
     y = (X[:, 3] > 0.5).astype(np.int64)
-    options = dict(epochs=1, hidden=[4], batch=2048, threads=1, seed=0, validation=0)
+    options = dict(epochs=1, min_steps=0, hidden=[4], batch=2048, threads=1, seed=0, validation=0)
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     topkfs.TopKSelector("dnn-top", k=5, options=options).fit(X, y)
     after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
