@@ -131,6 +131,24 @@ TEST(Hdf5FilteredChunks, AChunkStoredRawMustHoldOneChunk) {
       << message;
 }
 
+// The probe process decodes only the chunks it reads, the first and last
+// rows of a dataset over 1 MB; the reader decodes every chunk before it
+// reads, so a short chunk in the middle is refused all the same.
+TEST(Hdf5FilteredChunks, AShortChunkInTheMiddleOfALargeDatasetIsRefused) {
+  const std::string path = python_fixture(
+      "middle_chunk.h5", std::string(kValues) +
+                             "with h5py.File(out, 'w') as f:\n"
+                             "    f['Y'] = np.arange(2000) % 2\n"
+                             "    d = f.create_dataset('X', data=np.ones((2000, 100)), "
+                             "chunks=(100, 100), compression='gzip')\n"
+                             "    d.id.write_direct_chunk((1000, 0), zlib.compress(bytes(32)))\n");
+  ASSERT_FALSE(HasFailure());
+  const std::string message = data_error(path, features("/X"));
+  EXPECT_TRUE(
+      contains(message, "(its chunk at (1000, 0) decodes to 32 bytes, not a chunk's 80000)"))
+      << message;
+}
+
 // szip records the decoded size in a chunk's first 4 bytes, and libhdf5
 // allocates that much for it.
 TEST(Hdf5FilteredChunks, AnSzipChunkRecordingAnotherSizeIsRefused) {
