@@ -175,7 +175,17 @@ class MessageWalk {
         for (std::uint64_t member = 0; member < members; ++member) {
           if (!name(at, padded, "a member's name")) return false;
         }
-        return skip(at, members * number(base + 4, 4), "its members' values");
+        // libhdf5 decodes the values by the base type's size and copies
+        // them by the enumerated type's own (a fuzzed type of 268,435,457
+        // bytes over a 1-byte base: 536 MB copied from 2 bytes).
+        const std::uint64_t value_size = number(base + 4, 4);
+        if (size != value_size) {
+          return fail(fmt::format(
+              "its members' values ({} x {} bytes, by its size) would be read past the {} x {} "
+              "it holds",
+              members, size, members, value_size));
+        }
+        return skip(at, members * value_size, "its members' values");
       }
       case kClassVariableLength: return datatype(at, depth + 1);
       case kClassArray: {

@@ -518,6 +518,33 @@ TEST(Hdf5Reader, DatatypesAreWalkedBeforeLibhdf5DecodesThem) {
   }
 }
 
+// Found by the long fuzz run (session 15, in the probe process): an
+// enumerated type whose own size (268,435,457 bytes) is not its base type's
+// (1 byte). libhdf5 decodes the values by the base type's size and copies
+// them by the type's own, 536 MB from 2 bytes, when it opens the dataset.
+TEST(Hdf5Reader, AnEnumeratedTypeLargerThanItsBaseTypeIsRefused) {
+  const std::string path = python_fixture(
+      "enum_size.h5",
+      "import h5py\n"
+      "with h5py.File(out, 'w') as f:\n"
+      "    f['X'] = np.arange(12, dtype='f4').reshape(6, 2)\n"
+      "    f['Y'] = np.array([0, 1, 0, 1, 0, 1], dtype=np.int32)\n"
+      "    low_high = h5py.enum_dtype({'low': 0, 'high': 1}, basetype='i1')\n"
+      "    f.create_dataset('extra', data=np.array([0, 1], dtype='i1'), dtype=low_high)\n"
+      "header = b'\\x18\\x02\\0\\0\\x01\\0\\0\\0'  # version 1, enumerated, 2 members, 1 byte\n"
+      "raw = bytearray(open(out, 'rb').read())\n"
+      "at = raw.find(header)\n"
+      "assert at >= 0 and raw.find(header, at + 1) < 0\n"
+      "raw[at + 4:at + 8] = (268435457).to_bytes(4, 'little')\n"
+      "open(out, 'wb').write(raw)\n");
+  ASSERT_FALSE(HasFailure());
+  const std::string message = data_error(path);
+  EXPECT_TRUE(contains(message,
+                       "is cut short: its members' values (2 x 268435457 bytes, by its size) "
+                       "would be read past the 2 x 1 it holds"))
+      << message;
+}
+
 // Written by h5py: X and Y beside a dataset with a fill value (3.5), a
 // gzip-compressed one and a compact one. `kind` names the message then made
 // to claim more than it holds: X's dataspace (rank 30 of 2), the fill value
