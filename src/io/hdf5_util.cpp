@@ -188,20 +188,21 @@ class StorageCheck {
   void check_decoded_chunk(const std::vector<PipelineFilter>& pipeline,
                            const std::vector<hsize_t>& offset, hsize_t size,
                            std::uint64_t chunk_bytes) const {
-    const std::string where = fmt::format("({})", fmt::join(offset, ", "));
+    // Written out only for a message: this runs for every chunk.
+    const auto where = [&offset] { return fmt::format("({})", fmt::join(offset, ", ")); };
     std::vector<unsigned char> stored(size);
     std::uint32_t mask = 0;
     const unsigned all_filters = (1u << pipeline.size()) - 1;
     if (H5Dread_chunk(dataset_, H5P_DEFAULT, offset.data(), &mask, stored.data()) < 0 ||
         (mask & ~all_filters) != 0) {
-      corrupt(fmt::format("its chunk at {} cannot be read", where));
+      corrupt(fmt::format("its chunk at {} cannot be read", where()));
     }
     const DecodedChunk decoded = decoded_chunk_size(pipeline, mask, std::move(stored), chunk_bytes);
     if (decoded.outcome == DecodedChunk::Outcome::kUndecodable) {
-      corrupt(fmt::format("its chunk at {} cannot be decoded", where));
+      corrupt(fmt::format("its chunk at {} cannot be decoded", where()));
     }
     if (decoded.outcome == DecodedChunk::Outcome::kSize && decoded.bytes != chunk_bytes) {
-      corrupt(fmt::format("its chunk at {} decodes to {} bytes, not a chunk's {}", where,
+      corrupt(fmt::format("its chunk at {} decodes to {} bytes, not a chunk's {}", where(),
                           decoded.bytes, chunk_bytes));
     }
   }
