@@ -30,6 +30,7 @@ constexpr std::uint64_t kMaxHeaderBytes = 1 << 16;
 // this, is not one that h5py or MATLAB wrote, and a corrupt file could
 // otherwise keep the walk going (libhdf5 reports what is left itself).
 constexpr int kMaxTreeLevel = 64;
+constexpr int kAnyLevel = -1;  // a tree's root may be of any level up to kMaxTreeLevel
 constexpr std::size_t kMaxVisits = 1 << 16;
 // What the messages that message_overrun walks are, for messages; null for
 // the others, whose bytes are then not read.
@@ -268,21 +269,37 @@ class SymbolTableCheck {
       corrupt(fmt::format("its symbol table B-tree at byte {} is that of a group above it", btree));
     }
     tables_above_.push_back(btree);
-    check_group_node(btree, kMaxTreeLevel);
+    // A group reached through several links (or through the symbol table
+    // its entry caches and then its header's) has its tree walked once.
+    if (walked_trees_.insert(btree).second) {
+      std::set<std::uint64_t> nodes_of_tree;
+      check_group_node(btree, kAnyLevel, nodes_of_tree);
+    }
     tables_above_.pop_back();
   }
 
   // A v1 B-tree node of a group: its children are nodes one level down, or
   // at level 0 symbol nodes. A node that is not one (no signature, another
-  // type, a level that does not decrease) is left to libhdf5, which checks
-  // those itself and fails cleanly.
-  void check_group_node(std::uint64_t node, int level_above) {
-    if (node == kUndefinedAddress || !first_visit(node) || bytes(node, 4) != "TREE" ||
-        number(node + 4, 1) != kGroupNodeType) {
+  // type) is left to libhdf5, which checks those itself and fails cleanly.
+  // Its levels and its shape it does not check: H5Gget_info (which matio's
+  // Mat_Open calls) recursed without end through a fuzzed node of level 16
+  // whose one child was itself, and a node reached twice would be walked
+  // twice for each path to it. So every child must be one level down and
+  // each node appear once in its tree, as in every tree libhdf5 writes.
+  void check_group_node(std::uint64_t node, int expected_level,
+                        std::set<std::uint64_t>& nodes_of_tree) {
+    if (node == kUndefinedAddress || bytes(node, 4) != "TREE" ||
+        number(node + 4, 1) != kGroupNodeType || ++nodes_walked_ > kMaxVisits) {
       return;
     }
     const auto level = static_cast<int>(number(node + 5, 1));
-    if (level >= level_above) return;
+    if (expected_level == kAnyLevel ? level > kMaxTreeLevel : level != expected_level) {
+      corrupt(fmt::format("its symbol table B-tree node at byte {} is of level {}, not {}", node,
+                          level,
+                          expected_level == kAnyLevel ? fmt::format("at most {}", kMaxTreeLevel)
+                                                      : std::to_string(expected_level)));
+    }
+    require_once(node, nodes_of_tree);
     const std::uint64_t children = number(node + 6, 2);
     // After the siblings: key, child, key, ..., child, key (keys are heap offsets).
     const std::uint64_t first_child = node + 8 + 2 * offset_size_ + length_size_;
@@ -290,16 +307,23 @@ class SymbolTableCheck {
       const std::uint64_t child = address(first_child + i * (offset_size_ + length_size_));
       if (child == kUndefinedAddress || child >= size_) return;  // libhdf5 fails on it
       if (level > 0) {
-        check_group_node(child, level);
+        check_group_node(child, level - 1, nodes_of_tree);
       } else {
+        require_once(child, nodes_of_tree);
         check_symbol_node(child);
       }
     }
   }
 
+  void require_once(std::uint64_t node, std::set<std::uint64_t>& nodes_of_tree) const {
+    if (!nodes_of_tree.insert(node).second) {
+      corrupt(fmt::format("its symbol table B-tree reaches the node at byte {} twice", node));
+    }
+  }
+
   // A symbol node: its entries, each a link of the group.
   void check_symbol_node(std::uint64_t node) {
-    if (!first_visit(node) || bytes(node, 4) != "SNOD") return;
+    if (bytes(node, 4) != "SNOD") return;
     const std::uint64_t entries = number(node + 6, 2);
     const std::uint64_t entry_size = 2 * offset_size_ + 8 + 16;
     for (std::uint64_t i = 0; i < entries; ++i) {
@@ -315,7 +339,9 @@ class SymbolTableCheck {
   unsigned offset_size_ = 8;
   unsigned length_size_ = 8;
   std::uint64_t base_ = 0;
-  std::set<std::uint64_t> visited_;
+  std::set<std::uint64_t> visited_;          // object headers and their continuation blocks
+  std::set<std::uint64_t> walked_trees_;     // the group B-trees walked so far
+  std::size_t nodes_walked_ = 0;             // their nodes, bounded by kMaxVisits
   std::vector<std::uint64_t> ancestors_;     // the object headers above the entry being checked
   std::vector<std::uint64_t> tables_above_;  // the symbol table B-trees above it
   std::string group_;                        // the group being checked, for messages

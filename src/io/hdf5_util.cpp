@@ -58,11 +58,10 @@ bool is_plain_number(hid_t type) {
 
 class StorageCheck {
  public:
-  StorageCheck(hid_t dataset, const std::string& path, const std::string& name,
-               const ChunkDecoding& decoding)
-      : dataset_(dataset), path_(path), name_(name), decoding_(decoding) {}
+  StorageCheck(hid_t dataset, const std::string& path, const std::string& name)
+      : dataset_(dataset), path_(path), name_(name) {}
 
-  void run() const {
+  void check_layout() const {
     const Handle plist(H5Dget_create_plist(dataset_), H5Pclose);
     const Handle type = type_handle(H5Dget_type(dataset_));
     const Handle space = space_handle(H5Dget_space(dataset_));
@@ -92,6 +91,55 @@ class StorageCheck {
       case H5D_CHUNKED: check_chunks(plist.get(), space.get(), H5Tget_size(type.get())); break;
       default: break;
     }
+  }
+
+  // Every written chunk of a filtered dataset must decode to exactly one
+  // chunk's bytes (hdf5_chunk_decoding.hpp), so each is read raw and decoded
+  // here first. A chunk is looked up by its coordinates as a read looks it
+  // up (H5Dget_chunk_info_by_coord can find another entry when a corrupt
+  // index lists two chunks at one place, as a fuzzed file's did), which
+  // costs about what the read's own look-ups cost; check_chunk_grid has
+  // bounded their number. Only the chunks holding rows [first, first +
+  // count); check_layout has passed.
+  void check_decoded_rows(std::uint64_t first, std::uint64_t count,
+                          const std::function<void()>& progress) const {
+    const Handle plist(H5Dget_create_plist(dataset_), H5Pclose);
+    const Handle type = type_handle(H5Dget_type(dataset_));
+    const Handle space = space_handle(H5Dget_space(dataset_));
+    if (!plist || !type || !space) corrupt("its description cannot be read");
+    if (H5Pget_layout(plist.get()) != H5D_CHUNKED || H5Pget_nfilters(plist.get()) <= 0) return;
+    const int rank = H5Sget_simple_extent_ndims(space.get());
+    if (rank <= 0) return;
+    std::vector<hsize_t> chunk(static_cast<std::size_t>(rank));
+    std::vector<hsize_t> extent(chunk.size());
+    if (H5Pget_chunk(plist.get(), rank, chunk.data()) != rank ||
+        H5Sget_simple_extent_dims(space.get(), extent.data(), nullptr) < 0) {
+      corrupt("chunk shape cannot be read");
+    }
+    std::uint64_t chunk_bytes = H5Tget_size(type.get());
+    for (const hsize_t side : chunk) chunk_bytes *= side;  // check_layout bounded the product
+    std::vector<PipelineFilter> pipeline;
+    if (!read_pipeline(plist.get(), &pipeline)) corrupt("filter pipeline cannot be read");
+    std::vector<hsize_t> offset(chunk.size(), 0);
+    offset[0] = first - first % chunk[0];
+    if (count < extent[0] - std::min<hsize_t>(first, extent[0])) {
+      extent[0] = first + count;  // the end of the rows to check
+    }
+    if (offset[0] >= extent[0] || std::find(extent.begin(), extent.end(), 0) != extent.end()) {
+      return;
+    }
+    const std::uint64_t file_size = file_bytes();
+    std::uint64_t visited = 0;
+    do {
+      // libhdf5 1.10 fails this call for a chunk never written (a read
+      // takes its fill value); the read's own look-up fails alike on an
+      // index it cannot search.
+      hsize_t size = 0;
+      if (H5Dget_chunk_storage_size(dataset_, offset.data(), &size) < 0) size = 0;
+      if (size > file_size) corrupt("chunk index inconsistent");
+      if (size > 0) check_decoded_chunk(pipeline, offset, size, chunk_bytes);
+      if (progress && ++visited % 256 == 0) progress();
+    } while (next_chunk(extent, chunk, &offset));
   }
 
  private:
@@ -124,10 +172,7 @@ class StorageCheck {
     if (filters < 0 || filters > 16 || H5Dget_num_chunks(dataset_, space, &chunks) < 0) {
       corrupt("chunk index cannot be read");
     }
-    if (filters > 0) {
-      check_decoded_chunks(plist, space, chunk, chunk_bytes);
-      return;
-    }
+    if (filters > 0) return;  // check_decoded_rows sees to their chunks
     if (H5Dget_storage_size(dataset_) != chunks * chunk_bytes) {
       corrupt("stored size differs from its chunks");
     }
@@ -146,41 +191,6 @@ class StorageCheck {
         corrupt("chunk size or filter mask inconsistent");
       }
     }
-  }
-
-  // Every written chunk of a filtered dataset must decode to exactly one
-  // chunk's bytes (hdf5_chunk_decoding.hpp), so each is read raw and decoded
-  // here first. A chunk is looked up by its coordinates as a read looks it
-  // up (H5Dget_chunk_info_by_coord can find another entry when a corrupt
-  // index lists two chunks at one place, as a fuzzed file's did), which
-  // costs about what the read's own look-ups cost; check_chunk_grid has
-  // bounded their number. Only the chunks holding decoding_'s rows.
-  void check_decoded_chunks(hid_t plist, hid_t space, const std::vector<hsize_t>& chunk,
-                            std::uint64_t chunk_bytes) const {
-    std::vector<PipelineFilter> pipeline;
-    if (!read_pipeline(plist, &pipeline)) corrupt("filter pipeline cannot be read");
-    std::vector<hsize_t> extent(chunk.size());
-    H5Sget_simple_extent_dims(space, extent.data(), nullptr);
-    std::vector<hsize_t> offset(chunk.size(), 0);
-    offset[0] = decoding_.first_row - decoding_.first_row % chunk[0];
-    if (decoding_.rows < extent[0] - std::min<hsize_t>(decoding_.first_row, extent[0])) {
-      extent[0] = decoding_.first_row + decoding_.rows;  // the end of the rows to check
-    }
-    if (offset[0] >= extent[0] || std::find(extent.begin(), extent.end(), 0) != extent.end()) {
-      return;
-    }
-    const std::uint64_t file_size = file_bytes();
-    std::uint64_t visited = 0;
-    do {
-      // libhdf5 1.10 fails this call for a chunk never written (a read
-      // takes its fill value); the read's own look-up fails alike on an
-      // index it cannot search.
-      hsize_t size = 0;
-      if (H5Dget_chunk_storage_size(dataset_, offset.data(), &size) < 0) size = 0;
-      if (size > file_size) corrupt("chunk index inconsistent");
-      if (size > 0) check_decoded_chunk(pipeline, offset, size, chunk_bytes);
-      if (decoding_.progress && ++visited % 256 == 0) decoding_.progress();
-    } while (next_chunk(extent, chunk, &offset));
   }
 
   // `size` is the chunk's stored size as the same look-up as H5Dread_chunk's
@@ -252,7 +262,6 @@ class StorageCheck {
   hid_t dataset_;
   const std::string& path_;
   const std::string& name_;
-  const ChunkDecoding& decoding_;
 };
 
 }  // namespace
@@ -266,9 +275,20 @@ std::vector<std::uint64_t> dataset_dims(hid_t dataset) {
   return {dims.begin(), dims.end()};
 }
 
-void check_storage(hid_t dataset, const std::string& path, const std::string& name,
-                   const ChunkDecoding& decoding) {
-  StorageCheck(dataset, path, name, decoding).run();
+void check_storage_layout(hid_t dataset, const std::string& path, const std::string& name) {
+  StorageCheck(dataset, path, name).check_layout();
+}
+
+void check_decoded_rows(hid_t dataset, const std::string& path, const std::string& name,
+                        std::uint64_t first, std::uint64_t count,
+                        const std::function<void()>& progress) {
+  StorageCheck(dataset, path, name).check_decoded_rows(first, count, progress);
+}
+
+void check_storage(hid_t dataset, const std::string& path, const std::string& name) {
+  const StorageCheck check(dataset, path, name);
+  check.check_layout();
+  check.check_decoded_rows(0, UINT64_MAX, nullptr);
 }
 
 void silence_errors() {

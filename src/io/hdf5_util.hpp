@@ -88,15 +88,17 @@ std::vector<std::uint64_t> dataset_dims(hid_t dataset);
 // it finds in the file and overruns its buffers on a corrupt type or layout
 // (a chunk larger than a fixed dimension, a raw chunk shorter than the chunk
 // shape, a gzip chunk inflating to less than a chunk), so every dataset is
-// checked before H5Dread. The written chunks of a filtered dataset that hold
-// the rows of `decoding` are read and decoded for that (all by default).
-struct ChunkDecoding {
-  std::uint64_t first_row = 0;
-  std::uint64_t rows = UINT64_MAX;
-  std::function<void()> progress;  // when given, called every 256 chunks
-};
-void check_storage(hid_t dataset, const std::string& path, const std::string& name,
-                   const ChunkDecoding& decoding = {});
+// checked before H5Dread: its layout, and every written chunk of a filtered
+// dataset read raw and decoded. check_storage is both; the probe, which
+// reads a large dataset's first and last rows only, checks the layout once
+// and decodes the chunks of each range of rows it reads
+// (check_decoded_rows: rows [first, first + count); `progress`, when
+// given, is called every 256 chunks).
+void check_storage(hid_t dataset, const std::string& path, const std::string& name);
+void check_storage_layout(hid_t dataset, const std::string& path, const std::string& name);
+void check_decoded_rows(hid_t dataset, const std::string& path, const std::string& name,
+                        std::uint64_t first, std::uint64_t count,
+                        const std::function<void()>& progress);
 
 // Throws DataError naming `path` when the symbol table of a group points
 // outside the file: its B-tree, or a local heap whose link names would lie

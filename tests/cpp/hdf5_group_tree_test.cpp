@@ -1,0 +1,102 @@
+// The B-trees that hold an HDF5 group's links (files with a version 0 or 1
+// superblock, as h5py and MATLAB write): every child one level below its
+// node and every node once in its tree, or the file is refused before
+// libhdf5 walks it (hdf5_symbol_tables.cpp); sound trees of two levels and
+// groups reached through two links still read.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "python_fixture.hpp"
+#include "test_support.hpp"
+#include "topkfs/io/read_dataset.hpp"
+
+namespace topkfs {
+namespace {
+
+using test::contains;
+using test::data_error;
+using test::python_fixture;
+
+// X (6 x 2) and Y in the root group, whose B-tree is then edited by
+// `patch`, Python run with `raw` (the file's bytes) and `tree` (the offset
+// of the root group's B-tree node, the file's only one) defined. A node is
+// "TREE", its type and level (bytes 4 and 5), its number of children
+// (2 bytes), two sibling addresses, then key, child, key, ... (8 bytes each).
+std::string root_tree_fixture(const std::string& name, const std::string& patch) {
+  return python_fixture(
+      name,
+      "import h5py\n"
+      "with h5py.File(out, 'w') as f:\n"
+      "    f['X'] = np.arange(12, dtype='f4').reshape(6, 2)\n"
+      "    f['Y'] = np.array([0, 1, 0, 1, 0, 1], dtype=np.int32)\n"
+      "raw = bytearray(open(out, 'rb').read())\n"
+      "tree = raw.find(b'TREE')\n"
+      "assert tree > 0 and raw.find(b'TREE', tree + 1) < 0\n"
+      "assert raw[tree + 4:tree + 8] == b'\\0\\0\\x01\\0'  # group, level 0, 1 child\n"
+      "def child(i):\n"
+      "    return tree + 32 + 16 * i\n" +
+          patch + "open(out, 'wb').write(raw)\n");
+}
+
+// The fuzzed .mat file's shape (tests/fuzz/regressions/mat/crash-e081e4...):
+// a node whose only child is itself at its own level. libhdf5's H5Gget_info
+// recursed on it until the stack ran out.
+TEST(Hdf5GroupTree, ANodeThatIsItsOwnChildIsRefused) {
+  const std::string path =
+      root_tree_fixture("tree_own_child.h5",
+                        "raw[tree + 5] = 1\n"
+                        "raw[child(0):child(0) + 8] = tree.to_bytes(8, 'little')\n");
+  ASSERT_FALSE(HasFailure());
+  const std::string message = data_error(path);
+  EXPECT_TRUE(contains(message, "the root group is corrupt: its symbol table B-tree node at byte"))
+      << message;
+  EXPECT_TRUE(contains(message, "is of level 1, not 0")) << message;
+}
+
+TEST(Hdf5GroupTree, ARootDeeperThanAnyWrittenTreeIsRefused) {
+  const std::string path = root_tree_fixture("tree_too_deep.h5", "raw[tree + 5] = 200\n");
+  ASSERT_FALSE(HasFailure());
+  const std::string message = data_error(path);
+  EXPECT_TRUE(contains(message, "is of level 200, not at most 64")) << message;
+}
+
+// Two children that are the same symbol node: libhdf5 would list its links
+// twice, and a tree of such nodes n levels deep 2^n times.
+TEST(Hdf5GroupTree, ANodeReachedTwiceIsRefused) {
+  const std::string path = root_tree_fixture(
+      "tree_twice.h5",
+      "raw[tree + 6] = 2\n"
+      "raw[child(1):child(1) + 8] = raw[child(0):child(0) + 8]\n"
+      "raw[child(1) + 8:child(1) + 16] = raw[child(0) + 8:child(0) + 16]  # the last key\n");
+  ASSERT_FALSE(HasFailure());
+  const std::string message = data_error(path);
+  EXPECT_TRUE(contains(message, "its symbol table B-tree reaches the node at byte")) << message;
+  EXPECT_TRUE(contains(message, "twice")) << message;
+}
+
+// A group of 400 links needs a tree of two levels (a node holds 32 symbol
+// nodes of 8 links), and `alias` is a second link to the same group, whose
+// tree the walk then meets twice: both are sound.
+TEST(Hdf5GroupTree, ATwoLevelTreeAndAGroupLinkedTwiceRead) {
+  const std::string path = python_fixture(
+      "tree_two_levels.h5",
+      "import h5py\n"
+      "with h5py.File(out, 'w') as f:\n"
+      "    f['X'] = np.arange(12, dtype='f4').reshape(6, 2)\n"
+      "    f['Y'] = np.array([0, 1, 0, 1, 0, 1], dtype=np.int32)\n"
+      "    for i in range(400):\n"
+      "        f['many/d%03d' % i] = np.float64(i)\n"
+      "    f['alias'] = f['many']\n"
+      "raw = open(out, 'rb').read()\n"
+      "levels = [raw[at + 5] for at in range(len(raw)) if raw.startswith(b'TREE\\0', at)]\n"
+      "assert max(levels) == 1, levels\n");
+  ASSERT_FALSE(HasFailure());
+  const Dataset data = read_dataset(path, {});
+  ASSERT_EQ(data.rows(), 6);
+  ASSERT_EQ(data.cols(), 2);
+  EXPECT_EQ(data.features(5, 1), 11.0);
+}
+
+}  // namespace
+}  // namespace topkfs
