@@ -82,4 +82,18 @@ for reader in "${readers[@]}"; do
   printf '%-12s %12s %10s %8s %8s %s\n' "$reader" "$executions" "$speed" "$coverage" "$features" \
     "$result"
 done
+# CI keeps only what is printed: for each finding, the sanitizer's or
+# libFuzzer's report (its first frames) and the input it saved, so that a
+# finding on a machine where it does not reproduce can still be read.
+for reader in "${readers[@]}"; do
+  if [ "$(cat "$build/fuzz-$reader.status" 2>/dev/null)" = 0 ]; then continue; fi
+  log="$build/fuzz-$reader.log"
+  echo "--- $reader: the finding's report ($log)"
+  grep -m1 -A24 -E '^==[0-9]+==(ERROR|WARNING)|runtime error|ERROR: libFuzzer|SUMMARY' "$log" || tail -n 30 "$log"
+  grep -E "Test unit written to" "$log" | tail -n 3 || true
+  find "$build/findings/$reader" -type f 2>/dev/null | head -n 3 | while read -r input; do
+    echo "input $(basename "$input") ($(stat -c %s "$input") bytes), base64:"
+    head -c 12288 "$input" | base64 -w 120
+  done || true
+done
 exit $status
