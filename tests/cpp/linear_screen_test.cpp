@@ -26,8 +26,6 @@ Eigen::MatrixXd normal_matrix(Eigen::Index rows, Eigen::Index cols, unsigned see
   return x;
 }
 
-std::vector<std::int64_t> all_rows(Eigen::Index n) { return test::all_rows(n); }
-
 TEST(LinearScreen, ChiSquareTailMatchesTableValues) {
   // The 5% and 1% points of the chi-square distribution.
   EXPECT_NEAR(chi_square_survival(3.841459, 1), 0.05, 1e-7);
@@ -46,7 +44,7 @@ TEST(LinearScreen, GaussianStatisticIsNTimesTheSquaredCorrelation) {
   x.col(4).setConstant(2.0);
   const Eigen::VectorXd y = 0.8 * x.col(0) - 0.3 * x.col(2) + normal_matrix(n, 1, 4).col(0);
   const Dataset data = test::regression_dataset(x, y);
-  LinearProblem problem(data.features, all_rows(n), y);
+  LinearProblem problem(data.features, test::all_rows(n), y);
   const Eigen::VectorXd statistics = marginal_score_statistics(problem);
   // The columns as stored (float), as the problem sees them.
   const Eigen::MatrixXd stored = data.features.cast<double>();
@@ -69,7 +67,7 @@ TEST(LinearScreen, ClassStatisticIsNTimesTheBetweenClassShareOfVariance) {
     x(i, 0) += 0.7 * (i % classes);
   }
   const Dataset data = test::class_dataset(x, labels, classes);
-  LinearProblem problem(data.features, all_rows(n), Eigen::VectorXd::Zero(n));
+  LinearProblem problem(data.features, test::all_rows(n), Eigen::VectorXd::Zero(n));
   ClassTarget target{labels, classes};
   const Eigen::VectorXd statistics = marginal_score_statistics(problem, target);
   const Eigen::MatrixXd stored = data.features.cast<double>();
@@ -110,7 +108,7 @@ TEST(LinearScreen, ScreenedColumnsRankFirstAndTheScreenCanBeTurnedOff) {
     SCOPED_TRACE(level);
     auto selector = make_linear_selector("elastic-net-top");
     selector->set_option("screen-level", level);
-    const SelectionResult result = selector->fit(data, all_rows(n), 2, {});
+    const SelectionResult result = selector->fit(data, test::all_rows(n), 2, {});
     std::vector<std::int64_t> selected = result.selected;
     std::sort(selected.begin(), selected.end());
     if (std::string(level) == "0") {

@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "../linear/linear_test_support.hpp"
 #include "topkfs/core/error.hpp"
 #include "topkfs/core/random.hpp"
 
@@ -43,12 +44,6 @@ Moments column_moments(const FeatureMatrix& x, Eigen::Index column,
   return {mean, std::sqrt(squares / static_cast<double>(rows.size()))};
 }
 
-std::vector<std::int64_t> all_rows(std::int64_t n) {
-  std::vector<std::int64_t> rows(static_cast<std::size_t>(n));
-  for (std::int64_t i = 0; i < n; ++i) rows[static_cast<std::size_t>(i)] = i;
-  return rows;
-}
-
 // The noise column j + m must look like Normal(0.1 mean_j, 0.01 std_j), the
 // moments of feature j over `reference` rows.
 void expect_noise_law(const NoisyDataset& noisy, std::int64_t m,
@@ -56,7 +51,7 @@ void expect_noise_law(const NoisyDataset& noisy, std::int64_t m,
   const std::int64_t n = noisy.data.rows();
   for (std::int64_t j = 0; j < m; ++j) {
     const Moments ref = column_moments(noisy.data.features, j, reference);
-    const Moments got = column_moments(noisy.data.features, m + j, all_rows(n));
+    const Moments got = column_moments(noisy.data.features, m + j, test::all_rows(n));
     const double want_sd = 0.01 * ref.sd;
     EXPECT_NEAR(got.mean, 0.1 * ref.mean, 5 * want_sd / std::sqrt(static_cast<double>(n)))
         << "column " << j;
@@ -86,7 +81,7 @@ TEST(NoiseInjection, NoiseFollowsTheFormulaOverAllRows) {
   // sample moments tight.
   const Dataset data = regression_data(20000);
   const NoisyDataset noisy = inject_noise_features(data, 3, 20000);
-  expect_noise_law(noisy, 4, all_rows(20000));
+  expect_noise_law(noisy, 4, test::all_rows(20000));
 }
 
 TEST(NoiseInjection, TwentyReferenceRowsSharedByAllFeatures) {
@@ -97,8 +92,8 @@ TEST(NoiseInjection, TwentyReferenceRowsSharedByAllFeatures) {
   const auto reference = rng.sample_without_replacement(20000, 20);
   expect_noise_law(noisy, 4, reference);
   // A duplicated feature gets the same law: the rows are the same for all.
-  const Moments first = column_moments(noisy.data.features, 4, all_rows(20000));
-  const Moments copy = column_moments(noisy.data.features, 7, all_rows(20000));
+  const Moments first = column_moments(noisy.data.features, 4, test::all_rows(20000));
+  const Moments copy = column_moments(noisy.data.features, 7, test::all_rows(20000));
   EXPECT_NEAR(first.mean, copy.mean, 1e-3 * std::abs(first.mean));
   EXPECT_NEAR(first.sd, copy.sd, 0.03 * first.sd);
 }
