@@ -18,6 +18,13 @@ using test::contains;
 using test::data_error;
 using test::python_fixture;
 
+// Opens the file for writing as `f`, with X (6 x 2) and Y in the root group.
+constexpr const char* kWriteXY =
+    "import h5py\n"
+    "with h5py.File(out, 'w') as f:\n"
+    "    f['X'] = np.arange(12, dtype='f4').reshape(6, 2)\n"
+    "    f['Y'] = np.array([0, 1, 0, 1, 0, 1], dtype=np.int32)\n";
+
 // X (6 x 2) and Y in the root group, whose B-tree is then edited by
 // `patch`, Python run with `raw` (the file's bytes) and `tree` (the offset
 // of the root group's B-tree node, the file's only one) defined. A node is
@@ -25,18 +32,14 @@ using test::python_fixture;
 // (2 bytes), two sibling addresses, then key, child, key, ... (8 bytes each).
 std::string root_tree_fixture(const std::string& name, const std::string& patch) {
   return python_fixture(
-      name,
-      "import h5py\n"
-      "with h5py.File(out, 'w') as f:\n"
-      "    f['X'] = np.arange(12, dtype='f4').reshape(6, 2)\n"
-      "    f['Y'] = np.array([0, 1, 0, 1, 0, 1], dtype=np.int32)\n"
-      "raw = bytearray(open(out, 'rb').read())\n"
-      "tree = raw.find(b'TREE')\n"
-      "assert tree > 0 and raw.find(b'TREE', tree + 1) < 0\n"
-      "assert raw[tree + 4:tree + 8] == b'\\0\\0\\x01\\0'  # group, level 0, 1 child\n"
-      "def child(i):\n"
-      "    return tree + 32 + 16 * i\n" +
-          patch + "open(out, 'wb').write(raw)\n");
+      name, std::string(kWriteXY) +
+                "raw = bytearray(open(out, 'rb').read())\n"
+                "tree = raw.find(b'TREE')\n"
+                "assert tree > 0 and raw.find(b'TREE', tree + 1) < 0\n"
+                "assert raw[tree + 4:tree + 8] == b'\\0\\0\\x01\\0'  # group, level 0, 1 child\n"
+                "def child(i):\n"
+                "    return tree + 32 + 16 * i\n" +
+                patch + "open(out, 'wb').write(raw)\n");
 }
 
 // The fuzzed .mat file's shape (tests/fuzz/regressions/mat/crash-e081e4...):
@@ -81,16 +84,13 @@ TEST(Hdf5GroupTree, ANodeReachedTwiceIsRefused) {
 TEST(Hdf5GroupTree, ATwoLevelTreeAndAGroupLinkedTwiceRead) {
   const std::string path = python_fixture(
       "tree_two_levels.h5",
-      "import h5py\n"
-      "with h5py.File(out, 'w') as f:\n"
-      "    f['X'] = np.arange(12, dtype='f4').reshape(6, 2)\n"
-      "    f['Y'] = np.array([0, 1, 0, 1, 0, 1], dtype=np.int32)\n"
-      "    for i in range(400):\n"
-      "        f['many/d%03d' % i] = np.float64(i)\n"
-      "    f['alias'] = f['many']\n"
-      "raw = open(out, 'rb').read()\n"
-      "levels = [raw[at + 5] for at in range(len(raw)) if raw.startswith(b'TREE\\0', at)]\n"
-      "assert max(levels) == 1, levels\n");
+      std::string(kWriteXY) +
+          "    for i in range(400):\n"
+          "        f['many/d%03d' % i] = np.float64(i)\n"
+          "    f['alias'] = f['many']\n"
+          "raw = open(out, 'rb').read()\n"
+          "levels = [raw[at + 5] for at in range(len(raw)) if raw.startswith(b'TREE\\0', at)]\n"
+          "assert max(levels) == 1, levels\n");
   ASSERT_FALSE(HasFailure());
   const Dataset data = read_dataset(path, {});
   ASSERT_EQ(data.rows(), 6);
