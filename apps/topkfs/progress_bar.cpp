@@ -32,15 +32,18 @@ void ProgressBar::update(const Progress& p) {
       std::max(1, p.epochs);
   const double left = done > 0 ? p.elapsed_seconds * (1 - done) / done : 0.0;
   const std::string val = p.val_loss ? fmt::format(" val {:.4f}", *p.val_loss) : "";
+  const bool keep_line = lines_.keep(p);
   if (!terminal_) {
-    if (p.epoch_done) {
+    if (keep_line) {
       fmt::print(stderr, "epoch {}/{}  loss {:.4f}{}  {} elapsed, ~{} left (at most)\n", p.epoch,
                  p.epochs, p.loss, val, clock_text(p.elapsed_seconds), clock_text(left));
     }
     return;
   }
+  // The bar is redrawn in place at most every 0.1 s; an epoch's end is
+  // drawn and left on its own line only when the schedule keeps it.
   const auto now = std::chrono::steady_clock::now();
-  if (!p.epoch_done && now - last_draw_ < std::chrono::milliseconds(100)) return;
+  if (!keep_line && now - last_draw_ < std::chrono::milliseconds(100)) return;
   last_draw_ = now;
   constexpr int kWidth = 24;
   const int filled =
@@ -50,7 +53,7 @@ void ProgressBar::update(const Progress& p) {
              std::string(static_cast<std::size_t>(kWidth - filled), ' '), p.batch, p.batches,
              p.loss, val, clock_text(left));
   drawn_ = true;
-  if (p.epoch_done) {
+  if (keep_line) {
     std::fputs("\n", stderr);
     drawn_ = false;
   }

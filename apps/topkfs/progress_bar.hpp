@@ -1,9 +1,11 @@
 #pragma once
-// Training progress on stderr: a redrawn bar on a terminal, one line per epoch
-// otherwise (logs stay readable), nothing with --quiet.
+// Training progress on stderr: a redrawn bar on a terminal, lines otherwise
+// (logs stay readable), nothing with --quiet. Either keeps a line for the
+// epochs that topkfs/core/epoch_lines.hpp schedules, not for every epoch.
 #include <chrono>
 
 #include "topkfs/core/callbacks.hpp"
+#include "topkfs/core/epoch_lines.hpp"
 
 namespace topkfs::cli {
 
@@ -20,6 +22,7 @@ class ProgressBar {
   bool terminal_;
   bool drawn_ = false;
   std::chrono::steady_clock::time_point last_draw_{};
+  EpochLineSchedule lines_;
 };
 
 // Callbacks that draw `bar` and print log messages to stderr.

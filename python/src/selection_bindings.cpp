@@ -11,6 +11,7 @@
 #include <utility>
 
 #include "bindings.hpp"
+#include "topkfs/core/epoch_lines.hpp"
 #include "topkfs/core/error.hpp"
 #include "topkfs/io/result_json.hpp"
 #include "topkfs/io/target_encoding.hpp"
@@ -85,7 +86,7 @@ class PythonReporter {
     py::gil_scoped_acquire gil;
     // Sets KeyboardInterrupt on Ctrl-C; the exception unwinds the trainer.
     if (PyErr_CheckSignals() != 0) throw py::error_already_set();
-    if (verbose_ && progress.epoch_done) {
+    if (verbose_ && lines_.keep(progress)) {
       std::string line =
           fmt::format("epoch {}/{}  loss {:.4f}", progress.epoch, progress.epochs, progress.loss);
       if (progress.val_loss) line += fmt::format("  validation {:.4f}", *progress.val_loss);
@@ -95,6 +96,7 @@ class PythonReporter {
   }
 
   bool verbose_;
+  EpochLineSchedule lines_;  // not every epoch's line: quick epochs would flood
   Clock::time_point last_check_ = Clock::now();
   std::mutex mutex_;
   std::vector<std::pair<std::string, std::string>> log_;

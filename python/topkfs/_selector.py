@@ -59,7 +59,8 @@ class TopKSelector(SelectorMixin, BaseEstimator):
         values (2-D float y: multi-output regression). Pass
         "classification" for float-coded labels.
     verbose : bool, default=False
-        Print one line per epoch and the fit's notes on stderr.
+        Print the fit's progress (the first and last epoch, and at most one
+        epoch's line every 2 s between them) and its notes on stderr.
     **method_options
         Method options as keyword arguments.
 

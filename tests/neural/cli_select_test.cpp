@@ -175,6 +175,22 @@ TEST(CliSelectTest, QuietLeavesStderrEmptyAndStdoutHoldsOnlyResults) {
   EXPECT_NE(run.command.out.find("method      dnn-top"), std::string::npos) << run.command.out;
 }
 
+TEST(CliSelectTest, QuickEpochsDoNotEachPrintALine) {
+  // 300 epochs of a few milliseconds: the log keeps the first and the last
+  // and at most one every 2 s between them, not 300 lines.
+  const auto command = run_cli(fmt::format(
+      "select {} --method dnn-top --k 2 --epochs 300 --min-steps 0 --hidden 16 --threads 1 "
+      "--seed 1 --patience 1000",
+      shell_quoted(data_csv())));
+  ASSERT_EQ(command.exit_code, 0) << command.err;
+  std::istringstream err(command.err);
+  int epoch_lines = 0;
+  for (std::string line; std::getline(err, line);) epoch_lines += line.rfind("epoch ", 0) == 0;
+  EXPECT_NE(command.err.find("epoch 1/300 "), std::string::npos) << command.err;
+  EXPECT_NE(command.err.find("epoch 300/300 "), std::string::npos) << command.err;
+  EXPECT_LT(epoch_lines, 30) << command.err;
+}
+
 TEST(CliSelectTest, ProgressGoesToStderrAndJsonToStdout) {
   const auto command = run_cli(
       fmt::format("select {} --method dfs --k 2 {} --json", shell_quoted(data_csv()), kFast));

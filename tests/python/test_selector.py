@@ -295,3 +295,16 @@ def test_verbose_prints_epochs_on_stderr(classes_data, capfd):
     err = capfd.readouterr().err
     assert "epoch 1/4" in err
     assert "loss" in err
+
+
+@requires_neural
+def test_verbose_does_not_print_every_quick_epoch(classes_data, capfd):
+    # 300 epochs of milliseconds: the first, the last and at most one line
+    # every 2 s between them.
+    X, y = classes_data
+    options = dict(FAST_NEURAL, epochs=300, patience=1000)
+    topkfs.TopKSelector("dnn-top", k=2, options=options, verbose=True).fit(X, y)
+    lines = [line for line in capfd.readouterr().err.splitlines() if line.startswith("epoch ")]
+    assert lines[0].startswith("epoch 1/300 ")
+    assert lines[-1].startswith("epoch 300/300 ")
+    assert len(lines) < 30, lines
