@@ -1,6 +1,7 @@
 #include "training_checkpoint.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <torch/serialize/archive.h>
 
 #include <cstring>
@@ -14,7 +15,6 @@ namespace topkfs {
 namespace {
 
 constexpr const char* kFormat = "topkfs training checkpoint";
-constexpr std::int64_t kVersion = 1;
 
 // A 64-bit hash of byte ranges, eight bytes at a time: enough to tell one
 // dataset from another (not a defence against forgery).
@@ -29,7 +29,7 @@ class Fingerprint {
       mix(word);
     }
     std::uint64_t tail = 0;
-    std::memcpy(&tail, p + i, bytes - i);
+    if (bytes > i) std::memcpy(&tail, p + i, bytes - i);  // p may be null when bytes is 0
     mix(tail ^ (static_cast<std::uint64_t>(bytes) << 56));
   }
   void add(const torch::Tensor& tensor) {
@@ -65,6 +65,46 @@ std::string data_fingerprint(const TrainingSet& data) {
   return print.hex();
 }
 
+// A hash of everything a checkpoint holds, stored with it, so that a
+// checkpoint whose bytes changed on disk is refused rather than resumed from
+// altered weights: libtorch's reader does not check the archive's own CRCs.
+std::string checksum_of(const LoopCheckpoint& checkpoint) {
+  Fingerprint print;
+  const auto add_number = [&](auto value) { print.add(&value, sizeof value); };
+  const auto add_text = [&](const std::string& text) {
+    add_number(text.size());
+    print.add(text.data(), text.size());
+  };
+  const auto add_tensors = [&](const std::vector<torch::Tensor>& tensors) {
+    add_number(tensors.size());
+    for (const auto& tensor : tensors) print.add(tensor);
+  };
+  add_text(checkpoint.identity.dump());
+  add_number(checkpoint.epoch);
+  for (const auto& record : checkpoint.history) {
+    add_number(record.epoch);
+    add_number(record.loss);
+    add_number(record.val_loss.has_value());
+    add_number(record.val_loss.value_or(0.0));
+    add_number(record.seconds);
+  }
+  add_number(checkpoint.last_val.has_value());
+  add_number(checkpoint.last_val.value_or(0.0));
+  add_tensors(checkpoint.model_state);
+  add_tensors(checkpoint.adam_moments);
+  add_number(checkpoint.adam_steps);
+  add_text(checkpoint.shuffle_state);
+  add_number(checkpoint.row_order.size());
+  print.add(checkpoint.row_order.data(), checkpoint.row_order.size() * sizeof(std::int64_t));
+  const StoppingState& stopping = checkpoint.stopping;
+  add_number(stopping.best_val);
+  add_tensors(stopping.best_state);
+  add_number(stopping.epochs_without_improvement);
+  add_number(stopping.best_epoch);
+  add_number(stopping.stopped_early);
+  return print.hex();
+}
+
 std::string key(const char* group, std::size_t index) { return fmt::format("{}_{}", group, index); }
 
 void write_tensors(torch::serialize::OutputArchive& archive, const char* group,
@@ -76,20 +116,46 @@ void write_tensors(torch::serialize::OutputArchive& archive, const char* group,
   }
 }
 
+// Whether every value of `tensor` lies inside its storage. libtorch's
+// unpickler builds a tensor from the storage, sizes, strides and offset that
+// the file states, without checking them against each other: a corrupt
+// checkpoint can claim more values than it stores, and reading the tensor
+// then reads past the storage (seen by mutating a checkpoint's bytes).
+bool inside_storage(const torch::Tensor& tensor) {
+  if (tensor.numel() == 0) return true;
+  if (!tensor.has_storage() || tensor.storage_offset() < 0) return false;
+  std::int64_t last = tensor.storage_offset();  // the last element's index
+  for (std::int64_t d = 0; d < tensor.dim(); ++d) {
+    std::int64_t reach = 0;
+    if (tensor.stride(d) < 0 ||
+        __builtin_mul_overflow(tensor.size(d) - 1, tensor.stride(d), &reach) ||
+        __builtin_add_overflow(last, reach, &last)) {
+      return false;
+    }
+  }
+  std::int64_t end_byte = 0;
+  if (__builtin_add_overflow(last, 1, &last) ||
+      __builtin_mul_overflow(last, static_cast<std::int64_t>(tensor.element_size()), &end_byte)) {
+    return false;
+  }
+  return static_cast<std::uint64_t>(end_byte) <= tensor.storage().nbytes();
+}
+
 // The archive's reads, with every failure a FileError naming the file.
 class Reader {
  public:
   explicit Reader(std::string path) : path_(std::move(path)) {
     try {
       archive_.load_from(path_);
-    } catch (const c10::Error& error) {
-      fail(fmt::format("cannot be read as a checkpoint ({})",
-                       first_line(error.what_without_backtrace())));
+    } catch (const std::exception& error) {
+      fail(fmt::format("cannot be read as a checkpoint ({})", reason(error)));
     }
   }
   c10::IValue value(const std::string& name) {
     c10::IValue out;
-    if (!archive_.try_read(name, out)) fail(fmt::format("has no '{}'", name));
+    if (!guarded([&] { return archive_.try_read(name, out); }, name)) {
+      fail(fmt::format("has no '{}'", name));
+    }
     return out;
   }
   std::int64_t integer(const std::string& name) {
@@ -104,8 +170,19 @@ class Reader {
   }
   torch::Tensor tensor(const std::string& name) {
     torch::Tensor out;
-    if (!archive_.try_read(name, out, /*is_buffer=*/true)) fail(fmt::format("has no '{}'", name));
+    if (!guarded([&] { return archive_.try_read(name, out, /*is_buffer=*/true); }, name)) {
+      fail(fmt::format("has no '{}'", name));
+    }
+    if (!inside_storage(out)) {
+      fail(fmt::format("is corrupt: '{}' (shape {}) reaches past the values stored for it", name,
+                       fmt::join(out.sizes(), " x ")));
+    }
     return out;
+  }
+  double number(const std::string& name) {
+    const torch::Tensor out = tensor(name);
+    if (out.numel() != 1) fail(fmt::format("'{}' is not one number", name));
+    return out.item<double>();
   }
   std::vector<torch::Tensor> tensors(const char* group) {
     const std::int64_t count = integer(fmt::format("{}_count", group));
@@ -120,7 +197,34 @@ class Reader {
   }
 
  private:
-  static std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
+  // A read, with libtorch's own errors on a corrupt entry named as this
+  // file's (without them a bare libtorch message would reach the user).
+  template <typename Read>
+  bool guarded(Read read, const std::string& name) const {
+    try {
+      return read();
+    } catch (const std::exception& error) {
+      fail(fmt::format("cannot read '{}' ({})", name, reason(error)));
+    }
+  }
+
+  // Why libtorch could not read the file, as one printable line. Its
+  // errors are not all c10::Error (the script parser's and std::out_of_range
+  // from a corrupt archive too: mutated checkpoints gave all three), carry a
+  // stack trace or a source excerpt after the first line, and may quote the
+  // file's own bytes.
+  static std::string reason(const std::exception& error) {
+    const auto* torch_error = dynamic_cast<const c10::Error*>(&error);
+    std::string text = torch_error ? torch_error->what_without_backtrace() : error.what();
+    text.erase(0, text.find_first_not_of(" \n"));  // some start with an empty line
+    text = text.substr(0, text.find('\n'));
+    for (char& c : text) {
+      const auto byte = static_cast<unsigned char>(c);
+      if (byte < 0x20 || byte >= 0x7f) c = '?';
+    }
+    while (!text.empty() && (text.back() == ':' || text.back() == ' ')) text.pop_back();
+    return text;
+  }
 
   std::string path_;
   torch::serialize::InputArchive archive_;
@@ -210,7 +314,7 @@ nlohmann::json loop_identity(const nlohmann::json& run, const TrainingSet& data,
 void write_checkpoint(const std::string& path, const LoopCheckpoint& checkpoint) {
   torch::serialize::OutputArchive archive;
   archive.write("format", c10::IValue(std::string(kFormat)));
-  archive.write("version", c10::IValue(kVersion));
+  archive.write("version", c10::IValue(kCheckpointVersion));
   archive.write("identity", c10::IValue(checkpoint.identity.dump()));
   archive.write("epoch", c10::IValue(static_cast<std::int64_t>(checkpoint.epoch)));
   archive.write("history", history_tensor(checkpoint.history), /*is_buffer=*/true);
@@ -232,6 +336,7 @@ void write_checkpoint(const std::string& path, const LoopCheckpoint& checkpoint)
                 c10::IValue(static_cast<std::int64_t>(stopping.epochs_without_improvement)));
   archive.write("best_epoch", c10::IValue(static_cast<std::int64_t>(stopping.best_epoch)));
   archive.write("stopped_early", c10::IValue(static_cast<std::int64_t>(stopping.stopped_early)));
+  archive.write("checksum", c10::IValue(checksum_of(checkpoint)));
   write_file_atomically(path, [&](std::ostream& out) {
     try {
       archive.save_to(out);
@@ -245,9 +350,9 @@ void write_checkpoint(const std::string& path, const LoopCheckpoint& checkpoint)
 LoopCheckpoint read_checkpoint(const std::string& path) {
   Reader reader(path);
   if (reader.text("format") != kFormat) reader.fail("is not a topkfs training checkpoint");
-  if (const auto version = reader.integer("version"); version != kVersion) {
+  if (const auto version = reader.integer("version"); version != kCheckpointVersion) {
     reader.fail(fmt::format("is a checkpoint of version {}; this topkfs reads version {}", version,
-                            kVersion));
+                            kCheckpointVersion));
   }
   LoopCheckpoint out;
   try {
@@ -267,7 +372,7 @@ LoopCheckpoint read_checkpoint(const std::string& path) {
   if (order.scalar_type() != torch::kLong) reader.fail("its row order is not int64");
   out.row_order.assign(order.data_ptr<std::int64_t>(),
                        order.data_ptr<std::int64_t>() + order.numel());
-  out.stopping.best_val = reader.tensor("best_val").item<double>();
+  out.stopping.best_val = reader.number("best_val");
   out.stopping.best_state = reader.tensors("best_state");
   out.stopping.epochs_without_improvement =
       static_cast<int>(reader.integer("epochs_without_improvement"));
@@ -275,6 +380,9 @@ LoopCheckpoint read_checkpoint(const std::string& path) {
   out.stopping.stopped_early = reader.integer("stopped_early") != 0;
   if (out.epoch < 0 || static_cast<std::size_t>(out.epoch) != out.history.size()) {
     reader.fail("its epoch count and loss history disagree");
+  }
+  if (reader.text("checksum") != checksum_of(out)) {
+    reader.fail("is corrupt: what it holds does not match the checksum written with it");
   }
   return out;
 }

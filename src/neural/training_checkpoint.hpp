@@ -31,6 +31,10 @@
 
 namespace topkfs {
 
+// The checkpoint format's version, which a reader requires (2 added the
+// checksum of the contents).
+constexpr std::int64_t kCheckpointVersion = 2;
+
 // train_loop's state after epoch `epoch`.
 struct LoopCheckpoint {
   nlohmann::json identity;

@@ -4,6 +4,7 @@
 // team; a checkpoint of another run is refused, naming the difference.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <torch/serialize/archive.h>
 #include <torch/types.h>
 
 #include <filesystem>
@@ -13,6 +14,7 @@
 
 #include "neural/network.hpp"
 #include "neural/trainer.hpp"
+#include "neural/training_checkpoint.hpp"
 #include "test_support.hpp"
 #include "topkfs/core/error.hpp"
 #include "topkfs/core/random.hpp"
@@ -184,6 +186,97 @@ TEST(TrainingCheckpointTest, AFileThatIsNoCheckpointIsAFileError) {
   const std::string message =
       test::error_of<FileError>([&] { train(problem, options(), 1, checkpointing(path, true)); });
   EXPECT_NE(message.find(path), std::string::npos) << message;
+}
+
+TEST(TrainingCheckpointTest, ATensorReachingPastItsStoredValuesIsRefused) {
+  // libtorch loads a tensor's shape as the file states it, whatever the
+  // values stored with it: here a loss history of 2 epochs' values that
+  // claims 2000 epochs (read, it was a heap over-read; found by mutating a
+  // checkpoint's bytes). The archive has the checkpoint's leading entries.
+  torch::Tensor history = torch::zeros({2, 5}, torch::kDouble);
+  history.unsafeGetTensorImpl()->set_sizes_contiguous({2000, 5});
+  torch::serialize::OutputArchive archive;
+  archive.write("format", c10::IValue(std::string("topkfs training checkpoint")));
+  archive.write("version", c10::IValue(kCheckpointVersion));
+  archive.write("identity", c10::IValue(std::string("{}")));
+  archive.write("epoch", c10::IValue(static_cast<std::int64_t>(2000)));
+  archive.write("history", history, /*is_buffer=*/true);
+  const std::string path = test::temp_dir() + "/past_its_values.ckpt";
+  archive.save_to(path);
+
+  const Problem problem;
+  const std::string message =
+      test::error_of<FileError>([&] { train(problem, options(), 1, checkpointing(path, true)); });
+  EXPECT_NE(message.find(path + ": is corrupt: 'history' (shape 2000 x 5) reaches past the values"),
+            std::string::npos)
+      << message;
+}
+
+TEST(TrainingCheckpointTest, AValueChangedOnDiskIsRefusedByTheChecksum) {
+  // One weight of a written checkpoint changed in the file, as a bad disk
+  // or a careless edit would: libtorch reads it without complaint, the
+  // checksum does not match.
+  LoopCheckpoint checkpoint;
+  checkpoint.identity = {{"run", "test"}};
+  checkpoint.model_state = {torch::full({64}, 1234.5f)};
+  checkpoint.shuffle_state = "not read here";
+  const std::string path = test::temp_dir() + "/changed_on_disk.ckpt";
+  write_checkpoint(path, checkpoint);
+  EXPECT_EQ(read_checkpoint(path).model_state.at(0)[7].item<float>(), 1234.5f);
+
+  std::string bytes = test::read_text(path);
+  const float weight = 1234.5f;
+  const float changed = 1234.25f;
+  const std::string pattern(reinterpret_cast<const char*>(&weight), sizeof weight);
+  const auto at = bytes.find(pattern);
+  ASSERT_NE(at, std::string::npos);
+  bytes.replace(at, sizeof changed, reinterpret_cast<const char*>(&changed), sizeof changed);
+  const std::string changed_path = test::write_temp_file("changed_on_disk_2.ckpt", bytes);
+  const std::string message = test::error_of<FileError>([&] { read_checkpoint(changed_path); });
+  EXPECT_NE(message.find(changed_path + ": is corrupt: what it holds does not match the checksum"),
+            std::string::npos)
+      << message;
+}
+
+TEST(TrainingCheckpointTest, DamagedPickledDataIsAFileErrorNamingTheFile) {
+  // libtorch's reader throws more than c10::Error on a damaged archive: a
+  // memo index past the unpickler's memo (pickle's BINGET, opcode 'h' and
+  // an index byte) ends in std::out_of_range. Every byte after an 'h' in
+  // the pickled data (a BINGET's index, or a letter of a name) is made 255
+  // in turn: each read either succeeds or names the file.
+  LoopCheckpoint checkpoint;
+  checkpoint.identity = {{"run", "test"}};
+  checkpoint.model_state = {torch::zeros({4}), torch::ones({2})};
+  checkpoint.shuffle_state = "not read here";
+  const std::string path = test::temp_dir() + "/pickled.ckpt";
+  write_checkpoint(path, checkpoint);
+  const std::string bytes = test::read_text(path);
+  // The zip entry's local header: its name, then an extra field, then the
+  // data (stored, not deflated), up to the next entry's header.
+  const std::string name = "archive/data.pkl";
+  const auto name_at = bytes.find(name);
+  ASSERT_NE(name_at, std::string::npos);
+  const auto extra_length = static_cast<unsigned char>(bytes[name_at - 2]) +
+                            256 * static_cast<unsigned char>(bytes[name_at - 1]);
+  const std::size_t begin = name_at + name.size() + extra_length;
+  const std::size_t end = bytes.find("PK\x03\x04", begin);
+  ASSERT_NE(end, std::string::npos);
+  int damaged = 0;
+  for (std::size_t at = begin; at + 1 < end; ++at) {
+    if (bytes[at] != 'h') continue;
+    std::string changed = bytes;
+    changed[at + 1] = '\xff';
+    const std::string changed_path = test::write_temp_file("pickled_damaged.ckpt", changed);
+    ++damaged;
+    try {
+      read_checkpoint(changed_path);
+    } catch (const FileError& error) {
+      EXPECT_EQ(std::string(error.what()).rfind(changed_path + ": ", 0), 0u) << error.what();
+    } catch (const std::exception& error) {
+      ADD_FAILURE() << "byte " << at + 1 << ": not a FileError: " << error.what();
+    }
+  }
+  EXPECT_GT(damaged, 3);
 }
 
 }  // namespace
