@@ -212,16 +212,24 @@ TEST(TrainingCheckpointTest, ATensorReachingPastItsStoredValuesIsRefused) {
       << message;
 }
 
+// A checkpoint written by write_checkpoint that holds only `model_state`
+// (no training ran), in temp_dir(); returns its path.
+std::string write_small_checkpoint(const std::string& name, std::vector<Tensor> model_state) {
+  LoopCheckpoint checkpoint;
+  checkpoint.identity = {{"run", "test"}};
+  checkpoint.model_state = std::move(model_state);
+  checkpoint.shuffle_state = "not read here";
+  const std::string path = test::temp_dir() + "/" + name;
+  write_checkpoint(path, checkpoint);
+  return path;
+}
+
 TEST(TrainingCheckpointTest, AValueChangedOnDiskIsRefusedByTheChecksum) {
   // One weight of a written checkpoint changed in the file, as a bad disk
   // or a careless edit would: libtorch reads it without complaint, the
   // checksum does not match.
-  LoopCheckpoint checkpoint;
-  checkpoint.identity = {{"run", "test"}};
-  checkpoint.model_state = {torch::full({64}, 1234.5f)};
-  checkpoint.shuffle_state = "not read here";
-  const std::string path = test::temp_dir() + "/changed_on_disk.ckpt";
-  write_checkpoint(path, checkpoint);
+  const std::string path =
+      write_small_checkpoint("changed_on_disk.ckpt", {torch::full({64}, 1234.5f)});
   EXPECT_EQ(read_checkpoint(path).model_state.at(0)[7].item<float>(), 1234.5f);
 
   std::string bytes = test::read_text(path);
@@ -244,12 +252,8 @@ TEST(TrainingCheckpointTest, DamagedPickledDataIsAFileErrorNamingTheFile) {
   // an index byte) ends in std::out_of_range. Every byte after an 'h' in
   // the pickled data (a BINGET's index, or a letter of a name) is made 255
   // in turn: each read either succeeds or names the file.
-  LoopCheckpoint checkpoint;
-  checkpoint.identity = {{"run", "test"}};
-  checkpoint.model_state = {torch::zeros({4}), torch::ones({2})};
-  checkpoint.shuffle_state = "not read here";
-  const std::string path = test::temp_dir() + "/pickled.ckpt";
-  write_checkpoint(path, checkpoint);
+  const std::string path =
+      write_small_checkpoint("pickled.ckpt", {torch::zeros({4}), torch::ones({2})});
   const std::string bytes = test::read_text(path);
   // The zip entry's local header: its name, then an extra field, then the
   // data (stored, not deflated), up to the next entry's header.
