@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 #include <fstream>
 #include <set>
 #include <string>
@@ -32,6 +33,10 @@ constexpr std::uint64_t kMaxHeaderBytes = 1 << 16;
 constexpr int kMaxTreeLevel = 64;
 constexpr int kAnyLevel = -1;  // a tree's root may be of any level up to kMaxTreeLevel
 constexpr std::size_t kMaxVisits = 1 << 16;
+constexpr std::uint64_t kNoFreeBlock = 1;  // the end of a local heap's free list
+// The longest link name read whole: a name runs to its NUL inside the
+// heap's data, which libhdf5 copies up to that NUL.
+constexpr std::uint64_t kMaxNameBytes = 1 << 16;
 // What the messages that message_overrun walks are, for messages; null for
 // the others, whose bytes are then not read.
 const char* message_name(std::uint16_t type) {
@@ -45,6 +50,12 @@ const char* message_name(std::uint16_t type) {
     default: return nullptr;
   }
 }
+
+// Where a group's link names are: its local heap's data segment.
+struct LinkNames {
+  std::uint64_t data = 0;
+  std::uint64_t size = 0;
+};
 
 class SymbolTableCheck {
  public:
@@ -262,6 +273,7 @@ class SymbolTableCheck {
           "the file ({} bytes)",
           heap, data_size, data == kUndefinedAddress ? "(none)" : std::to_string(data), size_));
     }
+    check_free_list(heap, data, data_size);
     // Each group has a B-tree of its own: one that is a group's above it
     // makes a loop that H5Lvisit walks until the stack or the path names
     // give out (a fuzzed group whose symbol table was the root's).
@@ -273,9 +285,28 @@ class SymbolTableCheck {
     // its entry caches and then its header's) has its tree walked once.
     if (walked_trees_.insert(btree).second) {
       std::set<std::uint64_t> nodes_of_tree;
-      check_group_node(btree, kAnyLevel, nodes_of_tree);
+      check_group_node(btree, kAnyLevel, nodes_of_tree, LinkNames{data, data_size});
     }
     tables_above_.pop_back();
+  }
+
+  // libhdf5 1.10 reads a local heap's free list (each free block starts
+  // with the offset of the next and its own size) into a list of its own
+  // without looking for a loop: a fuzzed block whose next was itself grew
+  // the probe process to 9 GB in its 10 s of processor time. Each block
+  // must be met once; one outside the data segment libhdf5 refuses itself.
+  void check_free_list(std::uint64_t heap, std::uint64_t data, std::uint64_t data_size) {
+    std::set<std::uint64_t> blocks;
+    for (std::uint64_t block = number(heap + 8 + length_size_, length_size_);
+         block != kNoFreeBlock && blocks.size() < kMaxVisits;
+         block = number(data + block, length_size_)) {
+      if (block >= data_size || 2 * length_size_ > data_size - block) return;
+      if (!blocks.insert(block).second) {
+        corrupt(fmt::format(
+            "the free list of its local heap at byte {} comes back to the block at offset {}", heap,
+            block));
+      }
+    }
   }
 
   // A v1 B-tree node of a group: its children are nodes one level down, or
@@ -287,7 +318,7 @@ class SymbolTableCheck {
   // twice for each path to it. So every child must be one level down and
   // each node appear once in its tree, as in every tree libhdf5 writes.
   void check_group_node(std::uint64_t node, int expected_level,
-                        std::set<std::uint64_t>& nodes_of_tree) {
+                        std::set<std::uint64_t>& nodes_of_tree, const LinkNames& names) {
     if (node == kUndefinedAddress || bytes(node, 4) != "TREE" ||
         number(node + 4, 1) != kGroupNodeType || ++nodes_walked_ > kMaxVisits) {
       return;
@@ -307,10 +338,10 @@ class SymbolTableCheck {
       const std::uint64_t child = address(first_child + i * (offset_size_ + length_size_));
       if (child == kUndefinedAddress || child >= size_) return;  // libhdf5 fails on it
       if (level > 0) {
-        check_group_node(child, level - 1, nodes_of_tree);
+        check_group_node(child, level - 1, nodes_of_tree, names);
       } else {
         require_once(child, nodes_of_tree);
-        check_symbol_node(child);
+        check_symbol_node(child, names);
       }
     }
   }
@@ -322,14 +353,44 @@ class SymbolTableCheck {
   }
 
   // A symbol node: its entries, each a link of the group.
-  void check_symbol_node(std::uint64_t node) {
+  void check_symbol_node(std::uint64_t node, const LinkNames& names) {
     if (bytes(node, 4) != "SNOD") return;
     const std::uint64_t entries = number(node + 6, 2);
     const std::uint64_t entry_size = 2 * offset_size_ + 8 + 16;
     for (std::uint64_t i = 0; i < entries; ++i) {
       const std::uint64_t entry = node + 8 + i * entry_size;
       if (entry > size_ || entry_size > size_ - entry) return;  // libhdf5 fails on it
+      check_link_name(entry, names);
       check_entry(entry, fmt::format("the group or dataset whose entry is at byte {}", entry));
+    }
+  }
+
+  // libhdf5 walks a group (H5Lvisit, and matio's reads) by looking each
+  // link up by its name, which must then lead to the link's own entry: a
+  // name that is empty, "." or holds a '/' is a path to another object ("."
+  // to the group itself, which H5Lvisit entered again and again until the
+  // stack ran out, on a fuzzed file). A name must also end inside the heap.
+  void check_link_name(std::uint64_t entry, const LinkNames& names) {
+    const std::uint64_t offset = number(entry, offset_size_);
+    if (offset >= names.size) return;  // libhdf5 refuses it
+    const std::uint64_t readable = std::min(names.size - offset, kMaxNameBytes);
+    std::string name = bytes(names.data + offset, readable);
+    const std::size_t end = name.find('\0');
+    if (end == std::string::npos) {
+      if (readable < kMaxNameBytes) {
+        corrupt(fmt::format("the name of the link at byte {} does not end inside its local heap",
+                            entry));
+      }
+      return;
+    }
+    name.resize(end);
+    if (name.empty() || name == "." || name.find('/') != std::string::npos) {
+      const bool printable = std::all_of(name.begin(), name.end(), [](char c) {
+        return std::isprint(static_cast<unsigned char>(c)) != 0;
+      });
+      corrupt(fmt::format(
+          "the link at byte {} is named '{}', a path that does not lead to the link's own object",
+          entry, printable ? name : std::string("(unprintable, with a '/')")));
     }
   }
 

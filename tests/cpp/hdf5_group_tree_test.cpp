@@ -1,8 +1,9 @@
-// The B-trees that hold an HDF5 group's links (files with a version 0 or 1
-// superblock, as h5py and MATLAB write): every child one level below its
-// node and every node once in its tree, or the file is refused before
-// libhdf5 walks it (hdf5_symbol_tables.cpp); sound trees of two levels and
-// groups reached through two links still read.
+// The structures that hold an HDF5 group's links (files with a version 0 or
+// 1 superblock, as h5py and MATLAB write), checked before libhdf5 walks them
+// (hdf5_symbol_tables.cpp): in the B-tree, every child one level below its
+// node and every node once in its tree; in the local heap, a free list
+// without a loop and link names that lead to the link's own object. Sound
+// trees of two levels and groups reached through two links still read.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -40,6 +41,57 @@ std::string root_tree_fixture(const std::string& name, const std::string& patch)
                 "def child(i):\n"
                 "    return tree + 32 + 16 * i\n" +
                 patch + "open(out, 'wb').write(raw)\n");
+}
+
+// X (6 x 2) and Y in the root group, whose local heap is then edited by
+// `patch`, run with `raw`, `heap` (the offset of "HEAP", the file's only
+// local heap) and `data` (that of its data segment) defined. A local heap
+// is "HEAP", its version and 3 reserved bytes, the data segment's size,
+// the offset of its first free block (1: none) and the data's address (8
+// bytes each); a free block starts with the next one's offset.
+std::string root_heap_fixture(const std::string& name, const std::string& patch) {
+  return python_fixture(name, std::string(kWriteXY) +
+                                  "raw = bytearray(open(out, 'rb').read())\n"
+                                  "heap = raw.find(b'HEAP')\n"
+                                  "assert heap > 0 and raw.find(b'HEAP', heap + 1) < 0\n"
+                                  "data = int.from_bytes(raw[heap + 24:heap + 32], 'little')\n" +
+                                  patch + "open(out, 'wb').write(raw)\n");
+}
+
+// The fuzzed .mat files' shape (tests/fuzz/regressions/mat/slow-unit-a41dad...):
+// a free block whose next is itself. libhdf5 1.10 follows such a list,
+// adding a node each time, until the probe process's time limit (9 GB).
+TEST(Hdf5GroupTree, AFreeListThatComesBackToABlockIsRefused) {
+  const std::string path =
+      root_heap_fixture("heap_free_loop.h5",
+                        "head = int.from_bytes(raw[heap + 16:heap + 24], 'little')\n"
+                        "assert head != 1, 'the heap has no free block'\n"
+                        "raw[data + head:data + head + 8] = head.to_bytes(8, 'little')\n");
+  ASSERT_FALSE(HasFailure());
+  const std::string message = data_error(path);
+  EXPECT_TRUE(contains(message, "the root group is corrupt: the free list of its local heap"))
+      << message;
+  EXPECT_TRUE(contains(message, "comes back to the block at offset")) << message;
+}
+
+// The fuzzed .mat file's shape (tests/fuzz/regressions/mat/slow-unit-5f92c8...):
+// the link to X renamed ".", which libhdf5's H5Lvisit looks up as the root
+// group itself and entered without end. "/" is the root too, and an empty
+// name no link's.
+TEST(Hdf5GroupTree, ALinkWhoseNameIsAPathIsRefused) {
+  for (const std::string renamed : {".", "/", ""}) {
+    SCOPED_TRACE("renamed '" + renamed + "'");
+    const std::string path = root_heap_fixture("heap_link_name.h5",
+                                               "x = raw.find(b'X\\0', data)\n"
+                                               "assert x > 0\n"
+                                               "raw[x:x + 2] = (b'" +
+                                                   renamed + "' + b'\\0\\0')[:2]\n");
+    ASSERT_FALSE(HasFailure());
+    const std::string message = data_error(path);
+    EXPECT_TRUE(contains(
+        message, "is named '" + renamed + "', a path that does not lead to the link's own object"))
+        << message;
+  }
 }
 
 // The fuzzed .mat file's shape (tests/fuzz/regressions/mat/crash-e081e4...):
