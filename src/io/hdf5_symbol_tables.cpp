@@ -33,6 +33,10 @@ constexpr std::uint64_t kMaxHeaderBytes = 1 << 16;
 constexpr int kMaxTreeLevel = 64;
 constexpr int kAnyLevel = -1;  // a tree's root may be of any level up to kMaxTreeLevel
 constexpr std::size_t kMaxVisits = 1 << 16;
+// What bytes() reads at once: the fields of an entry, a node or a header
+// lie within it, and a larger window (64 KB) cost more in copying than it
+// saved, as the walk jumps from header to header across the file.
+constexpr std::uint64_t kWindowBytes = 1 << 12;
 constexpr std::uint64_t kNoFreeBlock = 1;  // the end of a local heap's free list
 // The longest link name read whole: a name runs to its NUL inside the
 // heap's data, which libhdf5 copies up to that NUL.
@@ -89,9 +93,25 @@ class SymbolTableCheck {
  private:
   static bool usable_width(unsigned width) { return width == 2 || width == 4 || width == 8; }
 
+  // The bytes [at, at + count) of the file; empty past its end or when they
+  // cannot be read. The walk reads a few bytes at a time, mostly close
+  // together, so they come from a window of the file: a seek of the stream
+  // empties its buffer, and refilling it for every number read made
+  // `topkfs info` on a file of 20,000 links take 2.6 s instead of 1.8.
   std::string bytes(std::uint64_t at, std::uint64_t count) {
-    std::string out(static_cast<std::size_t>(count), '\0');
     if (at > size_ || count > size_ - at) return std::string();
+    if (at < window_start_ || at - window_start_ > window_.size() ||
+        count > window_.size() - (at - window_start_)) {
+      if (count > kWindowBytes) return read(at, count);
+      window_ = read(at, std::min(kWindowBytes, size_ - at));
+      window_start_ = at;
+      if (window_.size() < count) return std::string();
+    }
+    return window_.substr(static_cast<std::size_t>(at - window_start_), count);
+  }
+
+  std::string read(std::uint64_t at, std::uint64_t count) {
+    std::string out(static_cast<std::size_t>(count), '\0');
     in_.clear();
     in_.seekg(static_cast<std::streamoff>(at));
     in_.read(out.data(), static_cast<std::streamsize>(count));
@@ -397,6 +417,8 @@ class SymbolTableCheck {
   const std::string& path_;
   std::ifstream in_;
   std::uint64_t size_;
+  std::string window_;  // the file's bytes from window_start_
+  std::uint64_t window_start_ = 0;
   unsigned offset_size_ = 8;
   unsigned length_size_ = 8;
   std::uint64_t base_ = 0;
