@@ -12,6 +12,7 @@
 #include <fstream>
 #include <set>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "hdf5_util.hpp"
@@ -302,8 +303,11 @@ class SymbolTableCheck {
     }
     tables_above_.push_back(btree);
     // A group reached through several links (or through the symbol table
-    // its entry caches and then its header's) has its tree walked once.
-    if (walked_trees_.insert(btree).second) {
+    // its entry caches and then its header's) has its tree walked once for
+    // each local heap it is given with: libhdf5 takes the names from the
+    // heap of the header's message, which a corrupt file can make another
+    // than the one its entry caches.
+    if (walked_trees_.insert({btree, heap}).second) {
       std::set<std::uint64_t> nodes_of_tree;
       check_group_node(btree, kAnyLevel, nodes_of_tree, LinkNames{data, data_size});
     }
@@ -429,8 +433,8 @@ class SymbolTableCheck {
   unsigned offset_size_ = 8;
   unsigned length_size_ = 8;
   std::uint64_t base_ = 0;
-  std::set<std::uint64_t> visited_;          // object headers and their continuation blocks
-  std::set<std::uint64_t> walked_trees_;     // the group B-trees walked so far
+  std::set<std::uint64_t> visited_;  // object headers and their continuation blocks
+  std::set<std::pair<std::uint64_t, std::uint64_t>> walked_trees_;  // (B-tree, heap) walked
   std::size_t nodes_walked_ = 0;             // their nodes, bounded by kMaxVisits
   std::vector<std::uint64_t> ancestors_;     // the object headers above the entry being checked
   std::vector<std::uint64_t> tables_above_;  // the symbol table B-trees above it

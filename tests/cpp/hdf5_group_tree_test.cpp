@@ -94,6 +94,32 @@ TEST(Hdf5GroupTree, ALinkWhoseNameIsAPathIsRefused) {
   }
 }
 
+// The root group's entry in the superblock caches its B-tree and local
+// heap; libhdf5 takes the names from the heap its object header's message
+// names. Here that message names a copy of the heap, appended to the file,
+// in which X is renamed ".", while the cached heap keeps the sound names.
+TEST(Hdf5GroupTree, ANameInTheHeapOfTheHeadersMessageIsChecked) {
+  const std::string path = root_heap_fixture(
+      "heap_of_header.h5",
+      "size = int.from_bytes(raw[heap + 8:heap + 16], 'little')\n"
+      "copy = len(raw)\n"
+      "header = bytearray(raw[heap:heap + 32])\n"
+      "header[24:32] = (copy + 32).to_bytes(8, 'little')\n"
+      "names = bytearray(raw[data:data + size])\n"
+      "names[names.find(b'X\\0')] = ord('.')\n"
+      "raw += header + names\n"
+      "raw[40:48] = len(raw).to_bytes(8, 'little')  # the superblock's end of file\n"
+      "root = int.from_bytes(raw[64:72], 'little')  # the root entry's object header\n"
+      "at = root + 16\n"
+      "while int.from_bytes(raw[at:at + 2], 'little') != 0x11:  # the symbol table message\n"
+      "    at += 8 + int.from_bytes(raw[at + 2:at + 4], 'little')\n"
+      "assert int.from_bytes(raw[at + 16:at + 24], 'little') == heap\n"
+      "raw[at + 16:at + 24] = copy.to_bytes(8, 'little')\n");
+  ASSERT_FALSE(HasFailure());
+  const std::string message = data_error(path);
+  EXPECT_TRUE(contains(message, "is named '.'")) << message;
+}
+
 // The fuzzed .mat file's shape (tests/fuzz/regressions/mat/crash-e081e4...):
 // a node whose only child is itself at its own level. libhdf5's H5Gget_info
 // recursed on it until the stack ran out.
