@@ -38,7 +38,9 @@ constexpr std::size_t kMaxVisits = 1 << 16;
 // lie within it, and a larger window (64 KB) cost more in copying than it
 // saved, as the walk jumps from header to header across the file.
 constexpr std::uint64_t kWindowBytes = 1 << 12;
-constexpr std::uint64_t kNoFreeBlock = 1;  // the end of a local heap's free list
+constexpr std::uint64_t kNoFreeBlock = 1;
+constexpr std::uint64_t kSoftLinkCache =
+    2;  // an entry's cache type for a soft link  // the end of a local heap's free list
 // The longest link name read whole: a name runs to its NUL inside the
 // heap's data, which libhdf5 copies up to that NUL.
 constexpr std::uint64_t kMaxNameBytes = 1 << 16;
@@ -385,6 +387,13 @@ class SymbolTableCheck {
       const std::uint64_t entry = node + 8 + i * entry_size;
       if (entry > size_ || entry_size > size_ - entry) return;  // libhdf5 fails on it
       check_link_name(entry, names);
+      if (number(entry + 2 * offset_size_, 4) == kSoftLinkCache) {
+        // A soft link has no object header: its target is a path in the
+        // heap (the scratch space holds its offset), resolved by name.
+        heap_string(number(entry + 2 * offset_size_ + 8, 4), names, entry,
+                    "the target of the soft link");
+        continue;
+      }
       check_entry(entry, fmt::format("the group or dataset whose entry is at byte {}", entry));
     }
   }
@@ -393,28 +402,10 @@ class SymbolTableCheck {
   // link up by its name, which must then lead to the link's own entry: a
   // name that is empty, "." or holds a '/' is a path to another object ("."
   // to the group itself, which H5Lvisit entered again and again until the
-  // stack ran out, on a fuzzed file). A name must also end inside the heap.
+  // stack ran out, on a fuzzed file).
   void check_link_name(std::uint64_t entry, const LinkNames& names) {
-    const std::uint64_t offset = number(entry, offset_size_);
-    if (offset >= names.size) return;  // libhdf5 refuses it
-    const std::uint64_t readable = std::min(names.size - offset, kMaxNameBytes);
-    // Names are short: read a little more at a time up to the NUL, not the
-    // rest of the heap (64 KB a link took 20,000 links 1.3 GB of copying).
-    std::string name;
-    for (std::uint64_t piece = 64;; piece *= 4) {
-      const std::uint64_t wanted = std::min(piece, readable);
-      name = bytes(names.data + offset, wanted);
-      if (name.find('\0') != std::string::npos || wanted == readable) break;
-    }
-    const std::size_t end = name.find('\0');
-    if (end == std::string::npos) {
-      if (readable < kMaxNameBytes) {
-        corrupt(fmt::format("the name of the link at byte {} does not end inside its local heap",
-                            entry));
-      }
-      return;
-    }
-    name.resize(end);
+    const std::string name =
+        heap_string(number(entry, offset_size_), names, entry, "the name of the link");
     if (name.empty() || name == "." || name.find('/') != std::string::npos) {
       const bool printable = std::all_of(name.begin(), name.end(), [](char c) {
         return std::isprint(static_cast<unsigned char>(c)) != 0;
@@ -423,6 +414,33 @@ class SymbolTableCheck {
           "the link at byte {} is named '{}', a path that does not lead to the link's own object",
           entry, printable ? name : std::string("(unprintable, with a '/')")));
     }
+  }
+
+  // The string at `offset` in a group's local heap (a link's name, a soft
+  // link's target), which libhdf5 copies up to its NUL: it must end inside
+  // the heap. Empty when libhdf5 refuses the offset itself (past the heap)
+  // or the string is longer than kMaxNameBytes.
+  std::string heap_string(std::uint64_t offset, const LinkNames& names, std::uint64_t entry,
+                          const char* what) {
+    if (offset >= names.size) return std::string();
+    const std::uint64_t readable = std::min(names.size - offset, kMaxNameBytes);
+    // Names are short: read a little more at a time up to the NUL, not the
+    // rest of the heap (64 KB a link took 20,000 links 1.3 GB of copying).
+    std::string text;
+    for (std::uint64_t piece = 64;; piece *= 4) {
+      const std::uint64_t wanted = std::min(piece, readable);
+      text = bytes(names.data + offset, wanted);
+      if (text.find('\0') != std::string::npos || wanted == readable) break;
+    }
+    const std::size_t end = text.find('\0');
+    if (end == std::string::npos) {
+      if (readable < kMaxNameBytes) {
+        corrupt(fmt::format("{} at byte {} does not end inside its local heap", what, entry));
+      }
+      return std::string();
+    }
+    text.resize(end);
+    return text;
   }
 
   const std::string& path_;

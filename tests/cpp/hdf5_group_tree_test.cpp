@@ -2,8 +2,9 @@
 // 1 superblock, as h5py and MATLAB write), checked before libhdf5 walks them
 // (hdf5_symbol_tables.cpp): in the B-tree, every child one level below its
 // node and every node once in its tree; in the local heap, a free list
-// without a loop and link names that lead to the link's own object. Sound
-// trees of two levels and groups reached through two links still read.
+// without a loop, link names that lead to the link's own object and soft
+// link targets that end. Sound trees of two levels, groups reached through
+// two links and soft links still read.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -118,6 +119,36 @@ TEST(Hdf5GroupTree, ANameInTheHeapOfTheHeadersMessageIsChecked) {
   ASSERT_FALSE(HasFailure());
   const std::string message = data_error(path);
   EXPECT_TRUE(contains(message, "is named '.'")) << message;
+}
+
+// A soft link's entry has no object header, only the offset of its target
+// path in the local heap: until session 18 the walk took it for an object
+// without an address and refused every such file as corrupt.
+TEST(Hdf5GroupTree, ASoftLinkReadsAndItsTargetMustEndInTheHeap) {
+  const std::string soft_link = std::string(kWriteXY) + "    f['alias'] = h5py.SoftLink('/X')\n";
+  const std::string path = python_fixture("soft_link.h5", soft_link);
+  ASSERT_FALSE(HasFailure());
+  ReadOptions through_link;
+  through_link.x_path = "alias";
+  const Dataset data = read_dataset(path, through_link);
+  ASSERT_EQ(data.rows(), 6);
+  EXPECT_EQ(data.features(5, 1), 11.0);
+
+  // The target "/X" made to run to the heap's end without a NUL.
+  const std::string unended = python_fixture(
+      "soft_link_unended.h5", soft_link +
+                                  "raw = bytearray(open(out, 'rb').read())\n"
+                                  "heap = raw.find(b'HEAP')\n"
+                                  "data = int.from_bytes(raw[heap + 24:heap + 32], 'little')\n"
+                                  "size = int.from_bytes(raw[heap + 8:heap + 16], 'little')\n"
+                                  "target = raw.find(b'/X\\0', data, data + size)\n"
+                                  "assert target > 0\n"
+                                  "raw[target:data + size] = b'a' * (data + size - target)\n"
+                                  "open(out, 'wb').write(raw)\n");
+  ASSERT_FALSE(HasFailure());
+  const std::string message = data_error(unended);
+  EXPECT_TRUE(contains(message, "the target of the soft link at byte")) << message;
+  EXPECT_TRUE(contains(message, "does not end inside its local heap")) << message;
 }
 
 // The fuzzed .mat file's shape (tests/fuzz/regressions/mat/crash-e081e4...):
