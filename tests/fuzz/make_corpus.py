@@ -187,7 +187,19 @@ def messages(f):
     f["X"].attrs["pair"] = np.zeros(1, dtype=pair)
 
 
+def links(f):
+    # The kinds of links the walk of the group structures reads
+    # (src/io/hdf5_symbol_tables.cpp): a subgroup, a second hard link to it,
+    # and soft links to a dataset and to the root group.
+    root_pair(f)
+    f["more/Z"] = y.astype(np.float64)
+    f["again"] = f["more"]
+    f["alias"] = h5py.SoftLink("/X")
+    f["top"] = h5py.SoftLink("/")
+
+
 put("hdf5", "root_pair.h5", hdf5(root_pair))
+put("hdf5", "links.h5", hdf5(links))
 put("hdf5", "usps_layout.h5", hdf5(usps))
 put("hdf5", "chunked_gzip.h5", hdf5(chunked))
 put("hdf5", "messages.h5", hdf5(messages))
