@@ -44,17 +44,20 @@ std::string root_tree_fixture(const std::string& name, const std::string& patch)
                 patch + "open(out, 'wb').write(raw)\n");
 }
 
-// X (6 x 2) and Y in the root group, whose local heap is then edited by
-// `patch`, run with `raw`, `heap` (the offset of "HEAP", the file's only
-// local heap) and `data` (that of its data segment) defined. A local heap
-// is "HEAP", its version and 3 reserved bytes, the data segment's size,
-// the offset of its first free block (1: none) and the data's address (8
-// bytes each); a free block starts with the next one's offset.
-std::string root_heap_fixture(const std::string& name, const std::string& patch) {
-  return python_fixture(name, std::string(kWriteXY) +
+// The file `write` makes (X and Y in the root group by default), whose
+// local heap is then edited by `patch`, run with `raw`, `heap` (the offset
+// of "HEAP", the file's only local heap), `size` and `data` (its data
+// segment's size and offset) defined. A local heap is "HEAP", its version
+// and 3 reserved bytes, the data segment's size, the offset of its first
+// free block (1: none) and the data's address (8 bytes each); a free block
+// starts with the next one's offset.
+std::string root_heap_fixture(const std::string& name, const std::string& patch,
+                              const std::string& write = kWriteXY) {
+  return python_fixture(name, write +
                                   "raw = bytearray(open(out, 'rb').read())\n"
                                   "heap = raw.find(b'HEAP')\n"
                                   "assert heap > 0 and raw.find(b'HEAP', heap + 1) < 0\n"
+                                  "size = int.from_bytes(raw[heap + 8:heap + 16], 'little')\n"
                                   "data = int.from_bytes(raw[heap + 24:heap + 32], 'little')\n" +
                                   patch + "open(out, 'wb').write(raw)\n");
 }
@@ -102,7 +105,6 @@ TEST(Hdf5GroupTree, ALinkWhoseNameIsAPathIsRefused) {
 TEST(Hdf5GroupTree, ANameInTheHeapOfTheHeadersMessageIsChecked) {
   const std::string path = root_heap_fixture(
       "heap_of_header.h5",
-      "size = int.from_bytes(raw[heap + 8:heap + 16], 'little')\n"
       "copy = len(raw)\n"
       "header = bytearray(raw[heap:heap + 32])\n"
       "header[24:32] = (copy + 32).to_bytes(8, 'little')\n"
@@ -135,16 +137,12 @@ TEST(Hdf5GroupTree, ASoftLinkReadsAndItsTargetMustEndInTheHeap) {
   EXPECT_EQ(data.features(5, 1), 11.0);
 
   // The target "/X" made to run to the heap's end without a NUL.
-  const std::string unended = python_fixture(
-      "soft_link_unended.h5", soft_link +
-                                  "raw = bytearray(open(out, 'rb').read())\n"
-                                  "heap = raw.find(b'HEAP')\n"
-                                  "data = int.from_bytes(raw[heap + 24:heap + 32], 'little')\n"
-                                  "size = int.from_bytes(raw[heap + 8:heap + 16], 'little')\n"
-                                  "target = raw.find(b'/X\\0', data, data + size)\n"
-                                  "assert target > 0\n"
-                                  "raw[target:data + size] = b'a' * (data + size - target)\n"
-                                  "open(out, 'wb').write(raw)\n");
+  const std::string unended =
+      root_heap_fixture("soft_link_unended.h5",
+                        "target = raw.find(b'/X\\0', data, data + size)\n"
+                        "assert target > 0\n"
+                        "raw[target:data + size] = b'a' * (data + size - target)\n",
+                        soft_link);
   ASSERT_FALSE(HasFailure());
   const std::string message = data_error(unended);
   EXPECT_TRUE(contains(message, "the target of the soft link at byte")) << message;
