@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cctype>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -38,9 +39,8 @@ constexpr std::size_t kMaxVisits = 1 << 16;
 // lie within it, and a larger window (64 KB) cost more in copying than it
 // saved, as the walk jumps from header to header across the file.
 constexpr std::uint64_t kWindowBytes = 1 << 12;
-constexpr std::uint64_t kNoFreeBlock = 1;
-constexpr std::uint64_t kSoftLinkCache =
-    2;  // an entry's cache type for a soft link  // the end of a local heap's free list
+constexpr std::uint64_t kNoFreeBlock = 1;    // the end of a local heap's free list
+constexpr std::uint64_t kSoftLinkCache = 2;  // an entry's cache type for a soft link
 // The longest link name read whole: a name runs to its NUL inside the
 // heap's data, which libhdf5 copies up to that NUL.
 constexpr std::uint64_t kMaxNameBytes = 1 << 16;
@@ -404,8 +404,10 @@ class SymbolTableCheck {
   // to the group itself, which H5Lvisit entered again and again until the
   // stack ran out, on a fuzzed file).
   void check_link_name(std::uint64_t entry, const LinkNames& names) {
-    const std::string name =
+    const std::optional<std::string> found =
         heap_string(number(entry, offset_size_), names, entry, "the name of the link");
+    if (!found) return;
+    const std::string& name = *found;
     if (name.empty() || name == "." || name.find('/') != std::string::npos) {
       const bool printable = std::all_of(name.begin(), name.end(), [](char c) {
         return std::isprint(static_cast<unsigned char>(c)) != 0;
@@ -418,11 +420,11 @@ class SymbolTableCheck {
 
   // The string at `offset` in a group's local heap (a link's name, a soft
   // link's target), which libhdf5 copies up to its NUL: it must end inside
-  // the heap. Empty when libhdf5 refuses the offset itself (past the heap)
+  // the heap. None when libhdf5 refuses the offset itself (past the heap)
   // or the string is longer than kMaxNameBytes.
-  std::string heap_string(std::uint64_t offset, const LinkNames& names, std::uint64_t entry,
-                          const char* what) {
-    if (offset >= names.size) return std::string();
+  std::optional<std::string> heap_string(std::uint64_t offset, const LinkNames& names,
+                                         std::uint64_t entry, const char* what) {
+    if (offset >= names.size) return std::nullopt;
     const std::uint64_t readable = std::min(names.size - offset, kMaxNameBytes);
     // Names are short: read a little more at a time up to the NUL, not the
     // rest of the heap (64 KB a link took 20,000 links 1.3 GB of copying).
@@ -437,7 +439,7 @@ class SymbolTableCheck {
       if (readable < kMaxNameBytes) {
         corrupt(fmt::format("{} at byte {} does not end inside its local heap", what, entry));
       }
-      return std::string();
+      return std::nullopt;
     }
     text.resize(end);
     return text;
@@ -452,7 +454,8 @@ class SymbolTableCheck {
   unsigned length_size_ = 8;
   std::uint64_t base_ = 0;
   std::set<std::uint64_t> visited_;  // object headers and their continuation blocks
-  std::set<std::pair<std::uint64_t, std::uint64_t>> walked_trees_;  // (B-tree, heap) walked
+  // The (B-tree, local heap) pairs of the groups walked so far.
+  std::set<std::pair<std::uint64_t, std::uint64_t>> walked_trees_;
   std::size_t nodes_walked_ = 0;             // their nodes, bounded by kMaxVisits
   std::vector<std::uint64_t> ancestors_;     // the object headers above the entry being checked
   std::vector<std::uint64_t> tables_above_;  // the symbol table B-trees above it
