@@ -5,12 +5,38 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
+#include <fstream>
+#include <string>
 
 namespace topkfs::test {
 namespace {
 
 int report_fd = -1;
+
+// The data segment this process already has (VmData, which RLIMIT_DATA
+// counts), in bytes; 0 when it cannot be read.
+unsigned long data_segment_bytes() {
+  std::ifstream status("/proc/self/status");
+  for (std::string line; std::getline(status, line);) {
+    if (line.rfind("VmData:", 0) == 0) return std::strtoul(line.c_str() + 7, nullptr, 10) << 10;
+  }
+  return 0;
+}
+
+// Gives the child `memory_limit` bytes beyond what it inherited: RLIMIT_DATA
+// counts the heap the test process had grown before the fork (other tests'
+// data, hundreds of megabytes after the HDF5 and MAT tests), so a limit of
+// `memory_limit` alone would leave the reader less than it is told it has.
+// TOPKFS_MEMORY_LIMIT tells the reader its budget, which RLIMIT_DATA now
+// exceeds.
+void limit_memory(unsigned long memory_limit) {
+  const unsigned long data = data_segment_bytes() + memory_limit;
+  const struct rlimit limit { data, data };
+  ::setrlimit(RLIMIT_DATA, &limit);
+  ::setenv("TOPKFS_MEMORY_LIMIT", std::to_string(memory_limit).c_str(), 1);
+}
 
 }  // namespace
 
@@ -29,10 +55,7 @@ ChildResult run_in_child(void (*body)(const std::string& argument), const std::s
   if (pid == 0) {
     ::close(pipe_fds[0]);
     report_fd = pipe_fds[1];
-    if (memory_limit > 0) {
-      const struct rlimit limit { memory_limit, memory_limit };
-      ::setrlimit(RLIMIT_DATA, &limit);
-    }
+    if (memory_limit > 0) limit_memory(memory_limit);
     try {
       body(argument);
     } catch (const std::exception& error) {
