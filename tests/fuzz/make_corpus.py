@@ -19,6 +19,7 @@ import io
 import json
 import os
 import pathlib
+import sys
 import zipfile
 
 import h5py
@@ -26,10 +27,13 @@ import numpy as np
 import scipy.io
 import scipy.sparse
 
-ROOT = pathlib.Path(__file__).resolve().parent / "corpus"
+ROOT = pathlib.Path(sys.argv[1]) if len(sys.argv) > 1 else pathlib.Path(__file__).resolve().parent / "corpus"
 rng = np.random.default_rng(0)
 X = np.round(rng.normal(size=(6, 4)), 2)
 y = np.array([0, 1, 2, 0, 1, 2])
+# Times of writing (gzip, zip and MAT headers) are fixed, so that a rerun
+# writes the same bytes and changes only the seeds it adds.
+FIXED_DATE = (1980, 1, 1, 0, 0, 0)
 
 
 def put(reader, name, data):
@@ -52,13 +56,13 @@ put("csv", "no_header.csv", csv_text(",", header=False))
 put("csv", "tabs.tsv", csv_text("\t"))
 put("csv", "semicolons.csv", csv_text(";", labels=["cat", "dog", "cat", "ox", "dog", "ox"]))
 put("csv", "quoted_missing.csv", b'"a","b","y"\n1,NA,"x"\n"2,5",3,"y"\n4,,x\n')
-put("csv", "gzip.csv.gz", gzip.compress(csv_text(",")))
+put("csv", "gzip.csv.gz", gzip.compress(csv_text(","), mtime=0))
 
 lines = "".join(f"{label} " + " ".join(f"{j + 1}:{v:g}" for j, v in enumerate(row) if v > 0) + "\n"
                 for row, label in zip(X, y))
 put("libsvm", "plain.svm", lines.encode())
 put("libsvm", "qid_comments.svm", b"# c\n1 qid:3 1:0.5 7:2\n-1 qid:3 2:1e-3\n+1 3:4 # tail\n")
-put("libsvm", "gzip.svm.gz", gzip.compress(lines.encode()))
+put("libsvm", "gzip.svm.gz", gzip.compress(lines.encode(), mtime=0))
 
 
 def idx(array, code):
@@ -70,7 +74,7 @@ images = rng.integers(0, 255, size=(3, 4, 4), dtype=np.uint8)
 put("idx", "uint8-images-idx3-ubyte", idx(images, 0x08))
 put("idx", "float-images-idx3", idx(images.astype(np.float32), 0x0D))
 put("idx", "int16-matrix-idx2", idx(images.reshape(3, 16).astype(np.int16), 0x0B))
-put("idx", "gzip-images-idx3-ubyte.gz", gzip.compress(idx(images, 0x08)))
+put("idx", "gzip-images-idx3-ubyte.gz", gzip.compress(idx(images, 0x08), mtime=0))
 
 
 def npy(array):
@@ -101,21 +105,20 @@ put("npz", "split.npz", npz(False, X_train=X[:4], y_train=y[:4], X_test=X[4:], y
 out = io.BytesIO()
 zipfile.ZIP64_LIMIT = 16
 with zipfile.ZipFile(out, "w", allowZip64=True) as archive:
-    archive.writestr("X.npy", npy(X))
-    archive.writestr("Y.npy", npy(y))
+    archive.writestr(zipfile.ZipInfo("X.npy", FIXED_DATE), npy(X))
+    archive.writestr(zipfile.ZipInfo("Y.npy", FIXED_DATE), npy(y))
 put("npz", "zip64.npz", out.getvalue())
 
 
-def mat(**kwargs):
+def mat(compressed=False, **kwargs):
     out = io.BytesIO()
-    scipy.io.savemat(out, kwargs)
-    return out.getvalue()
+    scipy.io.savemat(out, kwargs, do_compression=compressed)
+    # The header's text holds the time of writing: a fixed one instead.
+    return b"MATLAB 5.0 MAT-file, Created by: topkfs fuzz corpus".ljust(116) + out.getvalue()[116:]
 
 
 put("mat", "v5.mat", mat(X=X, Y=y.reshape(-1, 1)))
-out = io.BytesIO()
-scipy.io.savemat(out, {"X": X.astype(np.float32), "Y": y.astype(np.uint8)}, do_compression=True)
-put("mat", "v7_compressed.mat", out.getvalue())
+put("mat", "v7_compressed.mat", mat(True, X=X.astype(np.float32), Y=y.astype(np.uint8)))
 put("mat", "sparse_row_target.mat", mat(X=scipy.sparse.csc_matrix(X * (X > 0)), Y=y.reshape(1, -1)))
 
 
@@ -180,6 +183,7 @@ def messages(f):
     f.create_dataset("pairs", data=np.zeros(2, dtype=pair))
     dcpl = h5py.h5p.create(h5py.h5p.DATASET_CREATE)
     dcpl.set_layout(h5py.h5d.COMPACT)
+    dcpl.set_obj_track_times(False)  # no time of writing in the seed
     small = np.arange(4, dtype="f4")
     h5py.h5d.create(f.id, b"compact", h5py.h5t.py_create(small.dtype),
                     h5py.h5s.create_simple((4,)), dcpl).write(h5py.h5s.ALL, h5py.h5s.ALL, small)
