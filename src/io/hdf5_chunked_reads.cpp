@@ -10,25 +10,15 @@ namespace {
 
 std::uint64_t ceil_div(std::uint64_t a, std::uint64_t b) { return a / b + (a % b != 0 ? 1 : 0); }
 
-std::uint64_t saturating_product(std::uint64_t a, std::uint64_t b) {
-  if (a != 0 && b > std::numeric_limits<std::uint64_t>::max() / a) {
-    return std::numeric_limits<std::uint64_t>::max();
-  }
-  return a * b;
-}
-
 // The dataset's chunk shape, or empty when it is not chunked.
-std::vector<std::uint64_t> chunk_shape(hid_t dataset, std::size_t rank) {
+std::vector<std::uint64_t> dataset_chunk_shape(hid_t dataset, std::size_t rank) {
   const Handle plist(H5Dget_create_plist(dataset), H5Pclose);
   if (!plist || H5Pget_layout(plist.get()) != H5D_CHUNKED) return {};
-  std::vector<hsize_t> chunk(rank);
-  if (H5Pget_chunk(plist.get(), static_cast<int>(rank), chunk.data()) != static_cast<int>(rank)) {
-    return {};
+  const auto chunk = chunk_shape(plist.get(), static_cast<int>(rank));
+  if (!chunk || std::find(chunk->begin(), chunk->end(), 0) != chunk->end()) {
+    return {};  // refused by check_storage before any read
   }
-  for (const hsize_t size : chunk) {
-    if (size == 0) return {};  // refused by check_storage before any read
-  }
-  return {chunk.begin(), chunk.end()};
+  return {chunk->begin(), chunk->end()};
 }
 
 // Reads the block of `size` starting at `start` (dataset coordinates) into
@@ -52,6 +42,13 @@ bool read_block(hid_t dataset, hid_t memory_type, const std::vector<hsize_t>& ex
 
 }  // namespace
 
+std::uint64_t saturating_product(std::uint64_t a, std::uint64_t b) {
+  if (a != 0 && b > std::numeric_limits<std::uint64_t>::max() / a) {
+    return std::numeric_limits<std::uint64_t>::max();
+  }
+  return a * b;
+}
+
 std::uint64_t chunk_grid_size(const std::vector<std::uint64_t>& dims,
                               const std::vector<std::uint64_t>& chunk) {
   std::uint64_t chunks = 1;
@@ -68,7 +65,7 @@ bool read_rows_in_pieces(hid_t dataset, hid_t memory_type, std::uint64_t first, 
   if (count == 0) return true;
   std::vector<hsize_t> extent(dims.begin(), dims.end());
   extent[0] = count;
-  std::vector<std::uint64_t> chunk = chunk_shape(dataset, dims.size());
+  std::vector<std::uint64_t> chunk = dataset_chunk_shape(dataset, dims.size());
   if (chunk.empty()) chunk.assign(extent.begin(), extent.end());  // one piece
 
   // Chunks that one chunk's worth of rows spans beyond the first two

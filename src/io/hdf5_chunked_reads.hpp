@@ -32,6 +32,9 @@ constexpr std::uint64_t kMinChunkGrid = 4096;
 bool read_rows_in_pieces(hid_t dataset, hid_t memory_type, std::uint64_t first, std::uint64_t count,
                          void* out, const std::function<void()>& after_each_piece = {});
 
+// a * b, or UINT64_MAX when that overflows.
+std::uint64_t saturating_product(std::uint64_t a, std::uint64_t b);
+
 // The number of chunks a chunked dataset of `dims` in chunks of `chunk` is
 // split into (rounded up per dimension); saturates at UINT64_MAX.
 std::uint64_t chunk_grid_size(const std::vector<std::uint64_t>& dims,

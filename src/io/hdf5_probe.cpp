@@ -12,10 +12,12 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdint>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -45,18 +47,71 @@ constexpr double default_cpu_limit_seconds = 10;
 // A child that has made no progress in this much time although it did not
 // use the processor is stuck (stopped, or in a read that does not return).
 constexpr int wall_limit_seconds = 300;
-// How often the wait looks at the child's processor time.
+// The memory a child may take beyond what it had when it was given the
+// file, besides what it announces before reading a dataset's values
+// (announce_need). Its walk of a sound file's structure took 16 to 48 MB
+// in h5py files of 3,000 to 60,000 small datasets (libhdf5's metadata cache
+// is bounded), and a sanitizer's quarantine of freed memory adds up to 256
+// MB. Without a bound, an
+// allocating loop inside libhdf5 grew a probe to 9.2 GB within its
+// processor time (a local heap's free list that came back to itself, which
+// the walk of the group structures now refuses before). Resident memory,
+// at its peak: the kernel's high-water mark, reset at each file.
+// TOPKFS_HDF5_PROBE_MEMORY_MB overrides it (tests).
+constexpr std::uint64_t default_memory_base_bytes = 1ull << 30;
+// How often the wait looks at the child's processor time and memory.
 constexpr int poll_slice_milliseconds = 100;
 // The probe process's messages: a piece read; the file was walked; the file
-// was walked and the process ends now.
+// was walked and the process ends now; the memory the reads of a dataset
+// may take (8 bytes follow).
 constexpr char kProgress = 0;
 constexpr char kWalked = 1;
 constexpr char kWalkedAndEnding = 2;
+constexpr char kNeed = 3;
+
+// A positive number from the environment variable `name`, or `fallback`.
+double positive_setting(const char* name, double fallback) {
+  const char* text = std::getenv(name);
+  const double value = text != nullptr ? std::strtod(text, nullptr) : 0;
+  return value > 0 ? value : fallback;
+}
 
 double cpu_limit_seconds() {
-  const char* text = std::getenv("TOPKFS_HDF5_PROBE_CPU_SECONDS");
-  const double value = text != nullptr ? std::strtod(text, nullptr) : 0;
-  return value > 0 ? value : default_cpu_limit_seconds;
+  return positive_setting("TOPKFS_HDF5_PROBE_CPU_SECONDS", default_cpu_limit_seconds);
+}
+
+std::uint64_t memory_base_bytes() {
+  return static_cast<std::uint64_t>(
+      positive_setting("TOPKFS_HDF5_PROBE_MEMORY_MB", default_memory_base_bytes >> 20) * (1 << 20));
+}
+
+// A field of /proc/PID/status given in kB ("VmRSS", "VmHWM"), in bytes;
+// negative when it cannot be read.
+std::int64_t status_bytes(pid_t pid, const char* field) {
+  std::FILE* status = std::fopen(fmt::format("/proc/{}/status", pid).c_str(), "r");
+  if (status == nullptr) return -1;
+  std::int64_t bytes = -1;
+  char line[256];
+  const std::size_t length = std::strlen(field);
+  while (std::fgets(line, sizeof line, status) != nullptr) {
+    if (std::strncmp(line, field, length) == 0 && line[length] == ':') {
+      bytes = std::strtoll(line + length + 1, nullptr, 10) * 1024;
+      break;
+    }
+  }
+  std::fclose(status);
+  return bytes;
+}
+
+// Resets the high-water mark of child `pid`'s resident memory to what it
+// holds now, and returns that; negative when either cannot be done (the
+// wait then does not look at the child's memory).
+std::int64_t reset_peak_memory(pid_t pid) {
+  std::FILE* clear = std::fopen(fmt::format("/proc/{}/clear_refs", pid).c_str(), "w");
+  if (clear == nullptr) return -1;
+  const bool reset = std::fputs("5", clear) >= 0;  // 5: reset the peak resident size
+  if (std::fclose(clear) != 0 || !reset) return -1;
+  return status_bytes(pid, "VmRSS");
 }
 
 // The processor time process `pid` (a child) has used, in seconds; negative
@@ -68,7 +123,7 @@ double cpu_seconds(pid_t pid) {
   return static_cast<double>(used.tv_sec) + 1e-9 * static_cast<double>(used.tv_nsec);
 }
 
-enum class Wait { Replied, Died, OverCpuLimit, OverWallLimit };
+enum class Wait { Replied, Died, OverCpuLimit, OverWallLimit, OverMemoryLimit };
 
 // In the probe process: tells the reading process that the walk goes on
 // (socket 3), and gives the walk its time limits again.
@@ -84,14 +139,40 @@ void report_progress() {
   ::send(3, &kProgress, 1, MSG_NOSIGNAL);
 }
 
+// In the probe process: tells the reading process how much memory the reads
+// of the next dataset may take, beyond the base.
+void announce_need(std::uint64_t bytes) {
+  char message[1 + sizeof bytes];
+  message[0] = kNeed;
+  std::memcpy(message + 1, &bytes, sizeof bytes);
+  ::send(3, message, sizeof message, MSG_NOSIGNAL);
+}
+
+// What reading `values` doubles of `dataset` may take: the values, and for
+// a chunked dataset four of its chunks (libhdf5's buffer of the chunk and
+// its filters' output, which grows by doubling, and check_decoded_rows'
+// copy of a chunk it decodes). check_storage_layout has bounded a chunk by
+// the file's size.
+std::uint64_t read_need(hid_t dataset, hid_t type, std::uint64_t values) {
+  const std::uint64_t need = saturating_product(values, sizeof(double));
+  const Handle plist(H5Dget_create_plist(dataset), H5Pclose);
+  if (!plist || H5Pget_layout(plist.get()) != H5D_CHUNKED) return need;
+  const auto chunk = chunk_shape(plist.get(), static_cast<int>(dataset_dims(dataset).size()));
+  if (!chunk) return need;
+  std::uint64_t chunk_bytes = H5Tget_size(type);
+  for (const hsize_t side : *chunk) chunk_bytes = saturating_product(chunk_bytes, side);
+  return need + std::min(saturating_product(4, chunk_bytes), UINT64_MAX - need);
+}
+
 // Reads rows [first, first + count) as the reader would, after refusing
 // (throwing) what libhdf5 would overrun in them: their chunks are decoded
 // first, only those, so that probing a large file does not decode it all.
-void read_rows(hid_t dataset, const std::string& path, const std::string& name,
+void read_rows(hid_t dataset, hid_t type, const std::string& path, const std::string& name,
                const std::vector<hsize_t>& dims, hsize_t first, hsize_t count) {
-  check_decoded_rows(dataset, path, name, first, count, report_progress);
   std::uint64_t values = count;
   for (std::size_t d = 1; d < dims.size(); ++d) values *= dims[d];
+  announce_need(read_need(dataset, type, values));
+  check_decoded_rows(dataset, path, name, first, count, report_progress);
   std::vector<double> buffer(values);
   read_rows_in_pieces(dataset, H5T_NATIVE_DOUBLE, first, count, buffer.data(), report_progress);
 }
@@ -114,13 +195,13 @@ void touch_dataset(hid_t dataset, const std::string& path, const std::string& na
     std::uint64_t row_values = dims.size() == 2 ? dims[1] : 1;
     if (dims[0] == 0 || row_values == 0) return;
     if (dims[0] * row_values * sizeof(double) <= whole_read_bytes) {
-      read_rows(dataset, path, name, dims, 0, dims[0]);
+      read_rows(dataset, type.get(), path, name, dims, 0, dims[0]);
       return;
     }
     const hsize_t count = std::min<hsize_t>(edge_rows, dims[0]);
     if (row_values * count * sizeof(double) > edge_read_bytes) return;  // left to the reader
-    read_rows(dataset, path, name, dims, 0, count);
-    read_rows(dataset, path, name, dims, dims[0] - count, count);
+    read_rows(dataset, type.get(), path, name, dims, 0, count);
+    read_rows(dataset, type.get(), path, name, dims, dims[0] - count, count);
   } catch (const Error&) {
     return;  // the reader refuses the dataset when it reads it
   }
@@ -147,9 +228,10 @@ herr_t touch_link(hid_t root, const char* name, const H5L_info_t* info, void* da
   // open them either.
   if (has_external_storage(root, name)) return 0;
   const Handle object = object_handle(H5Oopen(root, name, H5P_DEFAULT));
-  if (object && H5Iget_type(object.get()) == H5I_GROUP) touch_group(object.get());
-  if (!object || H5Iget_type(object.get()) != H5I_DATASET) return 0;
-  touch_dataset(object.get(), *static_cast<Walk*>(data)->path, name);
+  if (!object) return 0;
+  const H5I_type_t type = H5Iget_type(object.get());
+  if (type == H5I_GROUP) touch_group(object.get());
+  if (type == H5I_DATASET) touch_dataset(object.get(), *static_cast<Walk*>(data)->path, name);
   return 0;
 }
 
@@ -176,13 +258,16 @@ class ProbeProcess {
     std::lock_guard<std::mutex> lock(mutex_);
     if (!alive() && !start()) return;  // no process to spare: read without the guard
     const auto length = static_cast<std::uint32_t>(path.size());
+    memory_start_ = reset_peak_memory(pid_);
     if (!send_all(&length, sizeof length) || !send_all(path.data(), path.size())) {
       // It died between requests (killed from outside): not this file's doing.
       stop();
-      if (!start() || !send_all(&length, sizeof length) || !send_all(path.data(), path.size()))
-        return;
+      if (!start()) return;
+      memory_start_ = reset_peak_memory(pid_);
+      if (!send_all(&length, sizeof length) || !send_all(path.data(), path.size())) return;
     }
     const double cpu_limit = cpu_limit_seconds();
+    memory_limit_ = memory_base_bytes();
     char reply = 0;
     const Wait waited = wait_for_reply(cpu_limit, &reply);
     if (waited == Wait::Replied) {  // walked through
@@ -194,6 +279,13 @@ class ProbeProcess {
     const int status = reap();
     ::close(socket_);
     socket_ = -1;
+    if (waited == Wait::OverMemoryLimit) {
+      throw DataError(fmt::format(
+          "{}: libhdf5 took more than {} MB of memory reading the file's structure and the "
+          "values it checks: the file is corrupt (a loop in its structures); "
+          "TOPKFS_HDF5_PROBE_MEMORY_MB=N allows N MB beyond what its datasets' reads need",
+          path, memory_limit_ >> 20));
+    }
     if (timed_out) {
       const std::string limit =
           waited == Wait::OverCpuLimit
@@ -224,30 +316,70 @@ class ProbeProcess {
     return false;
   }
 
-  // Waits for the child's answer to the file, `reply`, and resets the limits
-  // at each of its progress reports: Died when it ended first (EOF), else
-  // when it has used `cpu_limit` seconds of processor time, or the wall
-  // limit has passed, since its last report. A signal handled by the
+  // Waits for the child's answer to the file, `reply`, and resets the time
+  // limits at each of its progress reports: Died when it ended first (EOF),
+  // else when it has used `cpu_limit` seconds of processor time, or the wall
+  // limit has passed, since its last report, or when its peak memory since
+  // it was given the file exceeds memory_limit_. A signal handled by the
   // reading process interrupts poll() (EINTR, without SA_RESTART); the
   // wait then goes on rather than taking the child for dead.
-  Wait wait_for_reply(double cpu_limit, char* reply) const {
+  Wait wait_for_reply(double cpu_limit, char* reply) {
     using Clock = std::chrono::steady_clock;
     Clock::time_point deadline = Clock::now() + std::chrono::seconds(wall_limit_seconds);
     double cpu_start = cpu_seconds(pid_);
     for (;;) {
       pollfd ready{socket_, POLLIN, 0};
       const int polled = ::poll(&ready, 1, poll_slice_milliseconds);
+      if (polled < 0 && errno != EINTR) return Wait::Died;
+      bool progressed = false;
       if (polled > 0) {
-        if (!receive_all(socket_, reply, 1)) return Wait::Died;
-        if (*reply != kProgress) return Wait::Replied;
+        if (const auto ended = read_messages(reply, &progressed)) return *ended;
+      }
+      if (progressed) {
         deadline = Clock::now() + std::chrono::seconds(wall_limit_seconds);
         cpu_start = cpu_seconds(pid_);
-      } else if (polled < 0 && errno != EINTR) {
-        return Wait::Died;
       }
       if (Clock::now() >= deadline) return Wait::OverWallLimit;
       if (cpu_start >= 0 && cpu_seconds(pid_) - cpu_start >= cpu_limit) return Wait::OverCpuLimit;
+      if (over_memory_limit()) {
+        // The child announces a need before it allocates for it: one that
+        // came after the messages above were read is there now.
+        if (const auto ended = read_messages(reply, &progressed)) return *ended;
+        if (over_memory_limit()) return Wait::OverMemoryLimit;
+      }
     }
+  }
+
+  // Reads every message the child has sent so far: its answer (Replied,
+  // into `reply`, or OverMemoryLimit when its peak went past the limit
+  // before it answered: the outcome does not depend on when the wait last
+  // looked) or its end (Died) end the wait; progress reports set
+  // `progressed`; a need raises memory_limit_ to the base and the largest
+  // need of this file.
+  std::optional<Wait> read_messages(char* reply, bool* progressed) {
+    for (;;) {
+      pollfd ready{socket_, POLLIN, 0};
+      if (::poll(&ready, 1, 0) <= 0) return std::nullopt;
+      if (!receive_all(socket_, reply, 1)) return Wait::Died;
+      if (*reply == kProgress) {
+        *progressed = true;
+      } else if (*reply == kNeed) {
+        std::uint64_t need = 0;
+        if (!receive_all(socket_, &need, sizeof need)) return Wait::Died;
+        const std::uint64_t base = memory_base_bytes();
+        memory_limit_ = std::max(memory_limit_, base + std::min(need, UINT64_MAX - base));
+      } else {
+        return over_memory_limit() ? Wait::OverMemoryLimit : Wait::Replied;
+      }
+    }
+  }
+
+  // Whether the child's peak resident memory since it was given the file
+  // has grown by more than memory_limit_ (false when it cannot be read).
+  bool over_memory_limit() const {
+    if (memory_start_ < 0) return false;
+    const std::int64_t peak = status_bytes(pid_, "VmHWM");
+    return peak > memory_start_ && static_cast<std::uint64_t>(peak - memory_start_) > memory_limit_;
   }
 
   // Waits for the child to end and forgets it; its wait status. Resumed
@@ -347,6 +479,10 @@ class ProbeProcess {
   std::mutex mutex_;
   pid_t pid_ = -1;
   int socket_ = -1;
+  // The child's resident memory when it was given the current file
+  // (negative: not known), and how much it may grow.
+  std::int64_t memory_start_ = -1;
+  std::uint64_t memory_limit_ = 0;
 };
 
 }  // namespace

@@ -110,12 +110,15 @@ class Hdf5Reader {
     }
     hdf5::check_symbol_tables(path_);
     hdf5::probe_in_child(path_);
-    hdf5::check_no_external_storage(path_);
     file_ = hdf5::file_handle(H5Fopen(path_.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
     if (!file_) {
       throw DataError(
           fmt::format("{}: cannot open the HDF5 file: it is truncated or corrupt", path_));
     }
+    // With file_ open, the check's own H5Fopen shares it (libhdf5 opens a
+    // file once per process), instead of setting up and tearing down the
+    // file's metadata cache once more; no dataset is opened before it.
+    hdf5::check_no_external_storage(path_);
     if (!options_.x_path.empty() || !options_.y_path.empty()) return read_chosen();
     if (has_dataset("/train/data") && has_dataset("/train/target") && has_dataset("/test/data") &&
         has_dataset("/test/target")) {

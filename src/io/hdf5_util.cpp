@@ -110,11 +110,16 @@ class StorageCheck {
     if (H5Pget_layout(plist.get()) != H5D_CHUNKED || H5Pget_nfilters(plist.get()) <= 0) return;
     const int rank = H5Sget_simple_extent_ndims(space.get());
     if (rank <= 0) return;
-    std::vector<hsize_t> chunk(static_cast<std::size_t>(rank));
-    std::vector<hsize_t> extent(chunk.size());
-    if (H5Pget_chunk(plist.get(), rank, chunk.data()) != rank ||
-        H5Sget_simple_extent_dims(space.get(), extent.data(), nullptr) < 0) {
+    const auto shape = chunk_shape(plist.get(), rank);
+    std::vector<hsize_t> extent(static_cast<std::size_t>(rank));
+    if (!shape || H5Sget_simple_extent_dims(space.get(), extent.data(), nullptr) < 0) {
       corrupt("chunk shape cannot be read");
+    }
+    const std::vector<hsize_t>& chunk = *shape;
+    // check_layout refuses a side of 0 first; the walk below divides by
+    // the first and steps by every one.
+    if (std::find(chunk.begin(), chunk.end(), 0) != chunk.end()) {
+      corrupt("chunk shape exceeds the dataset shape");
     }
     std::uint64_t chunk_bytes = H5Tget_size(type.get());
     for (const hsize_t side : chunk) chunk_bytes *= side;  // check_layout bounded the product
@@ -151,12 +156,12 @@ class StorageCheck {
   void check_chunks(hid_t plist, hid_t space, std::uint64_t type_size) const {
     const int rank = H5Sget_simple_extent_ndims(space);
     if (rank <= 0) return;
-    std::vector<hsize_t> chunk(static_cast<std::size_t>(rank));
-    std::vector<hsize_t> max_dims(chunk.size());
-    if (H5Pget_chunk(plist, rank, chunk.data()) != rank ||
-        H5Sget_simple_extent_dims(space, nullptr, max_dims.data()) < 0) {
+    const auto shape = chunk_shape(plist, rank);
+    std::vector<hsize_t> max_dims(static_cast<std::size_t>(rank));
+    if (!shape || H5Sget_simple_extent_dims(space, nullptr, max_dims.data()) < 0) {
       corrupt("chunk shape cannot be read");
     }
+    const std::vector<hsize_t>& chunk = *shape;
     for (std::size_t d = 0; d < chunk.size(); ++d) {
       if (chunk[d] == 0 || (max_dims[d] != H5S_UNLIMITED && chunk[d] > max_dims[d])) {
         corrupt("chunk shape exceeds the dataset shape");
@@ -273,6 +278,13 @@ std::vector<std::uint64_t> dataset_dims(hid_t dataset) {
   std::vector<hsize_t> dims(static_cast<std::size_t>(rank));
   if (H5Sget_simple_extent_dims(space.get(), dims.data(), nullptr) < 0) return {};
   return {dims.begin(), dims.end()};
+}
+
+std::optional<std::vector<hsize_t>> chunk_shape(hid_t plist, int rank) {
+  if (rank <= 0) return std::nullopt;
+  std::vector<hsize_t> chunk(static_cast<std::size_t>(rank));
+  if (H5Pget_chunk(plist, rank, chunk.data()) != rank) return std::nullopt;
+  return chunk;
 }
 
 void check_storage_layout(hid_t dataset, const std::string& path, const std::string& name) {

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -82,6 +83,12 @@ std::uint64_t checked_element_count(const std::vector<std::uint64_t>& dims, cons
 
 // The shape of an open dataset (empty for a scalar or on failure).
 std::vector<std::uint64_t> dataset_dims(hid_t dataset);
+
+// The chunk shape that a chunked dataset's creation property list `plist`
+// gives, of `rank` dimensions as the dataset's dataspace has; nothing when
+// it cannot be read. A side may be 0 in a corrupt file: check_storage
+// refuses those, and each caller says what it does with them.
+std::optional<std::vector<hsize_t>> chunk_shape(hid_t plist, int rank);
 
 // Throws DataError naming `path` and `name` unless the dataset's number type
 // and storage layout are consistent with its shape. libhdf5 1.10 trusts what

@@ -71,7 +71,10 @@ std::uint32_t read_u32(const char* bytes, bool swap) {
 // v5 files are then walked element by element: matio reads a truncated
 // uncompressed variable without complaint (the missing values come back as
 // zeros), so every top-level element must fit in the file.
-void check_mat_structure(const std::string& path) {
+// A v7.3 file comes back open in libhdf5, to be held while matio and the
+// reader's checks open it: libhdf5 opens a file once per process, so their
+// opens share this one instead of each setting the file's metadata up anew.
+hdf5::Handle check_mat_structure(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   std::array<char, 128> header{};
   in.read(header.data(), header.size());
@@ -90,8 +93,9 @@ void check_mat_structure(const std::string& path) {
   if (expected == 0x0200) {  // v7.3: HDF5, whose names matio looks up in the root group
     hdf5::check_symbol_tables(path);
     hdf5::probe_in_child(path);  // matio's calls into libhdf5 are the reader's
+    hdf5::Handle file = hdf5::file_handle(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
     hdf5::check_no_external_storage(path);
-    return;
+    return file;
   }
   const std::uint64_t size = file_size(path);
   std::uint64_t offset = header.size();
@@ -109,6 +113,7 @@ void check_mat_structure(const std::string& path) {
     detail::check_mat_v5_element(in, offset, claimed, swapped, path);
     offset += 8 + claimed;
   }
+  return {};
 }
 
 std::vector<std::uint64_t> dims_of(const matvar_t& var) {
@@ -298,7 +303,7 @@ class MatReader {
   Dataset read() {
     quiet_libraries();
     require_readable_file(path_);
-    check_mat_structure(path_);
+    const hdf5::Handle hdf5_file = check_mat_structure(path_);
     file_.reset(Mat_Open(path_.c_str(), MAT_ACC_RDONLY));
     if (!file_) {
       throw DataError(fmt::format("{}: not a readable MATLAB .mat file, or a corrupt one{}", path_,

@@ -373,6 +373,44 @@ TEST(Hdf5Reader, TheProbesTimeLimitIsOnProcessorTimeSinceItsLastProgress) {
   EXPECT_EQ(read_dataset(small).rows(), 3);  // a new probe for the next file
 }
 
+// X (6 x 4) in one gzip chunk of 1,000,000 x 4 doubles: libhdf5 decodes the
+// whole chunk, 32 MB, to read 24 values (a sound file: the dataset may grow
+// to the chunk's size).
+std::string one_large_chunk_fixture() {
+  return python_fixture("one_large_chunk.h5",
+                        "import h5py\n"
+                        "with h5py.File(out, 'w') as f:\n"
+                        "    f.create_dataset('X', data=np.arange(24.0).reshape(6, 4), "
+                        "maxshape=(None, 4), chunks=(1000000, 4), compression='gzip')\n"
+                        "    f['Y'] = np.arange(6) % 2\n");
+}
+
+// The probe's memory is bounded: beyond what it held when given the file, a
+// base (TOPKFS_HDF5_PROBE_MEMORY_MB, 1 GB by default) and what it announces
+// before reading a dataset's values (four chunks of a chunked one), at the
+// peak. Under a base of 8 MB the walk of 4000 datasets' metadata (over 16
+// MB, over 64 MB under ASan) is refused; the file whose one chunk decodes to
+// 32 MB reads (its probe peaks between 32 and 64 MB beyond the base when it
+// announces nothing). Through the command, a process per file: a probe
+// reuses the memory its process had freed before it was forked without
+// counting it, so in a process that read other files first the walk takes
+// less than 8 MB of new memory.
+TEST(Hdf5Reader, TheProbesMemoryIsBoundedByWhatItsReadsAnnounce) {
+  const std::string scalars = many_scalars_fixture();
+  const std::string large = one_large_chunk_fixture();
+  ASSERT_FALSE(HasFatalFailure());
+  test::ScopedEnvironment base("TOPKFS_HDF5_PROBE_MEMORY_MB", "8");
+  const test::CommandResult refused = test::run_cli("info " + scalars);
+  EXPECT_EQ(refused.exit_code, 1);
+  EXPECT_NE(refused.err.find(scalars + ": libhdf5 took more than 8 MB of memory reading the "
+                                       "file's structure"),
+            std::string::npos)
+      << refused.err;
+  const test::CommandResult read = test::run_cli("info --json " + large);
+  EXPECT_EQ(read.exit_code, 0) << read.err;
+  EXPECT_NE(read.out.find("\"rows\": 6"), std::string::npos) << read.out;
+}
+
 // X[i, j] = 10000 i + j in `rows` x `cols`, chunked `chunk`, and a chunked
 // target Y = i % 3 (a chunk per value).
 std::string pieces_fixture(const std::string& name, int rows, int cols, const std::string& chunk) {
