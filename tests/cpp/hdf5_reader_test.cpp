@@ -364,13 +364,19 @@ TEST(Hdf5Reader, TheProbesTimeLimitIsOnProcessorTimeSinceItsLastProgress) {
   }
   resume.join();
 
-  test::ScopedEnvironment short_limit("TOPKFS_HDF5_PROBE_CPU_SECONDS", "0.02");
-  const std::string message = test::error_of<DataError>([&] { read_dataset(scalars); });
-  EXPECT_NE(message.find(scalars + ": libhdf5 did not finish reading the file's structure within "
-                                   "0.02 s of processor time"),
-            std::string::npos)
-      << message;
-  EXPECT_EQ(read_dataset(small).rows(), 3);  // a new probe for the next file
+  {
+    test::ScopedEnvironment short_limit("TOPKFS_HDF5_PROBE_CPU_SECONDS", "0.02");
+    const std::string message = test::error_of<DataError>([&] { read_dataset(scalars); });
+    EXPECT_NE(message.find(scalars + ": libhdf5 did not finish reading the file's structure "
+                                     "within 0.02 s of processor time"),
+              std::string::npos)
+        << message;
+  }
+  // A new probe for the next file, under the 1 s limit: under 0.02 s, a
+  // probe freshly forked from this process (ASan, in CI with the suite and
+  // two fuzzers beside it) once used it up before its first progress
+  // report, on this three-row file.
+  EXPECT_EQ(read_dataset(small).rows(), 3);
 }
 
 // X (6 x 4) in one gzip chunk of 1,000,000 x 4 doubles: libhdf5 decodes the
