@@ -2,6 +2,8 @@
 // Each subcommand registers its flags on the app and returns the function that
 // runs it once the command line has been parsed.
 #include <CLI/CLI.hpp>
+#include <charconv>
+#include <cstdint>
 #include <functional>
 #include <string>
 
@@ -11,6 +13,20 @@ struct Command {
   CLI::App* parser = nullptr;  // the subcommand within the app
   std::function<int()> run;    // called after parsing when this subcommand was given
 };
+
+// The check of a seed flag: a non-negative integer in 64 bits (CLI11 alone
+// would read -1 as 2^64 - 1).
+inline CLI::Validator non_negative_integer() {
+  return CLI::Validator(
+      [](std::string& text) {
+        std::uint64_t value = 0;
+        const char* end = text.data() + text.size();
+        const auto parsed = std::from_chars(text.data(), end, value);
+        const bool whole = !text.empty() && parsed.ec == std::errc() && parsed.ptr == end;
+        return whole ? std::string() : "takes a non-negative integer, not '" + text + "'";
+      },
+      "UINT");
+}
 
 Command add_info_command(CLI::App& app);
 Command add_select_command(CLI::App& app);

@@ -18,6 +18,7 @@
 #include "topkfs/evaluation/report_io.hpp"
 #include "topkfs/evaluation/report_pictures.hpp"
 #include "topkfs/io/atomic_file.hpp"
+#include "topkfs/select/option_table.hpp"
 
 namespace topkfs::cli {
 namespace {
@@ -26,7 +27,7 @@ struct EvaluateFlags {
   ReaderFlags data;
   MethodFlags method;
   std::vector<int> ks = {10, 20, 30, 40, 50};
-  int seeds = 0;  // 0: the protocol's default
+  std::optional<int> seeds;  // unset: the protocol's default
   std::string protocol = "auto";
   std::string split = "predefined";
   double test_size = 0.2;
@@ -56,7 +57,7 @@ EvaluationOptions to_options(const EvaluateFlags& flags) {
   options.methods = split_list(flags.method.name);
   options.ks = flags.ks;
   options.protocol = parse_protocol(flags.protocol);
-  if (flags.seeds != 0) options.seeds = flags.seeds;
+  options.seeds = flags.seeds;
   options.split = parse_split_mode(flags.split);
   options.test_size = flags.test_size;
   options.model_seed = flags.model_seed;
@@ -64,12 +65,12 @@ EvaluationOptions to_options(const EvaluateFlags& flags) {
   options.downstream_trees = flags.trees;
   options.method_options = flags.method.values;
   if (const auto seed = options.method_options.find("seed"); seed != options.method_options.end()) {
-    options.seed = std::stoull(seed->second);
+    option_parsing::parse("seed", seed->second, options.seed);
     options.method_options.erase(seed);
   }
   if (const auto threads = options.method_options.find("threads");
       threads != options.method_options.end()) {
-    options.threads = std::stoi(threads->second);
+    option_parsing::parse("threads", threads->second, options.threads);
   }
   options.validate();
   return options;
@@ -129,14 +130,26 @@ void write_pictures(const EvaluateFlags& flags, const EvaluationReport& report,
   }
 }
 
+// Every file the command may write, with the flag that names it: a frequency
+// map per method when there are several.
+std::vector<NamedPath> output_paths(const EvaluateFlags& flags,
+                                    const std::vector<std::string>& methods) {
+  std::vector<NamedPath> outputs = {{"--output", flags.out.output},
+                                    {"--csv", flags.csv},
+                                    {"--plot", flags.plot},
+                                    {"--picture", flags.out.picture}};
+  if (!flags.frequency_map.empty()) {
+    for (const auto& method : methods) {
+      outputs.push_back(
+          {"--frequency-map", per_method_path(flags.frequency_map, method, methods.size() > 1)});
+    }
+  }
+  return outputs;
+}
+
 int run(const EvaluateFlags& flags) {
   const EvaluationOptions options = to_options(flags);
-  check_output_paths({{"--output", flags.out.output},
-                      {"--csv", flags.csv},
-                      {"--plot", flags.plot},
-                      {"--picture", flags.out.picture},
-                      {"--frequency-map", flags.frequency_map}},
-                     input_paths(flags.data));
+  check_output_paths(output_paths(flags, options.methods), input_paths(flags.data));
   const Dataset data = load_dataset(flags.data, flags.data.to_options());
   check_pictures(flags, options, data);
 
@@ -194,7 +207,8 @@ Command add_evaluate_command(CLI::App& app) {
   CLI::Option* model_seed =
       grid->add_option("--model-seed", flags->model_seed,
                        "Give every run's method this seed, so that only the split (and the trees) "
-                       "change between runs; default: each run's seed, but --seed for stability");
+                       "change between runs; default: each run's seed, but --seed for stability")
+          ->check(non_negative_integer());
   grid->add_flag("--vary-model-seed", flags->vary_model_seed,
                  "Stability: change the method's seed with each split (default: the split "
                  "alone changes)")

@@ -35,6 +35,18 @@ bool same_file(const std::string& a, const std::string& b) {
   return !error && resolved_a == resolved_b;
 }
 
+// A path whose folder is missing fails when the output is written, after
+// the work: say so before it.
+void check_folder_exists(const std::string& path) {
+  const std::filesystem::path folder = std::filesystem::path(path).parent_path();
+  std::error_code error;
+  if (!folder.empty() && !std::filesystem::is_directory(folder, error)) {
+    throw FileError(
+        fmt::format("{}: cannot write: {} is not a folder{}", path, folder.string(),
+                    std::filesystem::exists(folder, error) ? "" : " (it does not exist)"));
+  }
+}
+
 }  // namespace
 
 std::vector<NamedPath> input_paths(const ReaderFlags& flags) {
@@ -45,6 +57,7 @@ void check_output_paths(const std::vector<NamedPath>& outputs,
                         const std::vector<NamedPath>& inputs) {
   for (std::size_t i = 0; i < outputs.size(); ++i) {
     if (outputs[i].path.empty()) continue;
+    check_folder_exists(outputs[i].path);
     for (const auto& input : inputs) {
       if (!input.path.empty() && same_file(outputs[i].path, input.path)) {
         throw OptionError(fmt::format(

@@ -42,8 +42,9 @@ std::vector<NamedPath> input_paths(const ReaderFlags& flags);
 
 // Throws OptionError, before anything is read or written, when two outputs
 // name the same file (one would silently replace the other) or an output
-// names an input (writing it would destroy the data). Unset paths are
-// skipped; links and relative paths are resolved.
+// names an input (writing it would destroy the data), and FileError when an
+// output's folder does not exist. Unset paths are skipped; links and
+// relative paths are resolved.
 void check_output_paths(const std::vector<NamedPath>& outputs,
                         const std::vector<NamedPath>& inputs);
 

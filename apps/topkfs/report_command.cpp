@@ -7,8 +7,10 @@
 #include <memory>
 
 #include "commands.hpp"
+#include "output_flags.hpp"
 #include "topkfs/evaluation/report_io.hpp"
 #include "topkfs/evaluation/report_pictures.hpp"
+#include "topkfs/io/atomic_file.hpp"
 
 namespace topkfs::cli {
 namespace {
@@ -22,14 +24,20 @@ struct ReportFlags {
 };
 
 int run(const ReportFlags& flags) {
+  std::vector<NamedPath> inputs;
+  for (const auto& path : flags.reports) inputs.push_back({"REPORTS", path});
+  check_output_paths({{"--output", flags.output}, {"--csv", flags.csv}, {"--plot", flags.plot}},
+                     inputs);
   std::vector<EvaluationReport> reports;
   for (const auto& path : flags.reports) reports.push_back(read_report_json(path));
   const EvaluationReport report = merge_reports(reports, flags.reports);
+  OutputGroup outputs;  // every output or none
   if (!flags.output.empty()) write_report_json(flags.output, report);
   if (!flags.csv.empty()) write_report_csv(flags.csv, report);
   if (!flags.plot.empty()) {
     write_png(flags.plot, draw_score_curve(report, data_short_name(report.data.path)));
   }
+  outputs.commit();
   if (flags.json) {
     std::cout << report_to_json(report).dump(2) << "\n";
   } else {
@@ -45,8 +53,7 @@ Command add_report_command(CLI::App& app) {
   auto* command = app.add_subcommand(
       "report", "Show (and merge) evaluation reports written by `evaluate --output`");
   command->add_option("reports", flags->reports, "Report files (JSON); several are merged")
-      ->required()
-      ->check(CLI::ExistingFile);
+      ->required();
   command->add_option("--output,-o", flags->output, "Write the (merged) report as JSON");
   command->add_option("--csv", flags->csv, "Write one CSV row per run");
   command->add_option("--plot", flags->plot, "Write a PNG of the score against k per method");

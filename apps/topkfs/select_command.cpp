@@ -203,6 +203,7 @@ Command add_select_command(CLI::App& app) {
   rows->add_option("--test-size", flags->test_size, "Test fraction for --split random")
       ->capture_default_str();
   rows->add_option("--split-seed", flags->split_seed, "Seed of --split random")
+      ->check(non_negative_integer())
       ->capture_default_str();
   OutputHelp help;
   help.output = "Write the result as JSON (docs/result-format.md) to this file";

@@ -4,6 +4,7 @@
 
 #include "topkfs/baselines/random_forest_selector.hpp"
 #include "topkfs/core/error.hpp"
+#include "topkfs/core/thread_count.hpp"
 
 namespace topkfs {
 namespace {
@@ -31,7 +32,7 @@ void RandomForestSelectorOptions::validate() const {
   if (max_depth < 0) {
     fail(fmt::format("--max-depth must be at least 1, or 0 for unlimited; got {}", max_depth));
   }
-  if (threads < 0) fail(fmt::format("--threads must not be negative, got {}", threads));
+  check_thread_count(threads);
   forest_options();
 }
 

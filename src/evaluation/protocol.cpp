@@ -1,10 +1,13 @@
 // Protocol names, option checks and the summary statistics of `evaluate`.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "topkfs/core/enum_names.hpp"
 #include "topkfs/core/error.hpp"
+#include "topkfs/core/thread_count.hpp"
 #include "topkfs/evaluation/evaluation.hpp"
 
 namespace topkfs {
@@ -16,6 +19,18 @@ constexpr EnumName<Protocol> kProtocolNames[] = {
 };
 
 constexpr int kStabilityRuns = 10;  // the paper's 10 random splits
+
+// The first value that appears again in `values`, if any.
+template <typename T>
+std::optional<T> first_repeat(const std::vector<T>& values) {
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (std::find(values.begin(), values.begin() + static_cast<std::ptrdiff_t>(i), values[i]) !=
+        values.begin() + static_cast<std::ptrdiff_t>(i)) {
+      return values[i];
+    }
+  }
+  return std::nullopt;
+}
 
 }  // namespace
 
@@ -57,6 +72,14 @@ void EvaluationOptions::validate() const {
   for (const int k : ks) {
     if (k < 1) throw OptionError(fmt::format("--k: every k must be at least 1, got {}", k));
   }
+  // A repeated entry would run twice and be summarised as one column or row
+  // of twice the runs: identical runs that inflate the stability indices.
+  if (const auto method = first_repeat(methods)) {
+    throw OptionError(fmt::format("--method lists {} twice: give each method once", *method));
+  }
+  if (const auto k = first_repeat(ks)) {
+    throw OptionError(fmt::format("--k lists {} twice: give each k once", *k));
+  }
   if (seed_count() < 1)
     throw OptionError(fmt::format("--seeds must be at least 1, got {}", *seeds));
   if (protocol == Protocol::Stability && seed_count() < 2) {
@@ -68,8 +91,7 @@ void EvaluationOptions::validate() const {
   if (downstream_trees < 1) {
     throw OptionError(fmt::format("--trees must be at least 1, got {}", downstream_trees));
   }
-  if (threads < 0)
-    throw OptionError(fmt::format("--threads must not be negative, got {}", threads));
+  check_thread_count(threads);
 }
 
 ScoreSummary summarise(const std::vector<double>& values) {

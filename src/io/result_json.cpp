@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <fstream>
+#include <set>
 
 #include "topkfs/core/error.hpp"
 #include "topkfs/io/atomic_file.hpp"
@@ -127,17 +128,25 @@ SelectionResult selection_from_json(const json& object, const std::string& where
 
   // Consistency: a hand-edited or truncated file is refused here rather than
   // producing a wrong reduced dataset later.
-  if (result.k < 1 || static_cast<std::size_t>(result.k) != result.selected.size()) {
+  if (result.k < 1) {
+    throw DataError(
+        fmt::format("{}: k = {}; a selection holds at least one column", where, result.k));
+  }
+  if (static_cast<std::size_t>(result.k) != result.selected.size()) {
     throw DataError(fmt::format("{}: k = {} but 'selected' holds {} columns", where, result.k,
                                 result.selected.size()));
   }
   if (result.selected_names.size() != result.selected.size()) {
     throw DataError(fmt::format("{}: 'selected_names' and 'selected' differ in length", where));
   }
+  std::set<std::int64_t> seen;
   for (auto column : result.selected) {
     if (column < 0 || column >= result.data.columns) {
       throw DataError(fmt::format("{}: selected column {} is outside 0..{}", where, column,
                                   result.data.columns - 1));
+    }
+    if (!seen.insert(column).second) {
+      throw DataError(fmt::format("{}: column {} is selected twice", where, column));
     }
   }
   return result;
@@ -148,9 +157,9 @@ std::string to_json_text(const SelectionResult& result) {
   // the order of docs/result-format.md instead.
   const nlohmann::json sorted = to_json(result);
   nlohmann::ordered_json ordered;
-  for (const char* key :
-       {"format", "method", "k", "selected", "selected_names", "ranking", "scores", "frequency",
-        "history", "fit_seconds", "downstream", "options", "data", "notes", "warnings"}) {
+  for (const char* key : {"format", "version", "method", "k", "selected", "selected_names",
+                          "ranking", "scores", "frequency", "history", "fit_seconds", "downstream",
+                          "options", "data", "notes", "warnings"}) {
     if (sorted.contains(key)) ordered[key] = sorted.at(key);
   }
   return ordered.dump(2) + "\n";

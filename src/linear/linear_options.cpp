@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "topkfs/core/error.hpp"
+#include "topkfs/core/thread_count.hpp"
 #include "topkfs/linear/glm_model.hpp"
 #include "topkfs/linear/linear_model.hpp"
 #include "topkfs/linear/linear_selector.hpp"
@@ -32,7 +33,7 @@ void LinearOptions::validate() const {
   if (!(screen_level >= 0 && screen_level <= 1)) {
     fail(fmt::format("--screen-level must be in [0, 1] (0: no screen), got {}", screen_level));
   }
-  if (threads < 0) fail(fmt::format("--threads must not be negative, got {}", threads));
+  check_thread_count(threads);
 }
 
 const OptionTable<LinearOptions>& linear_option_table() {

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "topkfs/core/error.hpp"
+#include "topkfs/core/thread_count.hpp"
 
 namespace topkfs {
 
@@ -30,7 +31,7 @@ void NeuralTrainingOptions::validate_training() const {
       scaling != "none") {
     fail(fmt::format("--scaling takes auto, standard, minmax, image or none, not '{}'", scaling));
   }
-  if (threads < 0) fail("--threads must not be negative");
+  check_thread_count(threads);
 }
 
 }  // namespace topkfs

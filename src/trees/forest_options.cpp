@@ -8,6 +8,7 @@
 
 #include "topkfs/core/enum_names.hpp"
 #include "topkfs/core/error.hpp"
+#include "topkfs/core/thread_count.hpp"
 #include "topkfs/trees/forest.hpp"
 
 namespace topkfs {
@@ -131,9 +132,10 @@ void ForestOptions::validate() const {
     bad_option("max_depth",
                fmt::format("is {}; it must be at least 1, or 0 for unlimited", max_depth));
   }
-  if (threads < 0)
+  if (threads < 0 || threads > kMaxThreads) {
     bad_option("threads",
-               fmt::format("is {}; it must be at least 1, or 0 for every core", threads));
+               fmt::format("is {}; it must be in 0..{} (0 = every core)", threads, kMaxThreads));
+  }
   using Rule = MaxFeatures::Rule;
   if (max_features.rule == Rule::Count &&
       !(max_features.value >= 1.0 && max_features.value == std::floor(max_features.value) &&

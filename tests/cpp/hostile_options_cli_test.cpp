@@ -1,0 +1,159 @@
+// Command lines made by a hostile user against `evaluate`, `report` and
+// `transform`, through the real command: outputs that would destroy an input
+// or another output, outputs in a missing folder, numbers outside what the
+// code can run, repeated grid entries and hand-edited selections are refused
+// before any work, with a usage error (2) or a file error (1).
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "cli_expectations.hpp"
+#include "test_support.hpp"
+
+namespace topkfs::test {
+namespace {
+
+// 40 rows of two classes that feature a decides: enough rows for a random
+// stratified split, and linear and forest fits that take milliseconds.
+std::string two_class_table() {
+  std::string text = "a,b,c,y\n";
+  for (int i = 0; i < 40; ++i) {
+    const int label = i % 2;
+    text += std::to_string(label * 3 + (i % 5)) + "," + std::to_string((i * 7) % 11) + "," +
+            std::to_string((i * 3) % 5) + "," + std::to_string(label) + "\n";
+  }
+  return text;
+}
+
+const char* const kGrid = " --target y --k 1 --method lasso-top -q";
+
+// A report of `evaluate` to feed `report`.
+std::string evaluation_report(const std::string& name) {
+  const std::string data = write_temp_file(name + "-data.csv", two_class_table());
+  const std::string report = temp_dir() + "/" + name + ".json";
+  const CommandResult made = run_cli("evaluate " + data + kGrid + " -o " + report);
+  EXPECT_EQ(made.exit_code, 0) << made.err;
+  return report;
+}
+
+TEST(HostileOptionsCli, ReportRefusesAnOutputOnItsInputOrOnAnotherOutput) {
+  const std::string report = evaluation_report("own-input");
+  const std::string before = read_text(report);
+  for (const char* flag : {"--csv", "--plot", "-o"}) {
+    expect_message(run_cli("report " + report + " " + flag + " " + report), flag,
+                   {2, {"own-input.json", "input file of REPORTS"}});
+  }
+  EXPECT_EQ(read_text(report), before);
+  const std::string twice = temp_dir() + "/twice.out";
+  expect_message(run_cli("report " + report + " -o " + twice + " --csv " + twice), "-o F --csv F",
+                 {2, {"--output", "--csv", "twice.out"}});
+  EXPECT_FALSE(path_exists(twice));
+}
+
+TEST(HostileOptionsCli, ReportWritesEveryOutputOrNone) {
+  const std::string report = evaluation_report("all-or-none");
+  const std::string json = temp_dir() + "/merged.json";
+  expect_message(run_cli("report " + report + " -o " + json + " --csv " + temp_dir() +
+                         "/no-such-folder/runs.csv"),
+                 "--csv in a missing folder", {1, {"runs.csv", "no-such-folder", "not a folder"}});
+  EXPECT_FALSE(path_exists(json)) << "the JSON was written although --csv could not be";
+}
+
+TEST(HostileOptionsCli, ReportOfAMissingFileIsAFileError) {
+  expect_message(run_cli("report " + temp_dir() + "/absent-report.json"), "missing report",
+                 {1, {"absent-report.json", "cannot open"}});
+}
+
+TEST(HostileOptionsCli, EvaluateChecksEachMethodsFrequencyMapAgainstTheData) {
+  // With several methods --frequency-map F.csv writes F-METHOD.csv: here the data.
+  const std::string data = write_temp_file("runs-ridge-top.csv", two_class_table());
+  const std::string before = read_text(data);
+  expect_message(run_cli("evaluate " + data +
+                         " --target y --k 1 --method lasso-top,ridge-top --protocol stability "
+                         "--seeds 2 -q --frequency-map " +
+                         temp_dir() + "/runs.csv"),
+                 "--frequency-map onto the data",
+                 {2, {"--frequency-map", "runs-ridge-top.csv", "input file of DATA"}});
+  EXPECT_EQ(read_text(data), before);
+  const std::string plot = temp_dir() + "/fz-lasso-top.png";
+  expect_message(run_cli("evaluate " + data +
+                         " --target y --k 1 --method lasso-top,ridge-top --protocol stability "
+                         "--seeds 2 -q --frequency-map " +
+                         temp_dir() + "/fz.png --plot " + plot),
+                 "--frequency-map onto --plot", {2, {"--plot", "--frequency-map", "fz-lasso-top"}});
+  EXPECT_FALSE(path_exists(plot));
+}
+
+TEST(HostileOptionsCli, AnOutputInAMissingFolderIsRefusedBeforeAnyFit) {
+  const std::string data = write_temp_file("folder-data.csv", two_class_table());
+  // Without -q a fit would print its progress first; the error must come first.
+  expect_message(run_cli("evaluate " + data + " --target y --k 1 --method lasso-top --seeds 3 -o " +
+                         temp_dir() + "/missing-folder/report.json"),
+                 "evaluate -o missing/x", {1, {"report.json", "missing-folder", "does not exist"}});
+  expect_message(run_cli("select " + data + " --target y --k 1 --method lasso-top -o " + data +
+                         "/result.json"),
+                 "select -o DATA/x", {1, {"result.json", "folder-data.csv is not a folder"}});
+}
+
+TEST(HostileOptionsCli, ThreadCountsBeyondWhatOpenMpCanStartAreUsageErrors) {
+  // 65536 threads crashed libgomp inside the linear models (SIGSEGV).
+  const std::string data = write_temp_file("threads-data.csv", two_class_table());
+  for (const char* method : {"ridge-top", "lasso", "random-forest", "dnn-top"}) {
+    expect_message(
+        run_cli("select " + data + " --target y --k 1 -q --method " + method + " --threads 65536"),
+        method, {2, {"--threads", "0..1024", "65536"}});
+  }
+  expect_message(run_cli("evaluate " + data + kGrid + " --threads 2000"), "evaluate --threads",
+                 {2, {"--threads", "0..1024", "2000"}});
+}
+
+TEST(HostileOptionsCli, SeedsAndCountsAreWholeNumbersInRange) {
+  const std::string data = write_temp_file("numbers-data.csv", two_class_table());
+  const std::string evaluate = "evaluate " + data + kGrid;
+  expect_message(run_cli(evaluate + " --seed abc"), "--seed abc", {2, {"--seed", "'abc'"}});
+  expect_message(run_cli(evaluate + " --seed -1"), "--seed -1", {2, {"--seed", "'-1'"}});
+  expect_message(run_cli(evaluate + " --threads 99999999999"), "--threads 99999999999",
+                 {2, {"--threads", "99999999999"}});
+  expect_message(run_cli(evaluate + " --model-seed -1"), "--model-seed -1",
+                 {2, {"--model-seed", "non-negative integer", "'-1'"}});
+  expect_message(run_cli(evaluate + " --seeds 0"), "--seeds 0", {2, {"--seeds", "at least 1"}});
+  expect_message(run_cli("select " + data +
+                         " --target y --k 1 -q --method lasso-top --split "
+                         "random --split-seed -1"),
+                 "--split-seed -1", {2, {"--split-seed", "non-negative integer"}});
+}
+
+TEST(HostileOptionsCli, RepeatedMethodsOrKsAreRefused) {
+  // A repeated method ran twice and pooled its identical runs into one
+  // column, which inflated its stability indices.
+  const std::string data = write_temp_file("repeat-data.csv", two_class_table());
+  expect_message(
+      run_cli("evaluate " + data + " --target y --k 1 -q --method random-forest,random-forest"),
+      "method twice", {2, {"--method", "random-forest twice"}});
+  expect_message(run_cli("evaluate " + data + " --target y --k 1,2,1 -q --method lasso-top"),
+                 "k twice", {2, {"--k", "1 twice"}});
+}
+
+TEST(HostileOptionsCli, SelectionsCarryTheVersionAndTransformRefusesARepeatedColumn) {
+  const std::string data = write_temp_file("version-data.csv", two_class_table());
+  const std::string result = temp_dir() + "/version-result.json";
+  const CommandResult select =
+      run_cli("select " + data + " --target y --k 2 -q --method lasso-top -o " + result);
+  ASSERT_EQ(select.exit_code, 0) << select.err;
+  EXPECT_NE(read_text(result).find("\"version\": \""), std::string::npos) << read_text(result);
+
+  const std::string repeated =
+      write_temp_file("repeated-column.json",
+                      R"({"method": "m", "k": 2, "selected": [0, 0], "selected_names": ["a", "a"],
+          "ranking": [0, 1, 2], "scores": [1, 0, 0], "fit_seconds": 0, "options": {},
+          "history": [], "data": {"path": "x", "format": "csv", "rows": 40, "columns": 3,
+                                  "target_kind": "classes"}})");
+  const std::string reduced = temp_dir() + "/repeated-reduced.csv";
+  expect_message(run_cli("transform " + data + " --target y --selection " + repeated +
+                         " --output-data " + reduced),
+                 "selected [0, 0]", {1, {"repeated-column.json", "column 0 is selected twice"}});
+  EXPECT_FALSE(path_exists(reduced));
+}
+
+}  // namespace
+}  // namespace topkfs::test
