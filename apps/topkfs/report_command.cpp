@@ -59,8 +59,8 @@ Command add_report_command(CLI::App& app) {
   command->add_option("--plot", flags->plot, "Write a PNG of the score against k per method");
   command->add_flag("--json", flags->json, "Print the report as JSON instead of the table");
   command->footer(
-      "\nReports merge when they share the data, the protocol and the k values; a method in\n"
-      "several reports is taken from the last.\n\n"
+      "\nReports merge when they share the data, the protocol, the k values, the split and\n"
+      "the number of runs; a method in several reports is taken from the last.\n\n"
       "Example:\n"
       "  topkfs evaluate mnist/ --method dnn-top,dfs -o a.json\n"
       "  topkfs evaluate mnist/ --method stg -o b.json\n"

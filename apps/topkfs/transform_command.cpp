@@ -12,6 +12,32 @@
 #include "topkfs/io/table_writer.hpp"
 
 namespace topkfs::cli {
+namespace {
+
+// The readers name a column the file leaves unnamed (a CSV without a
+// header, an .npy) x0, x1, ...: such a name says nothing about the column.
+bool named_by_the_file(const std::string& name, std::size_t column) {
+  return name != fmt::format("x{}", column);
+}
+
+// Each selected column must carry the name the selection recorded, where
+// both the data and the selection's data named it.
+void check_selected_names(const Dataset& data, const SelectionResult& selection,
+                          const std::string& data_path, const std::string& selection_path) {
+  for (std::size_t j = 0; j < selection.selected.size(); ++j) {
+    const auto column = static_cast<std::size_t>(selection.selected[j]);
+    const std::string& name = data.feature_names[column];
+    const std::string& chosen = selection.selected_names[j];
+    if (name != chosen && named_by_the_file(name, column) && named_by_the_file(chosen, column)) {
+      throw DataError(fmt::format(
+          "{}: column {} is named '{}' but the selection in {} chose '{}' there; are these the "
+          "same kind of data? (A target that is not the last column needs --target NAME)",
+          data_path, column, name, selection_path, chosen));
+    }
+  }
+}
+
+}  // namespace
 
 Command add_transform_command(CLI::App& app) {
   struct Flags {
@@ -35,7 +61,7 @@ Command add_transform_command(CLI::App& app) {
       "  topkfs select train.csv --method dnn-top --k 10 -o result.json\n"
       "  topkfs transform new.csv --selection result.json --output-data reduced.csv\n"
       "\nThe data must have the same columns as the data the selection was made on (checked by "
-      "count and, where the result records them, by name).");
+      "count and, where both name them, by name: a file without a header names none).");
   return {command, [flags] {
             std::vector<NamedPath> inputs = input_paths(flags->data);
             inputs.push_back({"--selection", flags->selection});
@@ -47,16 +73,7 @@ Command add_transform_command(CLI::App& app) {
                   "{} has {} feature columns but the selection in {} was made on {} columns",
                   flags->data.path, data.cols(), flags->selection, selection.data.columns));
             }
-            for (std::size_t j = 0; j < selection.selected.size(); ++j) {
-              const auto column = static_cast<std::size_t>(selection.selected[j]);
-              if (data.feature_names[column] != selection.selected_names[j]) {
-                throw DataError(fmt::format(
-                    "{}: column {} is named '{}' but the selection in {} chose '{}' there; are "
-                    "these the same kind of data?",
-                    flags->data.path, column, data.feature_names[column], flags->selection,
-                    selection.selected_names[j]));
-              }
-            }
+            check_selected_names(data, selection, flags->data.path, flags->selection);
             write_selected_columns(flags->output_data, data, selection.selected);
             fmt::print("wrote {} rows x {} selected columns (+ target) to {}\n", data.rows(),
                        selection.selected.size(), flags->output_data);

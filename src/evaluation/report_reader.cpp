@@ -88,6 +88,24 @@ bool same_data(const std::string& a, const std::string& b) {
   return canonical_a == canonical_b;
 }
 
+// What makes two reports of one data path and protocol different grids: ""
+// when nothing does.
+std::string grid_difference(const EvaluationReport& here, const EvaluationReport& there) {
+  if (here.data.rows != there.data.rows || here.data.columns != there.data.columns) {
+    return fmt::format("the data differ ({} rows x {} columns here, {} x {} there)", here.data.rows,
+                       here.data.columns, there.data.rows, there.data.columns);
+  }
+  if (here.split_note != there.split_note) {
+    return fmt::format("the splits differ ('{}' here, '{}' there)", here.split_note,
+                       there.split_note);
+  }
+  if (here.seeds != there.seeds) {
+    return fmt::format("the runs differ ({} per method and k here, {} there)", here.seeds,
+                       there.seeds);
+  }
+  return "";
+}
+
 }  // namespace
 
 EvaluationReport read_report_json(const std::string& path) {
@@ -142,6 +160,14 @@ EvaluationReport merge_reports(const std::vector<EvaluationReport>& reports,
           "values ({} {} k={} here, {} {} k={} there)",
           names[i], names[0], next.data.path, to_string(next.protocol), fmt::join(next.ks, ","),
           merged.data.path, to_string(merged.protocol), fmt::join(merged.ks, ",")));
+    }
+    // The merged table has one header: the same path of another file, or the
+    // same data split otherwise or run a different number of times, would
+    // be described wrongly there.
+    const std::string difference = grid_difference(next, merged);
+    if (!difference.empty()) {
+      throw DataError(
+          fmt::format("{}: cannot be merged with {}: {}", names[i], names[0], difference));
     }
     for (const auto& method : next.methods) {
       const auto same = [&](const auto& entry) { return entry.method == method.method; };

@@ -59,6 +59,37 @@ TEST(HostileOptionsCli, ReportWritesEveryOutputOrNone) {
   EXPECT_FALSE(path_exists(json)) << "the JSON was written although --csv could not be";
 }
 
+TEST(HostileOptionsCli, ReportRefusesToMergeReportsOfDifferentSplits) {
+  // The merged table's one header would describe both as the first's split.
+  const std::string data = write_temp_file("splits-data.csv", two_class_table());
+  const std::string fifth = temp_dir() + "/fifth.json";
+  const std::string half = temp_dir() + "/half.json";
+  ASSERT_EQ(run_cli("evaluate " + data + kGrid + " -o " + fifth).exit_code, 0);
+  ASSERT_EQ(run_cli("evaluate " + data +
+                    " --target y --k 1 --method ridge-top -q --test-size 0.5 -o " + half)
+                .exit_code,
+            0);
+  expect_message(run_cli("report " + fifth + " " + half), "test size 0.2 and 0.5",
+                 {1, {"half.json", "cannot be merged", "the splits differ", "test size 0.5"}});
+  const CommandResult same_split = run_cli("report " + fifth + " " + fifth);
+  EXPECT_EQ(same_split.exit_code, 0) << same_split.err;
+}
+
+TEST(HostileOptionsCli, TransformTakesDataWithoutAHeader) {
+  // The reader names unnamed columns x0, x1, ...: only the count can be checked.
+  const std::string table = two_class_table();
+  const std::string data = write_temp_file("named-data.csv", table);
+  const std::string selection = temp_dir() + "/named-selection.json";
+  ASSERT_EQ(run_cli("select " + data + kGrid + " -o " + selection).exit_code, 0);
+  const std::string headerless =
+      write_temp_file("headerless-data.csv", table.substr(table.find('\n') + 1));
+  const std::string reduced = temp_dir() + "/headerless-reduced.csv";
+  const CommandResult transform = run_cli("transform " + headerless + " --no-header -s " +
+                                          selection + " --output-data " + reduced);
+  ASSERT_EQ(transform.exit_code, 0) << transform.err;
+  EXPECT_NE(read_text(reduced).find("\n"), std::string::npos);
+}
+
 TEST(HostileOptionsCli, ReportOfAMissingFileIsAFileError) {
   expect_message(run_cli("report " + temp_dir() + "/absent-report.json"), "missing report",
                  {1, {"absent-report.json", "cannot open"}});
