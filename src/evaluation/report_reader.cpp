@@ -126,7 +126,11 @@ EvaluationReport read_report_json(const std::string& path) {
   report.data = {field<std::string>(data, "path", path), field<std::int64_t>(data, "rows", path),
                  field<std::int64_t>(data, "columns", path),
                  field<std::string>(data, "target_kind", path)};
-  report.protocol = parse_protocol(field<std::string>(object, "protocol", path));
+  try {
+    report.protocol = parse_protocol(field<std::string>(object, "protocol", path));
+  } catch (const OptionError& error) {  // a protocol named in a file is the file's error
+    throw DataError(fmt::format("{}: {}", path, error.what()));
+  }
   report.metric = field<std::string>(object, "metric", path);
   report.higher_is_better = field<bool>(object, "higher_is_better", path);
   report.ks = field<std::vector<int>>(object, "ks", path);

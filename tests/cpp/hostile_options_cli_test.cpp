@@ -90,9 +90,15 @@ TEST(HostileOptionsCli, TransformTakesDataWithoutAHeader) {
   EXPECT_NE(read_text(reduced).find("\n"), std::string::npos);
 }
 
-TEST(HostileOptionsCli, ReportOfAMissingFileIsAFileError) {
+TEST(HostileOptionsCli, ReportErrorsNameTheReportFile) {
   expect_message(run_cli("report " + temp_dir() + "/absent-report.json"), "missing report",
                  {1, {"absent-report.json", "cannot open"}});
+  std::string text = read_text(evaluation_report("edited"));
+  const std::string accuracy = "\"protocol\": \"accuracy\"";
+  ASSERT_NE(text.find(accuracy), std::string::npos) << text;
+  text.replace(text.find(accuracy), accuracy.size(), "\"protocol\": \"bogus\"");
+  expect_message(run_cli("report " + write_temp_file("bogus-protocol.json", text)),
+                 "protocol bogus", {1, {"bogus-protocol.json", "unknown protocol 'bogus'"}});
 }
 
 TEST(HostileOptionsCli, EvaluateChecksEachMethodsFrequencyMapAgainstTheData) {
