@@ -42,6 +42,25 @@ int main(int argc, char** argv) {
       topkfs::cli::add_convert_command(app),
   };
 
+  // CLI11 takes an unknown first word for a stray argument and says only
+  // that a subcommand is required.
+  std::string known;
+  for (const auto& command : commands) {
+    known += (known.empty() ? "" : ", ") + command.parser->get_name();
+  }
+  const auto is_command = [&](const std::string& word) {
+    for (const auto& command : commands) {
+      if (command.parser->get_name() == word) return true;
+    }
+    return false;
+  };
+  if (argc > 1 && argv[1][0] != '-' && !is_command(argv[1])) {
+    return report(
+        "error: ",
+        fmt::format("unknown command '{}'; the commands are {}; run with --help", argv[1], known),
+        kExitUsage);
+  }
+
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& help) {

@@ -160,6 +160,10 @@ TEST(HostileOptionsCli, SeedsAndCountsAreWholeNumbersInRange) {
                  "--split-seed -1", {2, {"--split-seed", "non-negative integer"}});
 }
 
+TEST(HostileOptionsCli, AnUnknownCommandIsNamedWithTheCommands) {
+  expect_message(run_cli("selct data.csv"), "selct", {2, {"unknown command 'selct'", "select"}});
+}
+
 TEST(HostileOptionsCli, RepeatedMethodsOrKsAreRefused) {
   // A repeated method ran twice and pooled its identical runs into one
   // column, which inflated its stability indices.
