@@ -24,7 +24,7 @@ struct Flags {
 
 // HDF5 is read by row blocks, unless --pad-images needs the whole matrix.
 ConvertSummary convert(const Flags& flags) {
-  check_convert_outputs(flags.data.path, flags.convert);
+  check_convert_outputs(flags.data.path, flags.data.to_options(), flags.convert);
   if (!flags.data.pad_images.empty()) {
     return write_streamable(load_dataset(flags.data, flags.data.to_options()), flags.convert);
   }

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <limits>
 
 #include "bindings.hpp"
 #include "topkfs/core/error.hpp"
@@ -41,6 +42,26 @@ HeaderMode header_mode(const py::handle& value) {
   }
   throw OptionError(
       fmt::format("header takes True, False or None (detect), not {}", text_of(py::repr(value))));
+}
+
+// A keyword that takes True or False (pybind11's own cast would say only
+// that it cannot cast, with a hint about a debug build).
+bool flag_of(const py::handle& value, const char* key) {
+  if (py::isinstance<py::bool_>(value)) return value.cast<bool>();
+  throw OptionError(fmt::format("{} takes True or False, not {}", key, text_of(py::repr(value))));
+}
+
+// A keyword that takes a whole number from 1 to 2^31 - 1.
+int count_of(const py::handle& value, const char* key) {
+  if (py::isinstance<py::int_>(value) && !py::isinstance<py::bool_>(value)) {
+    try {
+      const auto number = value.cast<long long>();
+      if (number >= 1 && number <= std::numeric_limits<int>::max()) return static_cast<int>(number);
+    } catch (const py::cast_error&) {  // beyond 64 bits
+    }
+  }
+  throw OptionError(fmt::format("{} takes a whole number from 1 to {}, not {}", key,
+                                std::numeric_limits<int>::max(), text_of(py::repr(value))));
 }
 
 std::optional<char> delimiter_of(const py::handle& value) {
@@ -135,7 +156,7 @@ ReadOptions read_options_from(const py::dict& options) {
     } else if (key == "task") {
       out.task = task_hint(text_of(value));
     } else if (key == "max_auto_classes") {
-      out.max_auto_classes = value.cast<int>();
+      out.max_auto_classes = count_of(value, "max_auto_classes");
     } else if (key == "x_var") {
       out.x_var = text_of(value);
     } else if (key == "y_var") {
@@ -149,7 +170,7 @@ ReadOptions read_options_from(const py::dict& options) {
     } else if (key == "y_file") {
       out.y_file = text_of(value);
     } else if (key == "in_memory") {
-      out.map = !value.cast<bool>();
+      out.map = !flag_of(value, "in_memory");
     } else if (key != "image_shape") {
       throw py::type_error(fmt::format("unexpected reader option '{}'; the reader options are: {}",
                                        key, fmt::join(kReaderKeywords, ", ")));
@@ -195,6 +216,7 @@ py::dict convert(const std::string& path, const std::string& output, const std::
   ConvertSummary summary;
   {
     py::gil_scoped_release release;
+    check_convert_outputs(path, read, options);  // before the data is read
     RowStream stream = open_row_stream(path, read);
     if (!shape_text.empty()) {
       stream.data->image_shape =

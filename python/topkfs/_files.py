@@ -2,6 +2,7 @@
 :func:`select` runs a selection on a file exactly as ``topkfs select`` does."""
 
 import dataclasses
+import numbers
 import operator
 import os
 import typing
@@ -9,7 +10,7 @@ import typing
 import numpy as np
 
 from . import _topkfs
-from ._options import emit_log, option_texts
+from ._options import emit_log, option_texts, whole_number
 
 
 class Split(typing.NamedTuple):
@@ -60,13 +61,16 @@ class Data:
 
 
 def _labels_from_names(codes, names):
-    """Class codes back to the labels as they were in the file."""
+    """Class codes back to the labels as they were in the file: numbers when
+    the names read as distinct numbers (int() also reads "1_0", "010" and
+    other scripts' digits, and would merge "1_0" with "10"), else the names."""
     for kind in (int, float):
         try:
-            values = np.array([kind(name) for name in names])
+            values = [kind(name) for name in names]
         except ValueError:
             continue
-        return values[codes]
+        if len(set(values)) == len(names):
+            return np.array(values)[codes]
     return np.asarray(names)[codes]
 
 
@@ -193,15 +197,19 @@ def select(
     (docs/result-format.md): ``selected``, ``ranking``, ``scores``,
     ``history``, ``options``, ``data``, ``notes``...
     """
+    if not isinstance(split, str):
+        raise TypeError(f"split takes 'auto', 'predefined', 'random' or 'none', not {split!r}")
+    if isinstance(test_size, (bool, np.bool_)) or not isinstance(test_size, numbers.Real):
+        raise TypeError(f"test_size takes a fraction between 0 and 1, not {test_size!r}")
     result = _topkfs.select_file(
         os.fspath(path),
         str(method),
-        operator.index(k),
+        whole_number("k", operator.index(k), -(2**31), 2**31 - 1),
         option_texts(options, {}),
         _fspath_values(reader_options),
         split,
-        test_size,
-        split_seed,
+        float(test_size),
+        whole_number("split_seed", split_seed, 0, 2**64 - 1),
         bool(verbose),
     )
     emit_log(result, verbose)
@@ -209,8 +217,14 @@ def select(
 
 
 def _fspath_values(options):
-    """Reader options with path-like values as strings."""
+    """Reader options for the library: None (the default) left out, path-like
+    values as strings, NumPy scalars as Python values."""
     return {
-        name: os.fspath(value) if isinstance(value, os.PathLike) else value
+        name: os.fspath(value)
+        if isinstance(value, os.PathLike)
+        else value.item()
+        if isinstance(value, np.generic)
+        else value
         for name, value in options.items()
+        if value is not None
     }

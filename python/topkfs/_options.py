@@ -48,6 +48,18 @@ def option_text(name, value):
     )
 
 
+def whole_number(name, value, low, high):
+    """``value`` as an int in ``low..high``: TypeError for anything but an
+    integer (a bool included), ValueError outside the range. The library's
+    arguments are 32- or 64-bit; pybind11 alone would answer a wrong type or
+    an overflow with its own conversion message."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral):
+        raise TypeError(f"{name} takes a whole number, not {value!r}")
+    if not low <= value <= high:
+        raise ValueError(f"{name}={value!r} is out of range: choose from {low} to {high}")
+    return int(value)
+
+
 def methods():
     """Every selection method, with its options and their defaults.
 

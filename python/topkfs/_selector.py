@@ -9,7 +9,7 @@ from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_is_fitted
 
 from . import _topkfs
-from ._options import all_option_names, emit_log, option_texts
+from ._options import all_option_names, emit_log, option_texts, whole_number
 
 try:  # scikit-learn >= 1.6
     from sklearn.utils.validation import validate_data as _validate_data
@@ -168,6 +168,10 @@ class TopKSelector(SelectorMixin, BaseEstimator):
         the library's message for a bad option, unusable data or a diverging
         fit, and KeyboardInterrupt on Ctrl-C.
         """
+        # A fit that fails must not leave the selection of an earlier fit
+        # beside this fit's n_features_in_: transform would then pick the old
+        # columns out of new data without a word.
+        self._forget_fit()
         X, y = _validate_data(
             self,
             X,
@@ -189,6 +193,9 @@ class TopKSelector(SelectorMixin, BaseEstimator):
                 f"k={self.k!r} is out of range: X has {n_features} feature(s); choose an "
                 f"integer in 1..{n_features}"
             )
+        checkpoint_every = whole_number("checkpoint_every", checkpoint_every, 1, 2**31 - 1)
+        if not isinstance(resume, (bool, np.bool_)):
+            raise TypeError(f"resume takes True or False, not {resume!r}")
         labels, class_names, targets = self._encode_target(y)
         feature_names = [str(name) for name in getattr(self, "feature_names_in_", [])]
         result = _topkfs.fit_arrays(
@@ -249,6 +256,24 @@ class TopKSelector(SelectorMixin, BaseEstimator):
             ) from None
         self.classes_ = classes
         return codes.astype(np.int32), [str(c) for c in classes], None
+
+    _FITTED = (
+        "result_",
+        "selected_",
+        "scores_",
+        "ranking_",
+        "frequency_",
+        "history_",
+        "n_iter_",
+        "fit_seconds_",
+        "classes_",
+        "n_features_in_",
+        "feature_names_in_",
+    )
+
+    def _forget_fit(self):
+        for name in self._FITTED:
+            self.__dict__.pop(name, None)
 
     def _store(self, result, n_features):
         self.result_ = result

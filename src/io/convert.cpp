@@ -117,6 +117,20 @@ detail::NpyOutput target_array(const Dataset& data, std::vector<std::string>& no
   return array;
 }
 
+// Refuses an output that is one of `inputs` (the data, its target or labels
+// file): writing it would replace what is being read.
+void check_not_an_input(const ConvertOptions& options, const std::vector<std::string>& inputs) {
+  std::error_code error;
+  for (const auto& out : {options.output, options.y_output}) {
+    for (const auto& input : inputs) {
+      if (!out.empty() && !input.empty() && std::filesystem::equivalent(out, input, error)) {
+        throw OptionError(
+            fmt::format("{}: the output would replace the data it is read from ({})", out, input));
+      }
+    }
+  }
+}
+
 void check_outputs(const std::string& input, const ConvertOptions& options, const Dataset* data) {
   const bool npz = has_extension(options.output, ".npz");
   if (!npz && !has_extension(options.output, ".npy")) {
@@ -131,12 +145,7 @@ void check_outputs(const std::string& input, const ConvertOptions& options, cons
   if (!options.y_output.empty() && !has_extension(options.y_output, ".npy")) {
     throw OptionError(fmt::format("--y-output {}: name a .npy file", options.y_output));
   }
-  std::error_code error;
-  for (const auto& out : {options.output, options.y_output}) {
-    if (!out.empty() && std::filesystem::equivalent(out, input, error)) {
-      throw OptionError(fmt::format("{}: the output would replace the data it is read from", out));
-    }
-  }
+  check_not_an_input(options, {input});
   if (options.y_output == options.output) {
     throw OptionError("--output and --y-output name the same file");
   }
@@ -150,8 +159,10 @@ void check_outputs(const std::string& input, const ConvertOptions& options, cons
 
 }  // namespace
 
-void check_convert_outputs(const std::string& input, const ConvertOptions& options) {
+void check_convert_outputs(const std::string& input, const ReadOptions& read,
+                           const ConvertOptions& options) {
   check_outputs(input, options, nullptr);
+  check_not_an_input(options, {read.y_file, read.labels_path});
 }
 
 ConvertSummary write_streamable(const Dataset& data, const ConvertOptions& options) {
@@ -202,7 +213,7 @@ ConvertSummary write_streamable(const Dataset& data, const RowSource& rows,
 
 ConvertSummary convert_dataset(const std::string& path, const ReadOptions& read,
                                const ConvertOptions& options) {
-  check_convert_outputs(path, options);  // before the data is read
+  check_convert_outputs(path, read, options);  // before the data is read
   const RowStream stream = open_row_stream(path, read);
   return write_streamable(*stream.data, *stream.rows, options);
 }

@@ -38,8 +38,10 @@ ConvertSummary convert_dataset(const std::string& path, const ReadOptions& read,
                                const ConvertOptions& options);
 
 // The checks convert_dataset makes before reading: output extensions, an
-// output naming the input or both outputs one file (OptionError).
-void check_convert_outputs(const std::string& input, const ConvertOptions& options);
+// output naming the input (the data, `read.y_file` or `read.labels_path`)
+// or both outputs one file (OptionError).
+void check_convert_outputs(const std::string& input, const ReadOptions& read,
+                           const ConvertOptions& options);
 
 // Writes the rows of `rows` (in row blocks) with the target, image shape and
 // split of `data`, as described by `options`: the work of convert_dataset
