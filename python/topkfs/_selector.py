@@ -196,6 +196,8 @@ class TopKSelector(SelectorMixin, BaseEstimator):
         checkpoint_every = whole_number("checkpoint_every", checkpoint_every, 1, 2**31 - 1)
         if not isinstance(resume, (bool, np.bool_)):
             raise TypeError(f"resume takes True or False, not {resume!r}")
+        if resume and checkpoint is None:
+            raise ValueError("resume=True continues from a checkpoint: give checkpoint=PATH")
         labels, class_names, targets = self._encode_target(y)
         feature_names = [str(name) for name in getattr(self, "feature_names_in_", [])]
         result = _topkfs.fit_arrays(

@@ -91,6 +91,8 @@ def test_fit_checkpoint_arguments_are_checked_before_the_fit():
         topkfs.TopKSelector("lasso-top", k=2).fit(X, y, checkpoint_every=2**31)
     with pytest.raises(TypeError, match="resume takes True or False"):
         topkfs.TopKSelector("lasso-top", k=2).fit(X, y, resume="yes")
+    with pytest.raises(ValueError, match="give checkpoint=PATH"):
+        topkfs.TopKSelector("lasso-top", k=2).fit(X, y, resume=True)
 
 
 def test_distinct_class_names_stay_distinct_labels(tmp_path):
