@@ -39,8 +39,6 @@ bool run_numpy(const std::string& name, const std::string& body) {
     if (!run_numpy(name, body)) GTEST_SKIP() << TOPKFS_PYTHON " with numpy is needed"; \
   } while (0)
 
-std::string in_temp(const std::string& name) { return test::temp_dir() + "/" + name; }
-
 std::string float64_payload(const std::vector<double>& values) {
   std::string bytes(values.size() * 8, '\0');
   std::memcpy(bytes.data(), values.data(), bytes.size());
@@ -76,8 +74,8 @@ TEST(NpyReaderTest, FeaturesWithClassTargetFromNumpy) {
                 "np.save('cls_X.npy', X)\n"
                 "np.save('cls_y.npy', np.array([3, 1, 3, 1], dtype='<i8'))\n");
   ReadOptions options;
-  options.y_file = in_temp("cls_y.npy");
-  const Dataset data = read_dataset(in_temp("cls_X.npy"), options);
+  options.y_file = test::in_temp("cls_y.npy");
+  const Dataset data = read_dataset(test::in_temp("cls_X.npy"), options);
   ASSERT_EQ(data.rows(), 4);
   ASSERT_EQ(data.cols(), 3);
   for (int i = 0; i < 4; ++i) {
@@ -94,8 +92,8 @@ TEST(NpyReaderTest, MultiOutputRealTarget) {
                 "np.save('multi_X.npy', np.ones((3, 2), dtype='<f4'))\n"
                 "np.save('multi_y.npy', np.array([[0.5, 1.5], [2.5, 3.5], [4.5, 5.25]]))\n");
   ReadOptions options;
-  options.y_file = in_temp("multi_y.npy");
-  const Dataset data = read_npy(in_temp("multi_X.npy"), options);
+  options.y_file = test::in_temp("multi_y.npy");
+  const Dataset data = read_npy(test::in_temp("multi_X.npy"), options);
   ASSERT_EQ(data.target_kind, TargetKind::Real);
   ASSERT_EQ(data.targets.rows(), 3);
   ASSERT_EQ(data.targets.cols(), 2);
@@ -113,13 +111,13 @@ TEST(NpyReaderTest, FortranOrderIsReordered) {
                 "np.save('f2_X.npy', a)\nnp.save('f3_X.npy', b)\n"
                 "assert np.lib.format.read_magic(open('f2_X.npy', 'rb')) == (1, 0)\n"
                 "assert b'True' in open('f3_X.npy', 'rb').read(128)\n");
-  const Dataset two = read_npy(in_temp("f2_X.npy"), {});
+  const Dataset two = read_npy(test::in_temp("f2_X.npy"), {});
   ASSERT_EQ(two.rows(), 4);
   ASSERT_EQ(two.cols(), 3);
   for (int i = 0; i < 4; ++i) {
     for (int j = 0; j < 3; ++j) EXPECT_EQ(two.features(i, j), static_cast<float>(i * 3 + j));
   }
-  const Dataset three = read_npy(in_temp("f3_X.npy"), {});
+  const Dataset three = read_npy(test::in_temp("f3_X.npy"), {});
   ASSERT_EQ(three.rows(), 2);
   ASSERT_EQ(three.cols(), 12);
   for (int i = 0; i < 2; ++i) {
@@ -144,7 +142,7 @@ TEST(NpyReaderTest, EveryIntegerFloatAndBoolDtypeInBothByteOrders) {
   REQUIRE_NUMPY("dtypes", body);
   const float expected[2][3] = {{0, 1, 5}, {7, 100, 3}};
   for (std::size_t k = 0; k < dtypes.size(); ++k) {
-    const Dataset data = read_npy(in_temp(fmt::format("dt{}_X.npy", k)), {});
+    const Dataset data = read_npy(test::in_temp(fmt::format("dt{}_X.npy", k)), {});
     ASSERT_EQ(data.rows(), 2) << dtypes[k];
     ASSERT_EQ(data.cols(), 3) << dtypes[k];
     for (int i = 0; i < 2; ++i) {
@@ -161,10 +159,10 @@ TEST(NpyReaderTest, NegativeAndLargeValuesSurviveDecoding) {
   REQUIRE_NUMPY("signed",
                 "np.save('neg_X.npy', np.array([[-128, 127], [-1, 0]], dtype='|i1'))\n"
                 "np.save('big_X.npy', np.array([[-2**40, 2**40], [-3, 65535]], dtype='>i8'))\n");
-  const Dataset small = read_npy(in_temp("neg_X.npy"), {});
+  const Dataset small = read_npy(test::in_temp("neg_X.npy"), {});
   EXPECT_EQ(small.features(0, 0), -128.0f);
   EXPECT_EQ(small.features(1, 0), -1.0f);
-  const Dataset large = read_npy(in_temp("big_X.npy"), {});
+  const Dataset large = read_npy(test::in_temp("big_X.npy"), {});
   EXPECT_EQ(large.features(0, 0), -1099511627776.0f);
   EXPECT_EQ(large.features(0, 1), 1099511627776.0f);
   EXPECT_EQ(large.features(1, 1), 65535.0f);
@@ -177,7 +175,7 @@ TEST(NpyReaderTest, HeaderVersions2And3) {
                 "    with open(f'v{v}_X.npy', 'wb') as f:\n"
                 "        np.lib.format.write_array(f, a, version=(v, 0))\n");
   for (int version : {2, 3}) {
-    const Dataset data = read_npy(in_temp(fmt::format("v{}_X.npy", version)), {});
+    const Dataset data = read_npy(test::in_temp(fmt::format("v{}_X.npy", version)), {});
     ASSERT_EQ(data.rows(), 3) << version;
     EXPECT_EQ(data.features(2, 1), 5.0f) << version;
   }
@@ -227,13 +225,13 @@ TEST(NpyReaderTest, UnsupportedDtypesAreNamed) {
                 "np.save('object_X.npy', np.array([[1, 'a'], [2, 'b']], dtype=object))\n"
                 "np.save('text_X.npy', np.array([['a', 'b']]))\n"
                 "np.save('record_X.npy', np.zeros((2, 2), dtype=[('a', '<f4'), ('b', '<i4')]))\n");
-  EXPECT_HAS(error_of<DataError>([&] { read_npy(in_temp("complex_X.npy"), {}); }),
+  EXPECT_HAS(error_of<DataError>([&] { read_npy(test::in_temp("complex_X.npy"), {}); }),
              "unsupported dtype '<c16' (complex numbers)");
-  EXPECT_HAS(error_of<DataError>([&] { read_npy(in_temp("object_X.npy"), {}); }),
+  EXPECT_HAS(error_of<DataError>([&] { read_npy(test::in_temp("object_X.npy"), {}); }),
              "unsupported dtype '|O' (Python objects)");
-  EXPECT_HAS(error_of<DataError>([&] { read_npy(in_temp("text_X.npy"), {}); }),
+  EXPECT_HAS(error_of<DataError>([&] { read_npy(test::in_temp("text_X.npy"), {}); }),
              "unsupported dtype '<U1' (strings)");
-  EXPECT_HAS(error_of<DataError>([&] { read_npy(in_temp("record_X.npy"), {}); }),
+  EXPECT_HAS(error_of<DataError>([&] { read_npy(test::in_temp("record_X.npy"), {}); }),
              "structured dtype");
 }
 
@@ -272,7 +270,7 @@ TEST(NpzReaderTest, SavezAndSavezCompressedWithXAndY) {
                 "np.savez('plain.npz', X=X, Y=y)\n"
                 "np.savez_compressed('packed.npz', x=X, y=y)\n");
   for (const char* name : {"plain.npz", "packed.npz"}) {
-    const Dataset data = read_dataset(in_temp(name));
+    const Dataset data = read_dataset(test::in_temp(name));
     EXPECT_EQ(data.format, "npz");
     ASSERT_EQ(data.rows(), 5) << name;
     ASSERT_EQ(data.cols(), 4) << name;
@@ -293,7 +291,7 @@ TEST(NpzReaderTest, NamedArraysAndFortranOrderMembers) {
   ReadOptions options;
   options.x_var = "features";
   options.y_var = "target";
-  const Dataset data = read_npz(in_temp("named.npz"), options);
+  const Dataset data = read_npz(test::in_temp("named.npz"), options);
   ASSERT_EQ(data.rows(), 3);
   EXPECT_EQ(data.features(2, 0), 4.0f);
   EXPECT_EQ(data.features(1, 1), 3.0f);
@@ -306,7 +304,7 @@ TEST(NpzReaderTest, TrainAndTestArraysBecomeAPredefinedSplit) {
   REQUIRE_NUMPY("npz_split",
                 "np.savez('split.npz', X_train=np.full((3, 2), 1.0), y_train=np.array([0, 1, 0]),\n"
                 "         X_test=np.full((2, 2), 2.0), y_test=np.array([1, 1]))\n");
-  const Dataset data = read_dataset(in_temp("split.npz"));
+  const Dataset data = read_dataset(test::in_temp("split.npz"));
   ASSERT_EQ(data.rows(), 5);
   ASSERT_EQ(data.cols(), 2);
   EXPECT_EQ(data.features(2, 1), 1.0f);
@@ -322,12 +320,12 @@ TEST(NpzReaderTest, MissingArraysAreListed) {
                 "np.savez('nox.npz', a=np.ones((2, 2)), b=np.ones(2))\n"
                 "np.savez('noy.npz', X=np.ones((2, 2)), labels=np.ones(2))\n"
                 "np.savez('onlyx.npz', X=np.ones((2, 2)))\n");
-  EXPECT_HAS(error_of<DataError>([&] { read_npz(in_temp("nox.npz"), {}); }),
-             in_temp("nox.npz") +
+  EXPECT_HAS(error_of<DataError>([&] { read_npz(test::in_temp("nox.npz"), {}); }),
+             test::in_temp("nox.npz") +
                  ": no array 'X' for the features; the archive holds: a, b; pass --x-var NAME");
-  EXPECT_HAS(error_of<DataError>([&] { read_npz(in_temp("noy.npz"), {}); }),
+  EXPECT_HAS(error_of<DataError>([&] { read_npz(test::in_temp("noy.npz"), {}); }),
              ": no array 'Y' for the target; the archive holds: X, labels; pass --y-var NAME");
-  const Dataset only = read_npz(in_temp("onlyx.npz"), {});
+  const Dataset only = read_npz(test::in_temp("onlyx.npz"), {});
   EXPECT_EQ(only.target_kind, TargetKind::None);
   ASSERT_EQ(only.notes.size(), 1u);
   EXPECT_HAS(only.notes.front(), "no target");
@@ -339,7 +337,7 @@ TEST(NpzReaderTest, TruncatedAndCorruptArchives) {
       "rng = np.random.default_rng(0)\n"
       "np.savez_compressed('good.npz', X=rng.normal(size=(200, 10)), Y=rng.integers(0, 2, 200))\n"
       "np.savez('stored.npz', X=rng.normal(size=(20, 10)), Y=rng.integers(0, 2, 20))\n");
-  const std::string good = read_file_bytes(in_temp("good.npz"));
+  const std::string good = read_file_bytes(test::in_temp("good.npz"));
   const std::string half = test::write_temp_file("half.npz", good.substr(0, good.size() / 2));
   EXPECT_HAS(error_of<DataError>([&] { read_npz(half, {}); }), "truncated");
 
@@ -350,7 +348,7 @@ TEST(NpzReaderTest, TruncatedAndCorruptArchives) {
   EXPECT_HAS(error_of<DataError>([&] { read_npz(hollow_path, {}); }), "corrupt");
 
   // One flipped byte inside a stored member's data: caught by the CRC.
-  std::string flipped = read_file_bytes(in_temp("stored.npz"));
+  std::string flipped = read_file_bytes(test::in_temp("stored.npz"));
   flipped[300] = static_cast<char>(flipped[300] ^ 0x40);
   const std::string flipped_path = test::write_temp_file("flipped.npz", flipped);
   EXPECT_HAS(error_of<DataError>([&] { read_npz(flipped_path, {}); }), "CRC mismatch in X.npy");
@@ -372,7 +370,7 @@ TEST(NpzReaderTest, Zip64RecordsAreRead) {
                 "j = data.rfind(b'PK\\x05\\x06')\n"
                 "open('z64max.npz', 'wb').write(data[:j + 8] + b'\\xff' * 12 + data[j + 20:])\n");
   for (const char* name : {"z64.npz", "z64max.npz"}) {
-    const Dataset data = read_npz(in_temp(name), {});
+    const Dataset data = read_npz(test::in_temp(name), {});
     ASSERT_EQ(data.rows(), 4) << name;
     EXPECT_EQ(data.features(3, 1), 7.0f) << name;
     EXPECT_EQ(data.labels, (std::vector<std::int32_t>{0, 1, 0, 1})) << name;
@@ -381,8 +379,8 @@ TEST(NpzReaderTest, Zip64RecordsAreRead) {
 
 TEST(NpzReaderTest, MemberShapeMismatchIsNamed) {
   REQUIRE_NUMPY("npz_rows", "np.savez('rows.npz', X=np.ones((4, 2)), Y=np.ones(3))\n");
-  EXPECT_HAS(error_of<DataError>([&] { read_npz(in_temp("rows.npz"), {}); }),
-             in_temp("rows.npz") + ": Y.npy: the target has 3 rows but the features have 4");
+  EXPECT_HAS(error_of<DataError>([&] { read_npz(test::in_temp("rows.npz"), {}); }),
+             test::in_temp("rows.npz") + ": Y.npy: the target has 3 rows but the features have 4");
 }
 
 }  // namespace

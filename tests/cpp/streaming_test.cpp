@@ -29,8 +29,6 @@ using test::npy_bytes;
 
 #define EXPECT_HAS(text, part) EXPECT_NE((text).find(part), std::string::npos) << (text)
 
-std::string in_temp(const std::string& name) { return test::temp_dir() + "/" + name; }
-
 std::string float32_payload(const std::vector<float>& values) {
   std::string bytes(values.size() * 4, '\0');
   std::memcpy(bytes.data(), values.data(), bytes.size());
@@ -204,8 +202,8 @@ TEST(Hdf5ByRows, RowBlocksReadAsInMemoryAndOnlyTheShardIsChecked) {
 
 ConvertOptions npy_outputs(const std::string& stem) {
   ConvertOptions options;
-  options.output = in_temp(stem + "_X.npy");
-  options.y_output = in_temp(stem + "_y.npy");
+  options.output = test::in_temp(stem + "_X.npy");
+  options.y_output = test::in_temp(stem + "_y.npy");
   options.block_rows = 7;  // several blocks, a short last one
   return options;
 }
@@ -232,7 +230,7 @@ void expect_round_trip(const std::string& path, const std::string& stem,
   expect_same_data(from_npy, original, path + " -> .npy");
 
   ConvertOptions packed;
-  packed.output = in_temp(stem + ".npz");
+  packed.output = test::in_temp(stem + ".npz");
   convert_dataset(path, read, packed);
   const Dataset from_npz = read_dataset(packed.output);
   EXPECT_EQ(from_npz.features.storage(), RowStorage::Mapped) << path;
@@ -257,7 +255,7 @@ TEST(Convert, RoundTripsHandMadeBinaryFormats) {
   ReadOptions idx;
   idx.labels_path = test::write_temp_file("tiny-labels-idx1-ubyte", labels);
   expect_round_trip(image_path, "idx", idx);
-  EXPECT_TRUE(read_dataset(in_temp("idx.npz")).image_shape.has_value());
+  EXPECT_TRUE(read_dataset(test::in_temp("idx.npz")).image_shape.has_value());
 
   // MAT v5 with a real target.
   const std::string mat = test::write_temp_file(
@@ -302,7 +300,7 @@ TEST(Convert, StreamedTextRefusesANaNAsTheReaderDoes) {
     const std::string expected = error_of<DataError>([&] { read_dataset(path); });
     EXPECT_HAS(expected, "sample 2, feature 2");
     ConvertOptions options;
-    options.output = in_temp(name + ".npz");
+    options.output = test::in_temp(name + ".npz");
     EXPECT_EQ(error_of<DataError>([&] { convert_dataset(path, {}, options); }), expected);
     EXPECT_FALSE(test::path_exists(options.output));
   }
@@ -311,7 +309,7 @@ TEST(Convert, StreamedTextRefusesANaNAsTheReaderDoes) {
 TEST(Convert, ClassNamesThatAreNotNumbersBecomeCodesWithANote) {
   const std::string path = test::write_temp_file("named.csv", "a,b,y\n1,2,cat\n3,4,dog\n5,6,cat\n");
   ConvertOptions options;
-  options.output = in_temp("named.npz");
+  options.output = test::in_temp("named.npz");
   const ConvertSummary summary = convert_dataset(path, {}, options);
   ASSERT_EQ(summary.notes.size(), 1u);
   EXPECT_HAS(summary.notes.front(), "0 = cat, 1 = dog");
@@ -322,9 +320,9 @@ TEST(Convert, ClassNamesThatAreNotNumbersBecomeCodesWithANote) {
 TEST(Convert, BadRequestsAreRefusedBeforeWriting) {
   const std::string csv = test::fixture("flowers.csv");
   ConvertOptions options;
-  options.output = in_temp("flowers.csv.out");
+  options.output = test::in_temp("flowers.csv.out");
   EXPECT_HAS(error_of<OptionError>([&] { convert_dataset(csv, {}, options); }), ".npy");
-  options.output = in_temp("no_target.npy");
+  options.output = test::in_temp("no_target.npy");
   EXPECT_HAS(error_of<OptionError>([&] { convert_dataset(csv, {}, options); }), "--y-output");
   EXPECT_FALSE(test::path_exists(options.output));
   const std::string npy = test::write_temp_file(
@@ -332,8 +330,8 @@ TEST(Convert, BadRequestsAreRefusedBeforeWriting) {
                             float32_payload(counting(4))));
   options.output = npy;
   EXPECT_HAS(error_of<OptionError>([&] { convert_dataset(npy, {}, options); }), "replace");
-  options.output = in_temp("both.npz");
-  options.y_output = in_temp("y.npy");
+  options.output = test::in_temp("both.npz");
+  options.y_output = test::in_temp("y.npy");
   EXPECT_HAS(error_of<OptionError>([&] { convert_dataset(csv, {}, options); }), ".npz output");
 }
 
@@ -341,8 +339,8 @@ TEST(Convert, AFailingOutputLeavesNoFileBehind) {
   // The target's path is a directory: the features were already written to a
   // temporary file, which must go with the error.
   ConvertOptions options;
-  options.output = in_temp("atomic_X.npy");
-  options.y_output = in_temp("a_directory.npy");
+  options.output = test::in_temp("atomic_X.npy");
+  options.y_output = test::in_temp("a_directory.npy");
   ASSERT_EQ(std::system(("mkdir -p " + options.y_output).c_str()), 0);
   error_of<FileError>([&] { convert_dataset(test::fixture("flowers.csv"), {}, options); });
   EXPECT_FALSE(test::path_exists(options.output));
@@ -351,8 +349,8 @@ TEST(Convert, AFailingOutputLeavesNoFileBehind) {
 }
 
 TEST(ConvertCli, WritesThePairInfoSaysMappedAndBadOutputsAreUsageErrors) {
-  const std::string x = in_temp("cli_X.npy");
-  const std::string y = in_temp("cli_y.npy");
+  const std::string x = test::in_temp("cli_X.npy");
+  const std::string y = test::in_temp("cli_y.npy");
   const auto converted = test::run_cli("convert " + test::fixture("flowers.csv") + " --output " +
                                        x + " --y-output " + y);
   ASSERT_EQ(converted.exit_code, 0) << converted.err;
@@ -362,8 +360,8 @@ TEST(ConvertCli, WritesThePairInfoSaysMappedAndBadOutputsAreUsageErrors) {
   EXPECT_HAS(info.out, "storage     mapped from the file");
   const auto loaded = test::run_cli("info " + x + " --y-file " + y + " --in-memory --json");
   EXPECT_HAS(loaded.out, "\"storage\": \"in memory\"");
-  const auto bad =
-      test::run_cli("convert " + test::fixture("flowers.csv") + " --output " + in_temp("cli.txt"));
+  const auto bad = test::run_cli("convert " + test::fixture("flowers.csv") + " --output " +
+                                 test::in_temp("cli.txt"));
   EXPECT_EQ(bad.exit_code, 2) << bad.err;
   EXPECT_HAS(bad.err, "topkfs: error:");
   const auto same = test::run_cli("convert " + x + " --output " + x);

@@ -57,6 +57,8 @@ inline std::vector<std::int64_t> iota_rows(std::int64_t n, std::int64_t first = 
 
 // A fresh directory under /tmp, one per test process, removed at exit.
 std::string temp_dir();
+// The path of `name` in temp_dir() (the file need not exist).
+inline std::string in_temp(const std::string& name) { return temp_dir() + "/" + name; }
 // Writes `content` to a new file in temp_dir() and returns its path.
 std::string write_temp_file(const std::string& name, const std::string& content);
 // The whole file at `path` (empty when it cannot be read).
