@@ -35,6 +35,9 @@ namespace {
 constexpr std::uint64_t whole_read_bytes = 1ull << 20;
 constexpr hsize_t edge_rows = 64;
 constexpr std::uint64_t edge_read_bytes = 16ull << 20;
+// Attributes whose values the walk reads (matio reads MATLAB_class and a
+// few flags; larger ones are opened and described only).
+constexpr std::uint64_t attribute_read_bytes = 64ull << 10;
 // A child that has spent this much processor time without progress (a
 // piece of a dataset read, or the walk's end) is in one of libhdf5's loops:
 // ample for the metadata of any sound file and one piece of at most
@@ -207,6 +210,36 @@ void touch_dataset(hid_t dataset, const std::string& path, const std::string& na
   }
 }
 
+// matio opens each object's attributes by name (MATLAB_class and others)
+// while it lists a v7.3 file's variables, and opening one decodes its
+// message, which may be shared (kept once in the file's shared-message
+// heap): a fuzzed shared message whose heap was at address 0 crashed
+// libhdf5 there, in the reading process. So the walk opens every attribute
+// by name as matio does and reads the small fixed-size ones.
+herr_t touch_attribute(hid_t object, const char* name, const H5A_info_t*, void*) {
+  const Handle attribute = attribute_handle(H5Aopen(object, name, H5P_DEFAULT));
+  if (!attribute) return 0;
+  const Handle type = type_handle(H5Aget_type(attribute.get()));
+  const Handle space = space_handle(H5Aget_space(attribute.get()));
+  if (!type || !space) return 0;
+  const H5T_class_t type_class = H5Tget_class(type.get());
+  const hssize_t values = H5Sget_simple_extent_npoints(space.get());
+  const std::size_t value_bytes = H5Tget_size(type.get());
+  const bool fixed_size =
+      type_class != H5T_VLEN && type_class != H5T_REFERENCE && H5Tis_variable_str(type.get()) == 0;
+  if (!fixed_size || values <= 0 || value_bytes == 0 ||
+      static_cast<std::uint64_t>(values) > attribute_read_bytes / value_bytes) {
+    return 0;
+  }
+  std::vector<unsigned char> buffer(static_cast<std::size_t>(values) * value_bytes);
+  H5Aread(attribute.get(), type.get(), buffer.data());
+  return 0;
+}
+
+void touch_attributes(hid_t object) {
+  H5Aiterate2(object, H5_INDEX_NAME, H5_ITER_INC, nullptr, touch_attribute, nullptr);
+}
+
 struct Walk {
   const std::string* path;
 };
@@ -229,6 +262,7 @@ herr_t touch_link(hid_t root, const char* name, const H5L_info_t* info, void* da
   if (has_external_storage(root, name)) return 0;
   const Handle object = object_handle(H5Oopen(root, name, H5P_DEFAULT));
   if (!object) return 0;
+  touch_attributes(object.get());
   const H5I_type_t type = H5Iget_type(object.get());
   if (type == H5I_GROUP) touch_group(object.get());
   if (type == H5I_DATASET) touch_dataset(object.get(), *static_cast<Walk*>(data)->path, name);
@@ -240,6 +274,7 @@ void walk_file(const std::string& path) {
   const Handle file = file_handle(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
   if (!file) return;
   touch_group(file.get());
+  touch_attributes(file.get());
   Walk walk{&path};
   H5Lvisit(file.get(), H5_INDEX_NAME, H5_ITER_INC, touch_link, &walk);
 }

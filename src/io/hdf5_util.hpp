@@ -69,6 +69,7 @@ inline Handle dataset_handle(hid_t id) { return Handle(id, H5Dclose); }
 inline Handle space_handle(hid_t id) { return Handle(id, H5Sclose); }
 inline Handle type_handle(hid_t id) { return Handle(id, H5Tclose); }
 inline Handle object_handle(hid_t id) { return Handle(id, H5Oclose); }
+inline Handle attribute_handle(hid_t id) { return Handle(id, H5Aclose); }
 
 // "7291x256" ("scalar" for rank 0), as variables and datasets are listed in
 // messages.
