@@ -267,9 +267,11 @@ TEST(Convert, RoundTripsHandMadeBinaryFormats) {
   const std::string x = test::write_temp_file(
       "f8.npy", npy_bytes("{'descr': '<f8', 'fortran_order': False, 'shape': (3, 2), }",
                           std::string(48, '\x3f')));
+  // (Not "f8_y.npy": the round trip writes that, and an output that names
+  // the target file it reads is refused.)
   const std::string y = test::write_temp_file(
-      "f8_y.npy", npy_bytes("{'descr': '<i4', 'fortran_order': False, 'shape': (3,), }",
-                            std::string("\x01\0\0\0\x02\0\0\0\x01\0\0\0", 12)));
+      "f8_target.npy", npy_bytes("{'descr': '<i4', 'fortran_order': False, 'shape': (3,), }",
+                                 std::string("\x01\0\0\0\x02\0\0\0\x01\0\0\0", 12)));
   ReadOptions npy;
   npy.y_file = y;
   expect_round_trip(x, "f8", npy);
