@@ -2,8 +2,10 @@
 // place where exceptions become exit codes: 0 success, 2 usage error,
 // 1 data or runtime error.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <CLI/CLI.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <vector>
@@ -44,21 +46,15 @@ int main(int argc, char** argv) {
 
   // CLI11 takes an unknown first word for a stray argument and says only
   // that a subcommand is required.
-  std::string known;
-  for (const auto& command : commands) {
-    known += (known.empty() ? "" : ", ") + command.parser->get_name();
-  }
-  const auto is_command = [&](const std::string& word) {
-    for (const auto& command : commands) {
-      if (command.parser->get_name() == word) return true;
+  if (argc > 1 && argv[1][0] != '-') {
+    std::vector<std::string> names;
+    for (const auto& command : commands) names.push_back(command.parser->get_name());
+    if (std::find(names.begin(), names.end(), argv[1]) == names.end()) {
+      return report("error: ",
+                    fmt::format("unknown command '{}'; the commands are {}; run with --help",
+                                argv[1], fmt::join(names, ", ")),
+                    kExitUsage);
     }
-    return false;
-  };
-  if (argc > 1 && argv[1][0] != '-' && !is_command(argv[1])) {
-    return report(
-        "error: ",
-        fmt::format("unknown command '{}'; the commands are {}; run with --help", argv[1], known),
-        kExitUsage);
   }
 
   try {

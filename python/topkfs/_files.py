@@ -3,7 +3,6 @@
 
 import dataclasses
 import numbers
-import operator
 import os
 import typing
 
@@ -204,7 +203,7 @@ def select(
     result = _topkfs.select_file(
         os.fspath(path),
         str(method),
-        whole_number("k", operator.index(k), -(2**31), 2**31 - 1),
+        whole_number("k", k, -(2**31), 2**31 - 1),
         option_texts(options, {}),
         _fspath_values(reader_options),
         split,
@@ -217,14 +216,15 @@ def select(
 
 
 def _fspath_values(options):
-    """Reader options for the library: None (the default) left out, path-like
-    values as strings, NumPy scalars as Python values."""
-    return {
-        name: os.fspath(value)
-        if isinstance(value, os.PathLike)
-        else value.item()
-        if isinstance(value, np.generic)
-        else value
-        for name, value in options.items()
-        if value is not None
-    }
+    """Reader options for the library: None (the default) left out, the
+    others as _library_value gives them."""
+    return {name: _library_value(value) for name, value in options.items() if value is not None}
+
+
+def _library_value(value):
+    """A path-like value as its string, a NumPy scalar as its Python value."""
+    if isinstance(value, os.PathLike):
+        return os.fspath(value)
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
