@@ -3,7 +3,10 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
+
+#include "topkfs/core/progress_text.hpp"
 
 namespace topkfs::cli {
 namespace {
@@ -35,23 +38,28 @@ void ProgressBar::update(const Progress& p) {
   const bool keep_line = lines_.keep(p);
   if (!terminal_) {
     if (keep_line) {
-      fmt::print(stderr, "epoch {}/{}  loss {:.4f}{}  {} elapsed, ~{} left (at most)\n", p.epoch,
-                 p.epochs, p.loss, val, clock_text(p.elapsed_seconds), clock_text(left));
+      fmt::print(stderr, "{}{}  {} elapsed, ~{} left (at most)\n", progress_line(p), val,
+                 clock_text(p.elapsed_seconds), clock_text(left));
     }
     return;
   }
   // The bar is redrawn in place at most every 0.1 s; an epoch's end is
-  // drawn and left on its own line only when the schedule keeps it.
+  // drawn and left on its own line only when the schedule keeps it. It
+  // fills with the epoch's batches, or along a linear method's path.
   const auto now = std::chrono::steady_clock::now();
   if (!keep_line && now - last_draw_ < std::chrono::milliseconds(100)) return;
   last_draw_ = now;
+  const bool path = p.unit == ProgressUnit::PathPoints;
   constexpr int kWidth = 24;
-  const int filled =
-      static_cast<int>(kWidth * static_cast<double>(p.batch) / std::max(1L, p.batches));
-  fmt::print(stderr, "\r\033[Kepoch {}/{} [{}{}] batch {}/{} loss {:.4f}{} | {} left", p.epoch,
-             p.epochs, std::string(static_cast<std::size_t>(filled), '='),
-             std::string(static_cast<std::size_t>(kWidth - filled), ' '), p.batch, p.batches,
-             p.loss, val, clock_text(left));
+  const double fraction = path ? done : static_cast<double>(p.batch) / std::max(1L, p.batches);
+  const int filled = std::clamp(static_cast<int>(kWidth * fraction), 0, kWidth);
+  const std::string bar = fmt::format("[{}{}]", std::string(static_cast<std::size_t>(filled), '='),
+                                      std::string(static_cast<std::size_t>(kWidth - filled), ' '));
+  const std::string text =
+      path ? fmt::format("path {} point {}/{} objective {:.4f}", bar, p.epoch, p.epochs, p.loss)
+           : fmt::format("epoch {}/{} {} batch {}/{} loss {:.4f}{}", p.epoch, p.epochs, bar,
+                         p.batch, p.batches, p.loss, val);
+  fmt::print(stderr, "\r\033[K{} | {} left", text, clock_text(left));
   drawn_ = true;
   if (keep_line) {
     std::fputs("\n", stderr);

@@ -13,6 +13,7 @@
 #include "bindings.hpp"
 #include "topkfs/core/epoch_lines.hpp"
 #include "topkfs/core/error.hpp"
+#include "topkfs/core/progress_text.hpp"
 #include "topkfs/io/result_json.hpp"
 #include "topkfs/io/target_encoding.hpp"
 #include "topkfs/methods/registry.hpp"
@@ -87,8 +88,7 @@ class PythonReporter {
     // Sets KeyboardInterrupt on Ctrl-C; the exception unwinds the trainer.
     if (PyErr_CheckSignals() != 0) throw py::error_already_set();
     if (verbose_ && lines_.keep(progress)) {
-      std::string line =
-          fmt::format("epoch {}/{}  loss {:.4f}", progress.epoch, progress.epochs, progress.loss);
+      std::string line = progress_line(progress);
       if (progress.val_loss) line += fmt::format("  validation {:.4f}", *progress.val_loss);
       line += fmt::format("  {:.1f} s\n", progress.elapsed_seconds);
       py::module_::import("sys").attr("stderr").attr("write")(line);

@@ -17,6 +17,7 @@
 #include "topkfs/scoring/detection.hpp"
 #include "topkfs/scoring/downstream.hpp"
 #include "topkfs/scoring/metrics.hpp"
+#include "topkfs/select/run_selection.hpp"
 
 namespace topkfs {
 namespace {
@@ -166,7 +167,7 @@ class GridRunner {
   }
 
   SelectionResult fit(Selector& selector, const RunData& run, int k) {
-    SelectionResult result = selector.fit(*run.data, run.train, k, callbacks_.fit);
+    SelectionResult result = fit_on_rows(selector, *run.data, run.train, k, callbacks_.fit);
     note_scaling(selector.name(), result);
     for (const auto& warning : result.warnings) {
       callbacks_.fit.warn(fmt::format("{} k={}: {}", selector.name(), k, warning));

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <vector>
 
 #include "linear_target.hpp"
 #include "topkfs/core/clock.hpp"
@@ -302,8 +303,8 @@ class LinearSelector final : public TableSelector<LinearOptions> {
   }
 
   // The lambda2 path down from lambda2_max, stopped where --path-stop says;
-  // history per path point (a path runs thousands of sweeps). Progress: the
-  // path is one "epoch" whose points are its "batches".
+  // history per path point (a path runs thousands of sweeps). Progress: one
+  // step per point (ProgressUnit::PathPoints).
   template <class Fits>
   auto fit_path(const Fits& fits, const LinearPenalty& penalty, const FitCallbacks& callbacks,
                 Clock::time_point start, SelectionResult& result) const {
@@ -312,20 +313,24 @@ class LinearSelector final : public TableSelector<LinearOptions> {
     outcome.lambda2_max = fits.max(penalty);
     const auto grid = lambda2_grid(outcome.lambda2_max, options_.path_points, options_.eps);
     const bool stop_at_k = options_.path_stop == "k";
-    long done = 0;
+    int done = 0;
     auto on_point = [&](const Fit& point) {
       Progress progress;
-      progress.epoch = 1;
-      progress.epochs = 1;
-      progress.batch = ++done;
-      progress.batches = static_cast<long>(grid.size());
+      progress.unit = ProgressUnit::PathPoints;
+      progress.epoch = ++done;
+      // The point where the path stops at k is its last: say so, so that
+      // the display keeps its line.
+      const bool last = stop_at_k && point.nonzero() >= penalty.k;
+      progress.epochs = last ? done : static_cast<int>(grid.size());
+      progress.batch = progress.batches = 1;
       progress.loss = point.objective;
       progress.elapsed_seconds = seconds_since(start);
-      progress.epoch_done = done == progress.batches || (stop_at_k && point.nonzero() >= penalty.k);
+      progress.epoch_done = true;
       callbacks.report(progress);
     };
     const auto path = fits.path(penalty, grid, make_control(), stop_at_k ? penalty.k : 0,
                                 std::function<void(const Fit&)>(on_point));
+    std::vector<const Fit*> unconverged;
     for (const auto& point : path) {
       outcome.sweeps += point.sweeps;
       EpochRecord record;
@@ -333,9 +338,12 @@ class LinearSelector final : public TableSelector<LinearOptions> {
       record.loss = point.objective;
       for (const auto& sweep : point.history) record.seconds += sweep.seconds;
       result.history.push_back(record);
-      if (!point.converged) result.warnings.push_back(not_converged(point));
+      if (!point.converged) unconverged.push_back(&point);
       outcome.converged = outcome.converged && point.converged;
       if (!point.top_set_settled && &point != &path.back()) ++outcome.unsettled_points;
+    }
+    if (!unconverged.empty()) {
+      result.warnings.push_back(path_not_converged(unconverged, path.size()));
     }
     outcome.fit = path.back();
     result.notes.push_back(
@@ -416,6 +424,18 @@ class LinearSelector final : public TableSelector<LinearOptions> {
         "{}: coordinate descent did not converge at lambda2 = {:.6g} within --max-iter {} sweeps "
         "(objective {:.6g}); raise --max-iter or --tol",
         name(), fit.penalty.lambda2, options_.max_iter, fit.objective);
+  }
+
+  // One warning for a path, however many of its points stopped short: a
+  // warning per point buried the fit's output under dozens of lines.
+  template <class Fit>
+  std::string path_not_converged(const std::vector<const Fit*>& points, std::size_t length) const {
+    if (points.size() == 1) return not_converged(*points.front());
+    return fmt::format(
+        "{}: coordinate descent did not converge at {} of the path's {} points (lambda2 from "
+        "{:.6g} to {:.6g}) within --max-iter {} sweeps; raise --max-iter or --tol",
+        name(), points.size(), length, points.front()->penalty.lambda2,
+        points.back()->penalty.lambda2, options_.max_iter);
   }
 
   LinearModel model_;

@@ -108,13 +108,25 @@ std::string whole_matrix_note(const Dataset& data, const Selector& selector,
 
 }  // namespace
 
+SelectionResult fit_on_rows(Selector& selector, const Dataset& data,
+                            const std::vector<std::int64_t>& rows, int k,
+                            const FitCallbacks& callbacks) {
+  try {
+    return selector.fit(data, rows, k, callbacks);
+  } catch (const DataError& error) {
+    const std::string message = error.what();
+    if (data.source.empty() || message.rfind(data.source + ":", 0) == 0) throw;
+    throw DataError(fmt::format("{}: {}", data.source, message));
+  }
+}
+
 SelectionResult run_selection(const Dataset& data, Selector& selector, int k,
                               const SelectionSplitOptions& split, const FitCallbacks& callbacks) {
   check_k(data, k);
   std::string note;
   const auto rows = selection_rows(data, split, note);
   const std::string whole = whole_matrix_note(data, selector, callbacks.ranks);
-  SelectionResult result = selector.fit(data, rows, k, callbacks);
+  SelectionResult result = fit_on_rows(selector, data, rows, k, callbacks);
   if (!whole.empty()) result.notes.insert(result.notes.begin(), whole);
   result.notes.insert(result.notes.begin(), note);
   result.data.path = data.source;

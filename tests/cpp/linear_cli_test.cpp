@@ -60,6 +60,18 @@ TEST(LinearCli, SelectWritesTheResultAndTheReducedData) {
   EXPECT_EQ(data.substr(0, data.find('\n')), "c,a,y");
 }
 
+// The linear methods walk a path, not epochs: the progress (stderr is not
+// a terminal here) counts its points, the first and the last on lines of
+// their own, where it said "epoch 1/1".
+TEST(LinearCli, ProgressCountsThePathsPoints) {
+  const auto run = test::run_cli(
+      fmt::format("select '{}' --method lasso-top --k 2 --path-points 30 --threads 1", data_csv()));
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.err.find("path point 1/30  objective "), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("\npath point 30/30  objective "), std::string::npos) << run.err;
+  EXPECT_EQ(run.err.find("epoch"), std::string::npos) << run.err;
+}
+
 TEST(LinearCli, EveryLinearMethodRunsWithItsDefaults) {
   for (const char* method :
        {"lasso", "lasso-top", "ridge", "ridge-top", "elastic-net", "elastic-net-top"}) {

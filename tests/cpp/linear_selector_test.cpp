@@ -9,10 +9,12 @@
 #include <numeric>
 
 #include "../linear/linear_test_support.hpp"
+#include "test_support.hpp"
 #include "topkfs/core/error.hpp"
 #include "topkfs/data/synthetic.hpp"
 #include "topkfs/linear/linear_model.hpp"
 #include "topkfs/linear/marginal_screen.hpp"
+#include "topkfs/select/run_selection.hpp"
 
 namespace topkfs {
 namespace {
@@ -261,6 +263,37 @@ TEST(LinearSelector, NonConvergenceIsAWarningNotAnError) {
   EXPECT_NE(result.warnings[0].find("--max-iter"), std::string::npos);
   EXPECT_FALSE(result.options.at("converged").get<bool>());
   EXPECT_EQ(result.options.at("sweeps").get<int>(), 2);
+}
+
+// The methods see rows, not files: a DataError about the rows they learn
+// from names the data it came from (the message named no file).
+TEST(LinearSelector, AProblemWithTheRowsNamesTheDataFile) {
+  Dataset data = synthetic(60, 10, SyntheticOptions::Target::Classes, 3);
+  for (auto& label : data.labels) label = label == 2 ? 0 : label;
+  data.source = "three-classes.csv";
+  auto selector = make_linear_selector(LinearModel::Lasso, true);
+  SelectionSplitOptions split;
+  split.rows = SelectionRows::All;
+  const std::string message =
+      test::error_of<DataError>([&] { run_selection(data, *selector, 3, split, {}); });
+  EXPECT_EQ(message.rfind("three-classes.csv: class 2 has no training row", 0), 0u) << message;
+}
+
+// A path whose points stop short of convergence warns once, naming how many
+// points did (a warning per point was dozens of lines for one fit).
+TEST(LinearSelector, APathThatStopsShortWarnsOnce) {
+  const Dataset data = synthetic(100, 60);
+  auto selector = make_linear_selector(LinearModel::ElasticNet, true);
+  selector->set_option("path-points", "20");
+  selector->set_option("path-stop", "end");
+  selector->set_option("max-iter", "1");
+  const SelectionResult result = select(*selector, data, 5);
+  ASSERT_EQ(result.warnings.size(), 1u) << fmt::format("{}", fmt::join(result.warnings, "\n"));
+  EXPECT_NE(result.warnings[0].find("did not converge at"), std::string::npos)
+      << result.warnings[0];
+  EXPECT_NE(result.warnings[0].find("of the path's 20 points"), std::string::npos)
+      << result.warnings[0];
+  EXPECT_FALSE(result.options.at("converged").get<bool>());
 }
 
 TEST(LinearSelector, TwoClassesWithTheGaussianFamilyAreARegressionWithANote) {

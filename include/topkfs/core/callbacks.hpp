@@ -9,6 +9,13 @@
 
 namespace topkfs {
 
+// What a fit's steps are. The neural methods train in epochs of
+// minibatches. The linear methods walk a regularization path: each point is
+// reported as one step of one batch (`epoch`: the point, `epochs`: the
+// path's length, or the point it stopped at; `loss`: the point's
+// objective), so that the progress reads "path point 37/100", not "epoch 1/1".
+enum class ProgressUnit { Epochs, PathPoints };
+
 struct Progress {
   int epoch = 0;  // 1-based
   int epochs = 0;
@@ -18,6 +25,7 @@ struct Progress {
   std::optional<double> val_loss;  // of the previous complete epoch
   double elapsed_seconds = 0.0;    // since the fit started
   bool epoch_done = false;         // true on the last call of an epoch
+  ProgressUnit unit = ProgressUnit::Epochs;
 };
 
 enum class LogLevel { Info, Warning };

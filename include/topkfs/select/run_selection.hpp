@@ -40,6 +40,13 @@ std::vector<std::int64_t> selection_rows(const Dataset& data, const SelectionSpl
 CheckpointSettings checkpoint_settings(const Selector& selector, int k, const std::string& path,
                                        int every, bool resume);
 
+// selector.fit(data, rows, k, callbacks), with a DataError about the rows
+// it learns from (too few rows, a class none of them has) naming the data's
+// source: the methods see rows, not files, and their messages named none.
+SelectionResult fit_on_rows(Selector& selector, const Dataset& data,
+                            const std::vector<std::int64_t>& rows, int k,
+                            const FitCallbacks& callbacks);
+
 // Fits `selector` on the rows chosen by `split` and fills the result's data
 // description and notes.
 SelectionResult run_selection(const Dataset& data, Selector& selector, int k,
