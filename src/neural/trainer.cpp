@@ -191,6 +191,8 @@ TrainingOutcome train_loop(LoopModel& model, const TrainingSet& data, const Loop
     // The ranks sum in another order than one process: a checkpoint is
     // resumed by as many ranks as wrote it.
     if (callbacks.ranks) identity["world_size"] = callbacks.ranks->size();
+    // A resumed fit reads the file, which refuses anything else.
+    if (!checkpoint.resume) check_checkpoint_path(checkpoint.path);
     if (checkpoint.resume && std::filesystem::exists(checkpoint.path)) {
       LoopCheckpoint saved = read_checkpoint(checkpoint.path);
       check_same_run(checkpoint.path, saved.identity, identity);

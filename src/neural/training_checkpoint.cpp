@@ -5,6 +5,7 @@
 #include <torch/serialize/archive.h>
 
 #include <cstring>
+#include <filesystem>
 #include <limits>
 
 #include "topkfs/core/error.hpp"
@@ -345,6 +346,23 @@ void write_checkpoint(const std::string& path, const LoopCheckpoint& checkpoint)
           fmt::format("{}: cannot write the checkpoint: {}", path, error.what_without_backtrace()));
     }
   });
+}
+
+void check_checkpoint_path(const std::string& path) {
+  std::error_code error;
+  const auto status = std::filesystem::status(path, error);
+  if (status.type() == std::filesystem::file_type::not_found) return;
+  if (status.type() == std::filesystem::file_type::regular) {
+    try {
+      if (Reader(path).text("format") == kFormat) return;
+    } catch (const FileError&) {
+      // not a checkpoint: refused below
+    }
+  }
+  throw FileError(fmt::format(
+      "{}: exists and is not a topkfs training checkpoint; a fit with a checkpoint would replace "
+      "it: choose another path, or remove the file first",
+      path));
 }
 
 LoopCheckpoint read_checkpoint(const std::string& path) {

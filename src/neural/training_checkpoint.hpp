@@ -54,6 +54,12 @@ struct LoopCheckpoint {
 // Throws FileError when it cannot be written.
 void write_checkpoint(const std::string& path, const LoopCheckpoint& checkpoint);
 
+// Throws FileError when `path` holds something other than a topkfs
+// training checkpoint (a data file, a report, a folder): a fit with a
+// checkpoint replaces the file, and a mistyped path must not destroy
+// another file. A missing path, or a checkpoint of any run, passes.
+void check_checkpoint_path(const std::string& path);
+
 // Reads a checkpoint written by write_checkpoint. Throws FileError when the
 // file cannot be read or is no topkfs checkpoint.
 LoopCheckpoint read_checkpoint(const std::string& path);

@@ -188,6 +188,30 @@ TEST(TrainingCheckpointTest, AFileThatIsNoCheckpointIsAFileError) {
   EXPECT_NE(message.find(path), std::string::npos) << message;
 }
 
+// A fresh fit replaces an earlier run's checkpoint, but nothing else: a
+// mistyped path must not destroy a data file (it did).
+TEST(TrainingCheckpointTest, AFreshFitReplacesOnlyACheckpoint) {
+  const Problem problem;
+  const std::string data = test::write_temp_file("data_not_checkpoint.csv", "a,b\n1,2\n");
+  const std::string message =
+      test::error_of<FileError>([&] { train(problem, options(), 1, checkpointing(data, false)); });
+  EXPECT_NE(message.find(data + ": exists and is not a topkfs training checkpoint"),
+            std::string::npos)
+      << message;
+  EXPECT_EQ(test::read_text(data), "a,b\n1,2\n");
+  const std::string folder = test::temp_dir();
+  EXPECT_THROW(train(problem, options(), 1, checkpointing(folder, false)), FileError);
+
+  const std::string earlier = test::temp_dir() + "/replaced.ckpt";
+  std::filesystem::remove(earlier);
+  EXPECT_THROW(train(problem, options(), 1, checkpointing(earlier, false), 4, 2),
+               std::runtime_error);
+  DnnTopOptions other = options();
+  other.lr = 1e-3;
+  EXPECT_NO_THROW(train(problem, other, 1, checkpointing(earlier, false)));
+  EXPECT_EQ(read_checkpoint(earlier).identity.at("loop").at("lr"), 1e-3);
+}
+
 TEST(TrainingCheckpointTest, ATensorReachingPastItsStoredValuesIsRefused) {
   // libtorch loads a tensor's shape as the file states it, whatever the
   // values stored with it: here a loss history of 2 epochs' values that

@@ -8,6 +8,7 @@ import pytest
 from sklearn.exceptions import NotFittedError
 
 import topkfs
+from conftest import requires_neural
 
 
 @pytest.fixture
@@ -105,3 +106,17 @@ def test_distinct_class_names_stay_distinct_labels(tmp_path):
     (tmp_path / "numbers.csv").write_text("a,b,y\n" + rows)
     numbers = topkfs.load(tmp_path / "numbers.csv")
     assert numbers.y.dtype.kind == "i" and sorted(np.unique(numbers.y)) == [3, 10]
+
+
+@requires_neural
+def test_fit_checkpoint_never_replaces_a_file_that_is_no_checkpoint(tmp_path):
+    # fit(checkpoint=P) wrote its checkpoint over whatever P was.
+    rng = np.random.RandomState(0)
+    X = rng.randn(40, 4)
+    y = (X[:, 0] > 0).astype(int)
+    data = tmp_path / "data.csv"
+    data.write_text("a,b\n1,2\n")
+    selector = topkfs.TopKSelector("dnn-top", k=2, epochs=2, hidden=[4], threads=1)
+    with pytest.raises(topkfs.FileError, match="is not a topkfs training checkpoint"):
+        selector.fit(X, y, checkpoint=str(data))
+    assert data.read_text() == "a,b\n1,2\n"
