@@ -57,6 +57,13 @@ void check_output_paths(const std::vector<NamedPath>& outputs,
                         const std::vector<NamedPath>& inputs) {
   for (std::size_t i = 0; i < outputs.size(); ++i) {
     if (outputs[i].path.empty()) continue;
+    // Unix tools read "-" as stdout; written as a path it is a file named "-".
+    if (outputs[i].path == "-") {
+      throw OptionError(fmt::format(
+          "{} -: outputs are written to files, not to standard output; name a file (select and "
+          "evaluate print their result's JSON on stdout with --json)",
+          outputs[i].flag));
+    }
     check_folder_exists(outputs[i].path);
     for (const auto& input : inputs) {
       if (!input.path.empty() && same_file(outputs[i].path, input.path)) {

@@ -196,5 +196,32 @@ TEST(HostileOptionsCli, SelectionsCarryTheVersionAndTransformRefusesARepeatedCol
   EXPECT_FALSE(path_exists(reduced));
 }
 
+// "-o -" wrote a file named "-" in the working folder: the outputs are
+// files, and --json is how the result reaches stdout.
+TEST(HostileOptionsCli, ADashIsNotStandardOutput) {
+  const std::string folder = temp_dir() + "/dash-output";
+  const std::string data = write_temp_file("dash-data.csv", two_class_table());
+  ASSERT_EQ(run_command("mkdir -p " + folder).exit_code, 0);
+  for (const std::string& args :
+       {"select " + data + kGrid + " -o -", "evaluate " + data + kGrid + " --csv -",
+        "transform " + data + " --selection s.json --output-data -"}) {
+    const CommandResult run = run_command("cd " + folder + " && " + TOPKFS_CLI_PATH + " " + args);
+    expect_message(run, args, {2, {" -: ", "standard output"}});
+  }
+  EXPECT_FALSE(path_exists(folder + "/-"));
+}
+
+// A reader flag of another format changed nothing (--x-var for a CSV read
+// the CSV's own columns): each is refused, naming the format DATA is.
+TEST(HostileOptionsCli, AReaderFlagOfAnotherFormatIsRefused) {
+  const std::string data = write_temp_file("other-format.csv", two_class_table());
+  for (const char* flag : {"--x-var A", "--y-path /y", "--labels l.idx", "--in-memory"}) {
+    const std::string name = std::string(flag).substr(0, std::string(flag).find(' '));
+    expect_message(run_cli("info " + data + " " + flag), flag,
+                   {2, {name + " is for ", "other-format.csv is read as csv"}});
+  }
+  EXPECT_EQ(run_cli("info " + data + " --header --delimiter ,").exit_code, 0);
+}
+
 }  // namespace
 }  // namespace topkfs::test
