@@ -265,6 +265,48 @@ class SymbolTableCheck {
       check_message(kDataspaceMessage, type_at + padded(datatype), dataspace,
                     "an attribute's dataspace");
     }
+    // The values follow, and libhdf5 copies as many bytes as the dataspace
+    // and datatype make, whatever the message has left (a 73-byte copy past
+    // the end of a 280-byte header while the probe listed attributes). A
+    // shared datatype or dataspace is kept elsewhere and not followed here:
+    // the probe process contains what libhdf5 does with it.
+    if ((flags & 0x03) == 0) {
+      const std::uint64_t values = value_bytes(type_at, type_at + padded(datatype));
+      if (values > message - needed) {
+        corrupt(fmt::format(
+            "an attribute at byte {} claims {} bytes of values (its dataspace's points times its "
+            "datatype's size), more than the {} its message has left",
+            body,
+            values == kUndefinedAddress ? std::string("more than 2^64") : std::to_string(values),
+            message - needed));
+      }
+    }
+  }
+
+  // An attribute's values in bytes as libhdf5 1.10 counts them: the points
+  // of the dataspace at `space` (none for a null one, 1 for a scalar) times
+  // the size in the datatype at `type` (a variable-length value is stored
+  // as its length and a global heap ID). Both messages were walked first,
+  // so their fields lie inside them. kUndefinedAddress (2^64 - 1) when the
+  // product does not fit in 64 bits.
+  std::uint64_t value_bytes(std::uint64_t type, std::uint64_t space) {
+    constexpr std::uint64_t kVariableLengthClass = 9;
+    constexpr std::uint64_t kNullDataspace = 2;
+    std::uint64_t size = number(type + 4, 4);
+    if ((number(type, 1) & 0x0f) == kVariableLengthClass) {
+      size = std::max<std::uint64_t>(size, 4 + offset_size_ + 4);
+    }
+    const auto version = number(space, 1);
+    if (version >= 2 && number(space + 3, 1) == kNullDataspace) return 0;
+    const std::uint64_t dimensions = space + (version == 1 ? 8 : 4);
+    std::uint64_t bytes = size;
+    for (std::uint64_t d = 0; d < number(space + 1, 1); ++d) {
+      if (__builtin_mul_overflow(bytes, number(dimensions + d * length_size_, length_size_),
+                                 &bytes)) {
+        return kUndefinedAddress;
+      }
+    }
+    return bytes;
   }
 
   // A message of `type` in the `size` bytes at `at`, walked as libhdf5
