@@ -88,9 +88,21 @@ bool same_data(const std::string& a, const std::string& b) {
   return canonical_a == canonical_b;
 }
 
-// What makes two reports of one data path and protocol different grids: ""
-// when nothing does.
+// What keeps two reports out of one table, whose one header describes the
+// data, the protocol, the k values, the split and the runs: "" when nothing
+// does.
 std::string grid_difference(const EvaluationReport& here, const EvaluationReport& there) {
+  if (!same_data(here.data.path, there.data.path)) {
+    return fmt::format("the data differ ({} here, {} there)", here.data.path, there.data.path);
+  }
+  if (here.protocol != there.protocol) {
+    return fmt::format("the protocols differ ({} here, {} there)", to_string(here.protocol),
+                       to_string(there.protocol));
+  }
+  if (here.ks != there.ks) {
+    return fmt::format("the k values differ ({} here, {} there)", fmt::join(here.ks, ","),
+                       fmt::join(there.ks, ","));
+  }
   if (here.data.rows != there.data.rows || here.data.columns != there.data.columns) {
     return fmt::format("the data differ ({} rows x {} columns here, {} x {} there)", here.data.rows,
                        here.data.columns, there.data.rows, there.data.columns);
@@ -157,17 +169,6 @@ EvaluationReport merge_reports(const std::vector<EvaluationReport>& reports,
   EvaluationReport merged = reports.front();
   for (std::size_t i = 1; i < reports.size(); ++i) {
     const EvaluationReport& next = reports[i];
-    if (!same_data(next.data.path, merged.data.path) || next.protocol != merged.protocol ||
-        next.ks != merged.ks) {
-      throw DataError(fmt::format(
-          "{}: cannot be merged with {}: reports must share the data, the protocol and the k "
-          "values ({} {} k={} here, {} {} k={} there)",
-          names[i], names[0], next.data.path, to_string(next.protocol), fmt::join(next.ks, ","),
-          merged.data.path, to_string(merged.protocol), fmt::join(merged.ks, ",")));
-    }
-    // The merged table has one header: the same path of another file, or the
-    // same data split otherwise or run a different number of times, would
-    // be described wrongly there.
     const std::string difference = grid_difference(next, merged);
     if (!difference.empty()) {
       throw DataError(

@@ -365,13 +365,13 @@ TEST(EvaluateReport, MergesMethodsOfTheSameGrid) {
   EXPECT_TRUE(contains(error_of<DataError>([&] {
                          merge_reports({first, elsewhere}, {"a.json", "b.json"});
                        }),
-                       "b.json: cannot be merged with a.json"));
+                       "b.json: cannot be merged with a.json: the data differ"));
   options.ks = {1, 2};
   const auto other_ks = evaluate_methods(made.data, options);
   EXPECT_TRUE(contains(error_of<DataError>([&] {
                          merge_reports({first, other_ks}, {"a.json", "c.json"});
                        }),
-                       "c.json: cannot be merged with a.json"));
+                       "c.json: cannot be merged with a.json: the k values differ (1,2 here"));
 }
 
 TEST(EvaluateReport, RefusesFilesThatAreNotReports) {
