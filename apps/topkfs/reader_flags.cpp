@@ -2,55 +2,16 @@
 
 #include <fmt/format.h>
 
-#include <algorithm>
-#include <vector>
-
 #include "topkfs/core/error.hpp"
 #include "topkfs/data/image_padding.hpp"
 #include "topkfs/io/read_dataset.hpp"
+#include "topkfs/io/read_option_scope.hpp"
 
 namespace topkfs::cli {
-
-namespace {
-
-// A flag of another format changed nothing, silently (--x-var for a CSV):
-// each flag that was given is checked against the format DATA is read as.
-// (Flags left at their defaults cannot be told from absent ones; giving a
-// default is harmless.)
-void check_flags_apply(const ReaderFlags& flags, Format format) {
-  struct FormatFlag {
-    const char* flag;
-    bool given;
-    std::vector<Format> formats;
-    const char* for_what;
-  };
-  const FormatFlag format_flags[] = {
-      {"--header", flags.header, {Format::Csv, Format::Tsv}, "CSV and TSV files"},
-      {"--no-header", flags.no_header, {Format::Csv, Format::Tsv}, "CSV and TSV files"},
-      {"--delimiter", !flags.delimiter.empty(), {Format::Csv, Format::Tsv}, "CSV and TSV files"},
-      {"--x-var", flags.x_var != "X", {Format::Mat, Format::Npz}, "MATLAB .mat and NPZ files"},
-      {"--y-var", flags.y_var != "Y", {Format::Mat, Format::Npz}, "MATLAB .mat and NPZ files"},
-      {"--x-path", !flags.x_path.empty(), {Format::Hdf5}, "HDF5 files"},
-      {"--y-path", !flags.y_path.empty(), {Format::Hdf5}, "HDF5 files"},
-      {"--labels", !flags.labels.empty(), {Format::Idx}, "IDX images"},
-      {"--y-file", !flags.y_file.empty(), {Format::Npy}, ".npy files"},
-      {"--in-memory", flags.in_memory, {Format::Npy, Format::Npz}, ".npy and NPZ files"},
-  };
-  for (const auto& item : format_flags) {
-    if (item.given &&
-        std::find(item.formats.begin(), item.formats.end(), format) == item.formats.end()) {
-      throw OptionError(fmt::format("{} is for {}; {} is read as {}", item.flag, item.for_what,
-                                    flags.path, to_string(format)));
-    }
-  }
-}
-
-}  // namespace
 
 ReadOptions ReaderFlags::to_options() const {
   ReadOptions options;
   options.format = parse_format(format);
-  check_flags_apply(*this, options.format == Format::Auto ? detect_format(path) : options.format);
   // Accept both repeated flags and comma lists: --target a --target b, --target a,b.
   for (const auto& item : target) {
     std::size_t start = 0;
@@ -101,6 +62,10 @@ ReadOptions ReaderFlags::to_options() const {
   options.labels_path = labels;
   options.y_file = y_file;
   options.map = !in_memory;
+  if (const auto misapplied = misapplied_option(path, options)) {
+    throw OptionError(fmt::format("--{} is for {}; {} is read as {}", misapplied->option,
+                                  misapplied->for_what, path, to_string(misapplied->format)));
+  }
   return options;
 }
 

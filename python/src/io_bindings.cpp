@@ -2,6 +2,7 @@
 // keyword arguments, returned as NumPy arrays.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <limits>
 
@@ -9,6 +10,7 @@
 #include "topkfs/core/error.hpp"
 #include "topkfs/io/convert.hpp"
 #include "topkfs/io/read_dataset.hpp"
+#include "topkfs/io/read_option_scope.hpp"
 
 namespace topkfs::python {
 namespace {
@@ -181,6 +183,18 @@ ReadOptions read_options_from(const py::dict& options) {
 
 namespace {
 
+// A reader option given for a format it does not apply to changed nothing:
+// refused, named as Python spells it (the command's "no-header" is
+// header=False here).
+void check_options_apply(const std::string& path, const ReadOptions& options) {
+  if (const auto misapplied = misapplied_option(path, options)) {
+    std::string name = misapplied->option == "no-header" ? "header" : misapplied->option;
+    std::replace(name.begin(), name.end(), '-', '_');
+    throw OptionError(fmt::format("{} is for {}; {} is read as {}", name, misapplied->for_what,
+                                  path, to_string(misapplied->format)));
+  }
+}
+
 // The image_shape keyword as text ("" when not given).
 std::string image_shape_option(const py::dict& reader_options) {
   return reader_options.contains("image_shape") ? image_shape_text(reader_options["image_shape"])
@@ -191,6 +205,7 @@ std::string image_shape_option(const py::dict& reader_options) {
 
 Dataset read_for_python(const std::string& path, const py::dict& reader_options) {
   const ReadOptions options = read_options_from(reader_options);
+  check_options_apply(path, options);
   const std::string shape_text = image_shape_option(reader_options);
   Dataset data;
   {
@@ -212,6 +227,7 @@ py::dict convert(const std::string& path, const std::string& output, const std::
   options.output = output;
   options.y_output = y_output;
   const ReadOptions read = read_options_from(reader_options);
+  check_options_apply(path, read);
   const std::string shape_text = image_shape_option(reader_options);
   ConvertSummary summary;
   {

@@ -120,3 +120,20 @@ def test_fit_checkpoint_never_replaces_a_file_that_is_no_checkpoint(tmp_path):
     with pytest.raises(topkfs.FileError, match="is not a topkfs training checkpoint"):
         selector.fit(X, y, checkpoint=str(data))
     assert data.read_text() == "a,b\n1,2\n"
+
+
+def test_a_reader_option_of_another_format_is_refused(tmp_path, npy_pair):
+    # x_var for a CSV read the CSV's own columns, silently.
+    path = tmp_path / "other-format.csv"
+    path.write_text("a,b,y\n1,2,0\n3,4,1\n5,6,0\n7,8,1\n")
+    for options, name in [
+        ({"x_var": "A"}, "x_var is for MATLAB .mat and NPZ files"),
+        ({"in_memory": True}, "in_memory is for .npy and NPZ files"),
+        ({"y_path": "/y"}, "y_path is for HDF5 files"),
+    ]:
+        with pytest.raises(topkfs.OptionError, match=name + ".*other-format.csv is read as csv"):
+            topkfs.load(path, **options)
+    X_path, y_path = npy_pair
+    with pytest.raises(topkfs.OptionError, match="header is for CSV and TSV files"):
+        topkfs.load(X_path, y_file=y_path, header=False)
+    assert topkfs.load(path, header=True, delimiter=",").X.shape == (4, 2)

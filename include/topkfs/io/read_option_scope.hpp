@@ -1,0 +1,26 @@
+#pragma once
+// Which formats each reader option is for. An option given for a format it
+// does not apply to changed nothing, silently (`--x-var` for a CSV read the
+// CSV's own columns): the command and the Python package refuse it, each in
+// its own spelling of the option.
+#include <optional>
+#include <string>
+
+#include "topkfs/io/read_options.hpp"
+
+namespace topkfs {
+
+struct MisappliedOption {
+  std::string option;    // the command's flag without its dashes: "x-var", "no-header"
+  std::string for_what;  // the formats it is for: "MATLAB .mat and NPZ files"
+  Format format;         // the format the data is read as
+};
+
+// The first option of `options` set away from its default that does not
+// apply to the format `path` is read as (options.format, or the one
+// read_dataset detects); none when every set option applies. An option left
+// at its default cannot be told from an absent one, and changes nothing.
+std::optional<MisappliedOption> misapplied_option(const std::string& path,
+                                                  const ReadOptions& options);
+
+}  // namespace topkfs

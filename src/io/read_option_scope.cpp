@@ -1,0 +1,49 @@
+#include "topkfs/io/read_option_scope.hpp"
+
+#include <algorithm>
+#include <vector>
+
+#include "topkfs/io/read_dataset.hpp"
+
+namespace topkfs {
+
+std::optional<MisappliedOption> misapplied_option(const std::string& path,
+                                                  const ReadOptions& options) {
+  const Format format = options.format == Format::Auto ? detect_format(path) : options.format;
+  struct Scope {
+    const char* option;
+    bool set;
+    std::vector<Format> formats;
+    const char* for_what;
+  };
+  const ReadOptions defaults;
+  const Scope scopes[] = {
+      {options.header == HeaderMode::No ? "no-header" : "header",
+       options.header != defaults.header,
+       {Format::Csv, Format::Tsv},
+       "CSV and TSV files"},
+      {"delimiter", options.delimiter.has_value(), {Format::Csv, Format::Tsv}, "CSV and TSV files"},
+      {"x-var",
+       options.x_var != defaults.x_var,
+       {Format::Mat, Format::Npz},
+       "MATLAB .mat and NPZ files"},
+      {"y-var",
+       options.y_var != defaults.y_var,
+       {Format::Mat, Format::Npz},
+       "MATLAB .mat and NPZ files"},
+      {"x-path", !options.x_path.empty(), {Format::Hdf5}, "HDF5 files"},
+      {"y-path", !options.y_path.empty(), {Format::Hdf5}, "HDF5 files"},
+      {"labels", !options.labels_path.empty(), {Format::Idx}, "IDX images"},
+      {"y-file", !options.y_file.empty(), {Format::Npy}, ".npy files"},
+      {"in-memory", options.map != defaults.map, {Format::Npy, Format::Npz}, ".npy and NPZ files"},
+  };
+  for (const auto& scope : scopes) {
+    if (scope.set &&
+        std::find(scope.formats.begin(), scope.formats.end(), format) == scope.formats.end()) {
+      return MisappliedOption{scope.option, scope.for_what, format};
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace topkfs
