@@ -202,27 +202,55 @@ class SymbolTableCheck {
     if (!first_visit(header) || number(header, 1) != 1) return;
     const std::uint64_t size = number(header + 8, 4);
     require_inside(header + 16, size, "object header");
+    each_message(header, Continuations::Checked, [&](const Message& message) {
+      if (message.type == kSymbolTableMessage) {
+        check_symbol_table(address(message.body), address(message.body + offset_size_));
+      } else if (message.type == kAttributeMessage && !message.shared) {
+        check_attribute(message.body, message.size);
+      } else if (!message.shared && message.type != kContinuationMessage &&
+                 message_name(message.type) != nullptr) {
+        check_message(message.type, message.body, message.size, message_name(message.type));
+      }
+      return true;
+    });
+  }
+
+  struct Message {
+    std::uint16_t type;
+    std::uint64_t body;  // where its bytes start
+    std::uint64_t size;
+    bool shared;  // its body says where the message is kept
+  };
+  // How each_message follows continuation blocks: the walk's own (each
+  // must lie inside the file, and is visited once by the whole walk), or a
+  // lookup's (followed when inside the file, each once per lookup).
+  enum class Continuations { Checked, Quiet };
+
+  // Calls `visit` with each message of the version 1 object header at
+  // `header`, in the order of its blocks (at most kMaxHeaderBytes of each),
+  // until it returns false.
+  template <class Visit>
+  void each_message(std::uint64_t header, Continuations continuations, Visit visit) {
     std::vector<std::pair<std::uint64_t, std::uint64_t>> blocks = {
-        {header + 16, std::min(size, kMaxHeaderBytes)}};
+        {header + 16, std::min(number(header + 8, 4), kMaxHeaderBytes)}};
+    std::set<std::uint64_t> followed;
     for (std::size_t b = 0; b < blocks.size() && b < kMaxVisits; ++b) {
       const auto [start, length] = blocks[b];
       for (std::uint64_t at = start; at + 8 <= start + length && at + 8 <= size_;) {
-        const auto type = static_cast<std::uint16_t>(number(at, 2));
-        const std::uint64_t message = number(at + 2, 2);
-        const bool shared = (number(at + 4, 1) & kSharedMessageFlag) != 0;
-        if (type == kSymbolTableMessage) {
-          check_symbol_table(address(at + 8), address(at + 8 + offset_size_));
-        } else if (type == kAttributeMessage && !shared) {
-          check_attribute(at + 8, message);
-        } else if (type == kContinuationMessage) {
-          const std::uint64_t next = address(at + 8);
-          const std::uint64_t claimed = number(at + 8 + offset_size_, length_size_);
-          require_inside(next, claimed, "object header continuation");
-          if (first_visit(next)) blocks.emplace_back(next, std::min(claimed, kMaxHeaderBytes));
-        } else if (!shared && message_name(type) != nullptr) {
-          check_message(type, at + 8, message, message_name(type));
+        const Message message{static_cast<std::uint16_t>(number(at, 2)), at + 8, number(at + 2, 2),
+                              (number(at + 4, 1) & kSharedMessageFlag) != 0};
+        if (message.type == kContinuationMessage) {
+          const std::uint64_t next = address(message.body);
+          const std::uint64_t claimed = number(message.body + offset_size_, length_size_);
+          if (continuations == Continuations::Checked) {
+            require_inside(next, claimed, "object header continuation");
+            if (first_visit(next)) blocks.emplace_back(next, std::min(claimed, kMaxHeaderBytes));
+          } else if (next < size_ && followed.insert(next).second) {
+            blocks.emplace_back(next, std::min(claimed, kMaxHeaderBytes));
+          }
         }
-        at += 8 + message;
+        if (!visit(message)) return;
+        at += 8 + message.size;
       }
     }
   }
@@ -268,19 +296,58 @@ class SymbolTableCheck {
     // The values follow, and libhdf5 copies as many bytes as the dataspace
     // and datatype make, whatever the message has left (a 73-byte copy past
     // the end of a 280-byte header while the probe listed attributes). A
-    // shared datatype or dataspace is kept elsewhere and not followed here:
-    // the probe process contains what libhdf5 does with it.
-    if ((flags & 0x03) == 0) {
-      const std::uint64_t values = value_bytes(type_at, type_at + padded(datatype));
-      if (values > message - needed) {
-        corrupt(fmt::format(
-            "an attribute at byte {} claims {} bytes of values (its dataspace's points times its "
-            "datatype's size), more than the {} its message has left",
-            body,
-            values == kUndefinedAddress ? std::string("more than 2^64") : std::to_string(values),
-            message - needed));
-      }
+    // shared datatype or dataspace is read where its reference says.
+    const std::uint64_t space_at = type_at + padded(datatype);
+    const auto type = (flags & 0x01) == 0 ? type_at : shared_message(type_at, kDatatypeMessage);
+    const auto space = (flags & 0x02) == 0 ? space_at : shared_message(space_at, kDataspaceMessage);
+    if (!type || !space) {
+      corrupt(fmt::format(
+          "an attribute at byte {} has a shared {} that no object header of the file holds", body,
+          type ? "dataspace" : "datatype"));
     }
+    const std::uint64_t values = value_bytes(*type, *space);
+    if (values > message - needed) {
+      corrupt(fmt::format(
+          "an attribute at byte {} claims {} bytes of values (its dataspace's points times its "
+          "datatype's size), more than the {} its message has left",
+          body,
+          values == kUndefinedAddress ? std::string("more than 2^64") : std::to_string(values),
+          message - needed));
+    }
+  }
+
+  // Where libhdf5 1.10 reads a shared message whose reference is at `at`:
+  // the first message of `type` in the object header the reference names
+  // (versions 1 and 2, and 3 of a committed datatype), itself followed when
+  // it is shared in turn; its body, once walked as libhdf5 decodes it. None
+  // for a reference into the shared-message heap, which files of these
+  // superblocks do not have, or to a header that is not a version 1 one
+  // inside the file or holds no message of `type`.
+  std::optional<std::uint64_t> shared_message(std::uint64_t at, std::uint16_t type) {
+    constexpr std::uint64_t kInSharedMessageHeap = 1;
+    constexpr int kMaxReferences = 8;  // a chain of shared messages; a loop
+    for (int reference = 0; reference < kMaxReferences; ++reference) {
+      const auto version = number(at, 1);
+      std::uint64_t header = kUndefinedAddress;
+      if (version == 1) {
+        header = address(at + 8 + length_size_);  // after the reserved bytes and a heap address
+      } else if (version == 2 || (version == 3 && number(at + 1, 1) != kInSharedMessageHeap)) {
+        header = address(at + 2);
+      }
+      if (header >= size_ || size_ - header < 16 || number(header, 1) != 1) return std::nullopt;
+      std::optional<Message> found;
+      each_message(header, Continuations::Quiet, [&](const Message& message) {
+        if (message.type == type) found = message;
+        return !found;
+      });
+      if (!found) return std::nullopt;
+      if (!found->shared) {
+        check_message(type, found->body, found->size, message_name(type));
+        return found->body;
+      }
+      at = found->body;
+    }
+    return std::nullopt;
   }
 
   // An attribute's values in bytes as libhdf5 1.10 counts them: the points

@@ -515,37 +515,70 @@ TEST(Hdf5Reader, AFuzzedDatatypeLongerThanItsMessageIsRefused) {
       << message;
 }
 
+// Root attribute `note` of 4 int32 values, its datatype "inline" or a
+// "committed" one (the attribute's datatype is a reference to the object
+// header of `t`), or that reference turned into one into the shared-message
+// "heap" (which files of this superblock do not have); with `points`, its
+// dataspace claims that many.
+std::string attribute_fixture(const std::string& kind, int points) {
+  return python_fixture(
+      fmt::format("attribute_{}_{}.h5", kind, points),
+      fmt::format("kind, points = '{}', {}\n", kind, points) +
+          "import h5py\n"
+          "values = np.array([1234567, 2345678, 3456789, 4567890], dtype='<i4')\n"
+          "with h5py.File(out, 'w') as f:\n"
+          "    f['X'] = np.arange(12, dtype='f4').reshape(6, 2)\n"
+          "    f['Y'] = np.array([0, 1, 0, 1, 0, 1], dtype=np.int32)\n"
+          "    f['t'] = np.dtype('<i4')\n"
+          "    f.attrs.create('note', data=values,\n"
+          "                   dtype=values.dtype if kind == 'inline' else f['t'])\n"
+          "raw = bytearray(open(out, 'rb').read())\n"
+          "at = raw.find(values.tobytes())\n"
+          "assert at >= 0 and raw.find(values.tobytes(), at + 1) < 0\n"
+          "four = (4).to_bytes(8, 'little')\n"
+          "dims = [d for d in (at - 16, at - 8) if raw[d:d + 8] == four]\n"
+          "assert dims\n"
+          "for d in dims:\n"
+          "    raw[d:d + 8] = points.to_bytes(8, 'little')\n"
+          "if kind == 'heap':\n"
+          "    reference = raw.find(b'note\\0\\x02\\x02')  # version 2, committed\n"
+          "    assert reference >= 0\n"
+          "    raw[reference + 5:reference + 7] = b'\\x03\\x01'  # version 3, in the heap\n"
+          "open(out, 'wb').write(raw)\n");
+}
+
 // An attribute whose dataspace claims more points than its message holds
 // values: libhdf5 1.10 copies points x size bytes out of the object header
 // whatever the message has left (found by fuzzing: a 73-byte copy past a
 // 280-byte header, in the probe process, once the probe opened every
 // attribute; matio opens MATLAB_class in the reading process). Here the
-// root's 4 int32 values claim 1000 points.
+// root's 4 int32 values claim 1000 points, with the datatype in the
+// attribute and with a committed one, which the check follows as libhdf5
+// does; both files read with their true 4 points.
 TEST(Hdf5Reader, AnAttributeWhoseValuesOutrunItsMessageIsRefused) {
-  const std::string path = python_fixture(
-      "attribute_values.h5",
-      "import h5py\n"
-      "with h5py.File(out, 'w') as f:\n"
-      "    f['X'] = np.arange(12, dtype='f4').reshape(6, 2)\n"
-      "    f['Y'] = np.array([0, 1, 0, 1, 0, 1], dtype=np.int32)\n"
-      "    f.attrs['note'] = np.array([1234567, 2345678, 3456789, 4567890], dtype='<i4')\n"
-      "raw = bytearray(open(out, 'rb').read())\n"
-      "values = np.array([1234567, 2345678, 3456789, 4567890], dtype='<i4').tobytes()\n"
-      "at = raw.find(values)\n"
-      "assert at >= 0 and raw.find(values, at + 1) < 0\n"
-      "four = (4).to_bytes(8, 'little')\n"
-      "dims = [d for d in (at - 16, at - 8) if raw[d:d + 8] == four]\n"
-      "assert dims\n"
-      "for d in dims:\n"
-      "    raw[d:d + 8] = (1000).to_bytes(8, 'little')\n"
-      "open(out, 'wb').write(raw)\n");
+  for (const std::string kind : {"inline", "committed"}) {
+    SCOPED_TRACE(kind);
+    EXPECT_EQ(read_dataset(attribute_fixture(kind, 4)).rows(), 6);
+    const std::string path = attribute_fixture(kind, 1000);
+    ASSERT_FALSE(HasFailure());
+    const std::string message = data_error(path);
+    EXPECT_TRUE(contains(message, path + ": the root group is corrupt: an attribute at byte "))
+        << message;
+    EXPECT_TRUE(contains(message,
+                         "claims 4000 bytes of values (its dataspace's points times its "
+                         "datatype's size), more than the "))
+        << message;
+  }
+}
+
+// A shared datatype whose reference the check cannot follow is refused:
+// libhdf5 would size the values by whatever it found there.
+TEST(Hdf5Reader, AnAttributeDatatypeSharedOutsideTheFileIsRefused) {
+  const std::string path = attribute_fixture("heap", 4);
   ASSERT_FALSE(HasFailure());
   const std::string message = data_error(path);
-  EXPECT_TRUE(contains(message,
-                       "claims 4000 bytes of values (its dataspace's points times its "
-                       "datatype's size), more than the 16 its message has left"))
+  EXPECT_TRUE(contains(message, "has a shared datatype that no object header of the file holds"))
       << message;
-  EXPECT_TRUE(contains(message, path + ": ")) << message;
 }
 
 // The fuzzer's file of that finding.
