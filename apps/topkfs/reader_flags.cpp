@@ -24,6 +24,7 @@ ReadOptions ReaderFlags::to_options() const {
       start = comma + 1;
     }
   }
+  options.no_target = no_target;
   if (no_header && header) throw OptionError("--header and --no-header contradict each other");
   options.header = no_header ? HeaderMode::No : header ? HeaderMode::Yes : HeaderMode::Auto;
   if (!delimiter.empty()) {
@@ -84,6 +85,9 @@ void add_reader_flags(CLI::App& command, ReaderFlags& flags) {
   group->add_option("--target", flags.target,
                     "CSV/TSV: target column(s) by name or 0-based index (negative counts from the "
                     "end); default: the last column; several (a,b) for multi-output regression");
+  group->add_flag("--no-target", flags.no_target,
+                  "CSV/TSV: no column is the target, every column is a feature (new data for "
+                  "`transform`)");
   group->add_flag("--no-header", flags.no_header, "CSV/TSV: the first line is data, not names");
   group->add_flag("--header", flags.header, "CSV/TSV: the first line holds the column names");
   group->add_option(

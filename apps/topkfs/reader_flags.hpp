@@ -13,6 +13,7 @@ struct ReaderFlags {
   std::string path;
   std::string format = "auto";
   std::vector<std::string> target;
+  bool no_target = false;
   bool no_header = false;
   bool header = false;
   std::string delimiter;

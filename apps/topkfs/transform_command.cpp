@@ -37,6 +37,14 @@ void check_selected_names(const Dataset& data, const SelectionResult& selection,
   }
 }
 
+// New data often comes without its target: read as usual, its last feature
+// column became the target, one column short of the selection's data.
+std::string no_target_hint(const Dataset& data, std::int64_t columns) {
+  const bool delimited = data.format == "csv" || data.format == "tsv";
+  if (!delimited || data.target_kind == TargetKind::None || data.cols() + 1 != columns) return "";
+  return "; if the file has no target column, give --no-target (every column is then a feature)";
+}
+
 }  // namespace
 
 Command add_transform_command(CLI::App& app) {
@@ -54,12 +62,14 @@ Command add_transform_command(CLI::App& app) {
       ->required();
   command
       ->add_option("--output-data,-o", flags->output_data,
-                   "CSV to write: the selected columns in ranking order, then the target")
+                   "CSV to write: the selected columns in ranking order, then the target (if "
+                   "the data has one)")
       ->required();
   command->footer(
       "\nExample:\n"
       "  topkfs select train.csv --method dnn-top --k 10 -o result.json\n"
       "  topkfs transform new.csv --selection result.json --output-data reduced.csv\n"
+      "  topkfs transform unlabelled.csv --no-target -s result.json -o reduced.csv\n"
       "\nThe data must have the same columns as the data the selection was made on (checked by "
       "count and, where both name them, by name: a file without a header names none).");
   return {command, [flags] {
@@ -70,13 +80,16 @@ Command add_transform_command(CLI::App& app) {
             const Dataset data = load_dataset(flags->data, flags->data.to_options());
             if (data.cols() != selection.data.columns) {
               throw DataError(fmt::format(
-                  "{} has {} feature columns but the selection in {} was made on {} columns",
-                  flags->data.path, data.cols(), flags->selection, selection.data.columns));
+                  "{} has {} feature columns but the selection in {} was made on {} columns{}",
+                  flags->data.path, data.cols(), flags->selection, selection.data.columns,
+                  no_target_hint(data, selection.data.columns)));
             }
             check_selected_names(data, selection, flags->data.path, flags->selection);
             write_selected_columns(flags->output_data, data, selection.selected);
-            fmt::print("wrote {} rows x {} selected columns (+ target) to {}\n", data.rows(),
-                       selection.selected.size(), flags->output_data);
+            fmt::print("wrote {} rows x {} selected columns{} to {}\n", data.rows(),
+                       selection.selected.size(),
+                       data.target_kind == TargetKind::None ? "" : " (+ target)",
+                       flags->output_data);
             return 0;
           }};
 }

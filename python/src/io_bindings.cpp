@@ -16,9 +16,10 @@ namespace topkfs::python {
 namespace {
 
 // The reader keywords, as the CLI's reader flags with underscores.
-constexpr std::array<const char*, 15> kReaderKeywords = {
-    "format", "target", "header", "delimiter", "nan",    "task",        "max_auto_classes", "x_var",
-    "y_var",  "x_path", "y_path", "labels",    "y_file", "image_shape", "in_memory"};
+constexpr std::array<const char*, 16> kReaderKeywords = {
+    "format", "target",           "no_target",   "header",   "delimiter", "nan",
+    "task",   "max_auto_classes", "x_var",       "y_var",    "x_path",    "y_path",
+    "labels", "y_file",           "image_shape", "in_memory"};
 
 std::string text_of(const py::handle& value) { return py::str(value).cast<std::string>(); }
 
@@ -149,6 +150,8 @@ ReadOptions read_options_from(const py::dict& options) {
       out.format = parse_format(text_of(value));
     } else if (key == "target") {
       if (!value.is_none()) out.target = target_columns(value);
+    } else if (key == "no_target") {
+      out.no_target = flag_of(value, "no_target");
     } else if (key == "header") {
       out.header = header_mode(value);
     } else if (key == "delimiter") {

@@ -84,9 +84,10 @@ def load(path, **reader_options):
     **reader_options
         The command's reader flags with underscores: ``format`` ("auto",
         "csv", ...), ``target`` (column name or index, or a list of them for
-        multi-output), ``header`` (True/False/None = detect), ``delimiter``
-        (one character, "tab" or "space"), ``nan`` ("error", "drop" or
-        "keep"), ``task`` ("auto", "classification", "regression"),
+        multi-output), ``no_target`` (True: every column of a CSV/TSV is a
+        feature and ``y`` is None), ``header`` (True/False/None = detect),
+        ``delimiter`` (one character, "tab" or "space"), ``nan`` ("error",
+        "drop" or "keep"), ``task`` ("auto", "classification", "regression"),
         ``max_auto_classes``, ``x_var``/``y_var`` (.mat, .npz), ``x_path``/
         ``y_path`` (HDF5), ``labels`` (IDX labels file), ``y_file`` (NPY
         target file), ``image_shape`` ("28x28" or (28, 28)), ``in_memory``

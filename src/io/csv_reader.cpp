@@ -512,7 +512,11 @@ Columns plan_columns(const Preamble& pre, const ReadOptions& options, const std:
   Columns columns;
   columns.names = pre.names;
   const int m = static_cast<int>(pre.names.size());
-  if (options.target.empty()) {
+  if (options.no_target) {
+    if (!options.target.empty()) {
+      throw OptionError("--target and --no-target exclude each other: give one of them");
+    }
+  } else if (options.target.empty()) {
     columns.targets.push_back(m - 1);
   } else {
     for (const auto& spec : options.target) {
@@ -674,10 +678,13 @@ class RowParser {
 
   [[noreturn]] void not_a_number(std::int64_t line, int column, const std::string& text) const {
     const bool first_line = !pre_.has_header && line == pre_.data.line;
+    const char* why = outputs_ == 0
+                          ? "read with --no-target, every column is a feature and holds "
+                            "numbers"
+                          : "only target columns may hold text: choose them with --target";
     throw DataError(fmt::format(
-        "{}: line {}, column {} ('{}'): '{}' is not a number (only target columns may hold text: "
-        "choose them with --target{})",
-        path_, line, column + 1, columns_.names[static_cast<std::size_t>(column)], shorten(text),
+        "{}: line {}, column {} ('{}'): '{}' is not a number ({}{})", path_, line, column + 1,
+        columns_.names[static_cast<std::size_t>(column)], shorten(text), why,
         first_line ? fmt::format("; if line {} holds column names, pass --header", line) : ""));
   }
 
@@ -747,6 +754,7 @@ void handle_missing_labels(Dataset& data, TargetCells& targets, const std::strin
 void set_target(Dataset& data, TargetCells& targets, const Columns& columns,
                 const ReadOptions& options, const std::string& path) {
   const int outputs = static_cast<int>(columns.targets.size());
+  if (outputs == 0) return;  // --no-target: the data has none (TargetKind::None)
   std::vector<std::string> names;
   for (int column : columns.targets)
     names.push_back(columns.names[static_cast<std::size_t>(column)]);
@@ -808,7 +816,7 @@ CsvLayout plan_csv(std::string_view& body, const ReadOptions& options, const std
   const Dialect dialect =
       options.delimiter ? make_dialect(*options.delimiter) : detect_dialect(body, path);
   const Preamble pre = read_preamble(body, dialect, options, path);
-  if (pre.names.size() == 1) {
+  if (pre.names.size() == 1 && !options.no_target) {
     throw DataError(fmt::format(
         "{}: the lines hold one field each when split at {} ({}), so there is no feature "
         "column besides the target; if the file uses another delimiter, give it with --delimiter",

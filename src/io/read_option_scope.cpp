@@ -18,6 +18,8 @@ std::optional<MisappliedOption> misapplied_option(const std::string& path,
   };
   const ReadOptions defaults;
   const Scope scopes[] = {
+      {"target", !options.target.empty(), {Format::Csv, Format::Tsv}, "CSV and TSV files"},
+      {"no-target", options.no_target, {Format::Csv, Format::Tsv}, "CSV and TSV files"},
       {options.header == HeaderMode::No ? "no-header" : "header",
        options.header != defaults.header,
        {Format::Csv, Format::Tsv},

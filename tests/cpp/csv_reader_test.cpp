@@ -287,6 +287,40 @@ TEST(CsvReader, SeveralTargetsAreMultiOutputRegression) {
   EXPECT_DOUBLE_EQ(data.targets(1, 1), 1.5);
 }
 
+TEST(CsvReader, NoTargetReadsEveryColumnAsAFeature) {
+  // New data to reduce with `transform` comes without its target.
+  ReadOptions options;
+  options.no_target = true;
+  const std::string content = "a,b,c\n1,2,3\n4,,6\n7,8,9\n";
+  options.nan = NanPolicy::Drop;
+  for (const bool by_rows : {false, true}) {
+    SCOPED_TRACE(by_rows ? "by rows" : "whole");
+    const std::string path = write_temp_file("no_target.csv", content);
+    const Dataset data =
+        by_rows ? read_dataset_by_rows(path, options) : read_dataset(path, options);
+    EXPECT_EQ(data.feature_names, strings({"a", "b", "c"}));
+    ASSERT_EQ(data.rows(), 2);  // the row with an empty cell dropped
+    EXPECT_FLOAT_EQ(data.features(1, 2), 9.0f);
+    EXPECT_EQ(data.target_kind, TargetKind::None);
+    EXPECT_EQ(data.num_outputs(), 0);
+    EXPECT_TRUE(data.target_names.empty());
+  }
+  // One column is one feature (not the delimiter hint of a file with a target).
+  const Dataset single = read_text("no_target_single.csv", "a\n1\n2\n", options);
+  EXPECT_EQ(single.cols(), 1);
+  EXPECT_EQ(single.rows(), 2);
+  // Text in any column is refused, and the message does not point to --target.
+  const auto text = error_of<DataError>(
+      [&] { read_text("no_target_text.csv", "a,label\n1,cat\n2,dog\n", options); });
+  EXPECT_NE(text.find("line 2, column 2 ('label'): 'cat' is not a number (read with --no-target"),
+            std::string::npos)
+      << text;
+  options.target = {"a"};
+  const auto both =
+      error_of<OptionError>([&] { read_text("no_target_both.csv", content, options); });
+  EXPECT_NE(both.find("--target and --no-target exclude each other"), std::string::npos) << both;
+}
+
 TEST(CsvReader, TextInOneOfSeveralTargetsIsAnError) {
   ReadOptions options;
   options.target = {"y1", "y2"};

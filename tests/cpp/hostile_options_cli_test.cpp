@@ -90,6 +90,50 @@ TEST(HostileOptionsCli, TransformTakesDataWithoutAHeader) {
   EXPECT_NE(read_text(reduced).find("\n"), std::string::npos);
 }
 
+// A CSV text (lines ending in '\n') without the last field of each line.
+std::string without_last_column(const std::string& table) {
+  std::string out;
+  for (std::size_t at = 0; at < table.size();) {
+    const std::size_t end = table.find('\n', at);
+    out += table.substr(at, table.rfind(',', end) - at) + "\n";
+    at = end + 1;
+  }
+  return out;
+}
+
+// New data comes without its target: read as usual its last feature became
+// the target (one column short), and --no-target reads every column.
+TEST(HostileOptionsCli, TransformTakesDataWithoutATargetColumn) {
+  const std::string table = two_class_table();
+  const std::string data = write_temp_file("labelled-data.csv", table);
+  const std::string selection = temp_dir() + "/labelled-selection.json";
+  ASSERT_EQ(run_cli("select " + data + " --target y --k 2 -q --method lasso-top -o " + selection)
+                .exit_code,
+            0);
+  const std::string unlabelled = write_temp_file("unlabelled-data.csv", without_last_column(table));
+  const std::string reduced = temp_dir() + "/unlabelled-reduced.csv";
+  expect_message(
+      run_cli("transform " + unlabelled + " -s " + selection + " -o " + reduced),
+      "without --no-target",
+      {1, {"unlabelled-data.csv has 2 feature columns", "made on 3 columns", "give --no-target"}});
+  EXPECT_FALSE(path_exists(reduced));
+
+  const CommandResult transform =
+      run_cli("transform " + unlabelled + " --no-target -s " + selection + " -o " + reduced);
+  ASSERT_EQ(transform.exit_code, 0) << transform.err;
+  EXPECT_NE(transform.out.find("wrote 40 rows x 2 selected columns to"), std::string::npos)
+      << transform.out;
+  // The same columns, in the same order, as the labelled data gives without its target.
+  const std::string labelled_reduced = temp_dir() + "/labelled-reduced.csv";
+  ASSERT_EQ(run_cli("transform " + data + " --target y -s " + selection + " -o " + labelled_reduced)
+                .exit_code,
+            0);
+  EXPECT_EQ(read_text(reduced), without_last_column(read_text(labelled_reduced)));
+  // A method needs a target: select refuses such data.
+  expect_message(run_cli("select " + unlabelled + " --no-target --k 1 -q --method lasso-top"),
+                 "select --no-target", {1, {"unlabelled-data.csv", "target"}});
+}
+
 TEST(HostileOptionsCli, ReportErrorsNameTheReportFile) {
   expect_message(run_cli("report " + temp_dir() + "/absent-report.json"), "missing report",
                  {1, {"absent-report.json", "cannot open"}});
@@ -221,6 +265,13 @@ TEST(HostileOptionsCli, AReaderFlagOfAnotherFormatIsRefused) {
                    {2, {name + " is for ", "other-format.csv is read as csv"}});
   }
   EXPECT_EQ(run_cli("info " + data + " --header --delimiter ,").exit_code, 0);
+  // --target named a CSV column; a LIBSVM file's target is its first field.
+  const std::string sparse = write_temp_file("other-format.svm", "1 1:0.5 2:1\n0 1:0.25\n");
+  for (const char* flag : {"--target 1", "--no-target"}) {
+    const std::string name = std::string(flag).substr(0, std::string(flag).find(' '));
+    expect_message(run_cli("info " + sparse + " " + flag), flag,
+                   {2, {name + " is for CSV and TSV files", "other-format.svm is read as libsvm"}});
+  }
 }
 
 }  // namespace

@@ -49,6 +49,21 @@ def test_csv_with_header_and_named_target(tmp_path, small):
     assert two.y.shape == (12, 2) and two.X.shape == (12, 4)
 
 
+def test_csv_without_a_target_column(tmp_path, small):
+    # New data to reduce comes without its target: every column a feature.
+    X, _ = small
+    path = tmp_path / "new.csv"
+    np.savetxt(path, X, fmt="%.3f", delimiter=",", header="a,b,c,d,e", comments="")
+    data = topkfs.load(path, no_target=True)
+    np.testing.assert_array_equal(data.X, X)
+    assert data.y is None and data.target_names == []
+    assert data.feature_names == ["a", "b", "c", "d", "e"]
+    with pytest.raises(topkfs.OptionError, match="--target and --no-target exclude each other"):
+        topkfs.load(path, no_target=True, target="a")
+    with pytest.raises(topkfs.OptionError, match="no_target takes True or False"):
+        topkfs.load(path, no_target="yes")
+
+
 def test_load_returns_the_readers_buffer_without_a_copy(tmp_path, small):
     X, y = small
     data = topkfs.load(write_csv(tmp_path / "data.csv", X, y))

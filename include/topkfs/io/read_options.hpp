@@ -32,6 +32,9 @@ struct ReadOptions {
   // Target columns by name or 0-based index (as text: "y", "3", "-1").
   // Empty: the last column. Several: multi-output regression.
   std::vector<std::string> target;
+  // No column is the target: every column is a feature (new data to reduce
+  // with `transform`, or to look at). Excludes `target`.
+  bool no_target = false;
   HeaderMode header = HeaderMode::Auto;
   std::optional<char> delimiter;  // unset: detected from the first lines
 
