@@ -64,8 +64,7 @@ ReadOptions ReaderFlags::to_options() const {
   options.y_file = y_file;
   options.map = !in_memory;
   if (const auto misapplied = misapplied_option(path, options)) {
-    throw OptionError(fmt::format("--{} is for {}; {} is read as {}", misapplied->option,
-                                  misapplied->for_what, path, to_string(misapplied->format)));
+    throw OptionError(misapplied->message("--" + misapplied->option, path));
   }
   return options;
 }

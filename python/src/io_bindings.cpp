@@ -193,8 +193,7 @@ void check_options_apply(const std::string& path, const ReadOptions& options) {
   if (const auto misapplied = misapplied_option(path, options)) {
     std::string name = misapplied->option == "no-header" ? "header" : misapplied->option;
     std::replace(name.begin(), name.end(), '-', '_');
-    throw OptionError(fmt::format("{} is for {}; {} is read as {}", name, misapplied->for_what,
-                                  path, to_string(misapplied->format)));
+    throw OptionError(misapplied->message(name, path));
   }
 }
 

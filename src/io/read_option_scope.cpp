@@ -1,11 +1,19 @@
 #include "topkfs/io/read_option_scope.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <vector>
 
 #include "topkfs/io/read_dataset.hpp"
 
 namespace topkfs {
+
+std::string MisappliedOption::message(const std::string& spelled_option,
+                                      const std::string& path) const {
+  return fmt::format("{} is for {}; {} is read as {}", spelled_option, for_what, path,
+                     to_string(format));
+}
 
 std::optional<MisappliedOption> misapplied_option(const std::string& path,
                                                   const ReadOptions& options) {

@@ -14,6 +14,10 @@ struct MisappliedOption {
   std::string option;    // the command's flag without its dashes: "x-var", "no-header"
   std::string for_what;  // the formats it is for: "MATLAB .mat and NPZ files"
   Format format;         // the format the data is read as
+
+  // "--x-var is for MATLAB .mat and NPZ files; train.csv is read as csv",
+  // with the option as the caller spells it ("--x-var", "x_var").
+  std::string message(const std::string& spelled_option, const std::string& path) const;
 };
 
 // The first option of `options` set away from its default that does not
