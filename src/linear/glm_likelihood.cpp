@@ -121,10 +121,15 @@ Eigen::MatrixXd row_curvature(const Expansion& e, LinearFamily family,
   return curvature;
 }
 
-double intercept_curvature(const Expansion& e, LinearFamily family, Eigen::Index c) {
-  if (family == LinearFamily::Binomial) return e.weight.col(0).sum();
-  return std::max((e.weight.col(c).array() * (1.0 - e.weight.col(c).array())).sum(),
-                  min_weight * static_cast<double>(e.weight.rows()));
+Eigen::MatrixXd intercept_curvature(const Expansion& e, LinearFamily family) {
+  Eigen::MatrixXd curvature = row_curvature(e, family, Eigen::VectorXd::Ones(e.weight.rows()));
+  // The multinomial's is singular along (1, ..., 1), a shift of every
+  // intercept, which changes no probability; the floor makes it definite
+  // without moving the step off the intercepts' sum (their gradient sums to
+  // 0, and (1, ..., 1) is an eigenvector), and gives a class of nearly no
+  // probability some curvature, as the binomial's weights are floored.
+  if (family == LinearFamily::Multinomial) curvature.diagonal().array() += min_weight;
+  return curvature;
 }
 
 Eigen::VectorXd null_intercepts(const ClassTarget& target, LinearFamily family) {

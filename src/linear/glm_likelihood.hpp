@@ -34,8 +34,9 @@ void shift(Expansion& e, LinearFamily family, const Eigen::Ref<const Eigen::Vect
 Eigen::MatrixXd row_curvature(const Expansion& e, LinearFamily family,
                               const Eigen::Ref<const Eigen::VectorXd>& column);
 
-// The model's curvature along intercept c alone, times n.
-double intercept_curvature(const Expansion& e, LinearFamily family, Eigen::Index c);
+// The model's curvature along the intercepts (outputs x outputs, as
+// row_curvature for a column of ones), positive definite.
+Eigen::MatrixXd intercept_curvature(const Expansion& e, LinearFamily family);
 
 // The intercepts of the intercepts-only fit (log-odds of the class
 // frequencies; multinomial: centred to sum 0). Throws DataError when a class

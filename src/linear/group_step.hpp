@@ -6,10 +6,12 @@
 //
 // with A the model's curvature along the row (outputs x outputs) and
 // c = A b_old + g (g the model's gradient along it). b = 0 when
-// ||c|| <= lambda2; otherwise b = (A + lambda1 I + mu I)^{-1} c with
-// mu = lambda2 / ||b||, whose norm t solves the one-dimensional equation
-// sum_k c~_k^2 / (s_k t + lambda2)^2 = 1 in the eigenbasis of A + lambda1 I
-// (eigenvalues s_k, c~ = Q'c), solved by Newton.
+// ||c|| <= lambda2; otherwise b = t (t M + lambda2 I)^{-1} c with M =
+// A + lambda1 I and t = ||b||, the root of ||(t M + lambda2 I)^{-1} c|| = 1,
+// found by Newton. M is reduced once to tridiagonal form, M = Q T Q', so
+// that each Newton step costs two tridiagonal solves (O(outputs)) and a
+// solve two products with Q (O(outputs^2)); a full eigen-decomposition
+// cost six times the reduction, and dominated fits of a hundred classes.
 #include <Eigen/Core>
 #include <Eigen/Eigenvalues>
 
@@ -17,15 +19,22 @@ namespace topkfs::linear_detail {
 
 class GroupStep {
  public:
-  // `curvature`: A + lambda1 I (symmetric, positive semi-definite).
+  // `curvature`: M = A + lambda1 I (symmetric, positive semi-definite).
   void reset(const Eigen::MatrixXd& curvature);
 
   // The minimiser for this c and lambda2.
   Eigen::VectorXd solve(const Eigen::VectorXd& c, double lambda2) const;
 
  private:
-  Eigen::MatrixXd vectors_;
-  Eigen::VectorXd values_;
+  // y = (t T + lambda2 I)^{-1} r, and when `second` is given (t T +
+  // lambda2 I)^{-1} y there too, by the LDL' factors of the tridiagonal.
+  void tridiagonal_solve(double t, double lambda2, const Eigen::VectorXd& r, Eigen::VectorXd& y,
+                         Eigen::VectorXd* second) const;
+
+  Eigen::Tridiagonalization<Eigen::MatrixXd> reduction_;
+  Eigen::VectorXd diagonal_;      // T's, floored (see reset)
+  Eigen::VectorXd off_diagonal_;  // T's sub-diagonal
+  double bound_ = 0.0;            // at least T's largest eigenvalue
 };
 
 }  // namespace topkfs::linear_detail
