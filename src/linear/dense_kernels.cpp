@@ -1,9 +1,8 @@
 #include "dense_kernels.hpp"
 
-#include <dlfcn.h>
-#include <unistd.h>
-
 #include <algorithm>
+
+#include "topkfs/core/cpu_share.hpp"
 
 #ifdef TOPKFS_LINEAR_BLAS
 #include <cblas.h>
@@ -112,16 +111,12 @@ void gram_full(const Eigen::Ref<const Eigen::MatrixXd>& x, double alpha, Eigen::
 }
 
 int set_dense_threads(int threads) {
-  if (threads <= 0) threads = static_cast<int>(std::max(1L, ::sysconf(_SC_NPROCESSORS_ONLN)));
-  // OpenBLAS is reached through Debian's libblas.so.3 alternative, so its
-  // setter is looked up at run time rather than linked.
-  using Setter = void (*)(int);
-  for (const char* symbol : {"openblas_set_num_threads", "goto_set_num_threads"}) {
-    if (auto setter = reinterpret_cast<Setter>(::dlsym(RTLD_DEFAULT, symbol))) {
-      setter(threads);
-      break;
-    }
-  }
+  // The default takes the cores other work leaves free: OpenBLAS's threads
+  // wait for each other at every product, and a fit of a hundred classes
+  // (thousands of small products) took five times as long beside one busy
+  // process with two threads as with one (docs/linear.md, "Threads").
+  if (threads <= 0) threads = free_cores();
+  set_openblas_threads(threads);
   return threads;
 }
 

@@ -31,7 +31,8 @@ void gram_columns(const Eigen::Ref<const Eigen::MatrixXd>& x,
 void gram_full(const Eigen::Ref<const Eigen::MatrixXd>& x, double alpha, Eigen::MatrixXd& gram);
 
 // Thread count of the BLAS (OpenBLAS only; others ignore it). Returns the
-// count in force: threads <= 0 means every core.
+// count in force: threads <= 0 means every core that other work leaves free
+// when the fit starts (free_cores).
 int set_dense_threads(int threads);
 
 // Whether the products go to a system BLAS (for reports).

@@ -73,7 +73,8 @@ const OptionTable<LinearOptions>& linear_option_table() {
              "alone against the intercept-only model) has a p-value at or above this level rank "
              "after every column below it; the fits are unchanged (0: rank by weight alone)")
         .add("threads", &LinearOptions::threads,
-             "Threads for standardising and the Gram matrix (0 = every core)");
+             "Threads for standardising and the BLAS products (0 = every core free when the fit "
+             "starts)");
     return t;
   }();
   return table;

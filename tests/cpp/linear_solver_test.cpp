@@ -6,6 +6,8 @@
 #include <Eigen/Dense>
 
 #include "../linear/linear_test_support.hpp"
+#include "busy_cores.hpp"
+#include "topkfs/core/cpu_share.hpp"
 #include "topkfs/core/error.hpp"
 #include "topkfs/data/synthetic.hpp"
 #include "topkfs/linear/linear_model.hpp"
@@ -238,6 +240,23 @@ TEST(LinearSolver, SameResultWithOneOrTwoThreads) {
   ASSERT_EQ(a.size(), b.size());
   EXPECT_EQ(top_k_columns(a.back().coef_std, 6), top_k_columns(b.back().coef_std, 6));
   EXPECT_LT((a.back().coef_std - b.back().coef_std).cwiseAbs().maxCoeff(), 1e-9);
+}
+
+// The default takes the cores other work leaves free: OpenBLAS's threads
+// meet at every product, and one without a core holds the product up.
+TEST(LinearSolver, TheDefaultThreadsLeaveBusyCoresAlone) {
+  const Dataset data = planted_regression(50, 12);
+  const int cores = usable_cores();
+  int by_default = 0, given = 0, started = 0;
+  {
+    const test::BusyCores busy(cores);
+    started = busy.started();
+    by_default = test::make_problem(data, 0).threads();
+    given = test::make_problem(data, cores).threads();
+  }
+  ASSERT_EQ(started, cores) << "fork failed";
+  EXPECT_EQ(by_default, 1);
+  EXPECT_EQ(given, cores);
 }
 
 TEST(LinearSolver, RefusesBadPenaltiesAndControls) {

@@ -17,6 +17,7 @@
 #include <thread>
 #include <vector>
 
+#include "../cpp/busy_cores.hpp"
 #include "neural/elastic_penalty.hpp"
 #include "neural/network.hpp"
 #include "neural/threads.hpp"
@@ -72,25 +73,15 @@ TEST(WorkerTeamTest, RethrowsTheLowestMembersFailureAfterAllFinished) {
 // count given explicitly is kept.
 TEST(ThreadsTest, TheDefaultTeamLeavesBusyCoresAlone) {
   const int cores = configure_threads(0, ThreadUse::All);
-  std::vector<pid_t> spinners;
-  for (int i = 0; i < cores; ++i) {
-    const pid_t pid = ::fork();
-    if (pid == 0) {
-      volatile unsigned long counter = 0;
-      for (;;) counter = counter + 1;
-    }
-    if (pid < 0) break;  // reported below, after the others are stopped
-    spinners.push_back(pid);
-  }
-  std::this_thread::sleep_for(std::chrono::milliseconds(100));  // all running
-  const int by_default = configure_threads(0, ThreadUse::Team);
-  const int given = configure_threads(cores, ThreadUse::Team);
-  for (const pid_t pid : spinners) {
-    ::kill(pid, SIGKILL);
-    ::waitpid(pid, nullptr, 0);
+  int by_default = 0, given = 0, started = 0;
+  {
+    const test::BusyCores busy(cores);
+    started = busy.started();
+    by_default = configure_threads(0, ThreadUse::Team);
+    given = configure_threads(cores, ThreadUse::Team);
   }
   configure_threads(1);
-  ASSERT_EQ(static_cast<int>(spinners.size()), cores) << "fork failed";
+  ASSERT_EQ(started, cores) << "fork failed";
   EXPECT_EQ(by_default, 1);
   EXPECT_EQ(given, cores);
 }
