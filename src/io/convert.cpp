@@ -149,6 +149,12 @@ void check_outputs(const std::string& input, const ConvertOptions& options, cons
   if (options.y_output == options.output) {
     throw OptionError("--output and --y-output name the same file");
   }
+  if (data != nullptr && !options.y_output.empty() && data->target_kind == TargetKind::None) {
+    throw OptionError(fmt::format(
+        "--y-output {}: {} has no target to write (a CSV read with --no-target, an .npy "
+        "without --y-file, an NPZ without its target array)",
+        options.y_output, input));
+  }
   if (data != nullptr && !npz && options.y_output.empty() &&
       data->target_kind != TargetKind::None) {
     throw OptionError(fmt::format(

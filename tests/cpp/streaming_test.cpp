@@ -335,6 +335,15 @@ TEST(Convert, BadRequestsAreRefusedBeforeWriting) {
   options.output = test::in_temp("both.npz");
   options.y_output = test::in_temp("y.npy");
   EXPECT_HAS(error_of<OptionError>([&] { convert_dataset(csv, {}, options); }), ".npz output");
+  // A --y-output for data without a target was skipped silently.
+  options.output = test::in_temp("features_only.npy");
+  ReadOptions features_only;
+  features_only.no_target = true;
+  const std::string numbers = test::write_temp_file("numbers.csv", "a,b\n1,2\n3,4\n");
+  EXPECT_HAS(error_of<OptionError>([&] { convert_dataset(numbers, features_only, options); }),
+             "has no target to write");
+  EXPECT_FALSE(test::path_exists(options.output));
+  EXPECT_FALSE(test::path_exists(options.y_output));
 }
 
 TEST(Convert, AFailingOutputLeavesNoFileBehind) {
