@@ -251,7 +251,7 @@ class GlmDescent {
     if (with_top_)
       gradient += penalty_.lambda3 * inv_n_ * sub_.residual.colwise().sum().transpose();
     const Eigen::VectorXd step = intercept_solver_.solve(gradient);
-    if (step.isZero()) return 0.0;
+    if ((step.array() == 0.0).all()) return 0.0;
     intercept_ += step;
     linear_detail::shift(lead_, family_, ones_, step);
     if (with_top_) linear_detail::shift(sub_, family_, ones_, step);
