@@ -84,6 +84,15 @@ void read_bytes(const std::string& name, const std::uint8_t* data, std::size_t s
       ReadOptions options;
       options.format = reader.format;
       if (name == "idx") options.labels_path = labels_for(data, size);
+      if (name == "csv") {
+        // The same text with every column a feature (`transform --no-target`).
+        ReadOptions features_only = options;
+        features_only.no_target = true;
+        try {
+          read_dataset(path, features_only);
+        } catch (const Error&) {
+        }
+      }
       read_dataset(path, options);
     }
   } catch (const Error&) {
