@@ -56,9 +56,9 @@ class LinearProblem {
   // Rows `rows` of `features`; `y` holds one target value per entry of `rows`
   // (the class models pass zeros: their labels are apart). Columns constant
   // over those rows get scale 0 and weight 0 in every fit. threads <= 0:
-  // every core; the count also becomes OpenBLAS's (process-wide), for the
-  // Gram products. Scaling None centres the columns without dividing them
-  // (scale 1): the penalties then act on the columns' own units.
+  // every core that other work leaves free (free_cores()); the count also
+  // becomes OpenBLAS's (process-wide), for the Gram products. Scaling None centres the columns
+  // without dividing them (scale 1): the penalties then act on the columns' own units.
   LinearProblem(const FeatureMatrix& features, const std::vector<std::int64_t>& rows,
                 const Eigen::VectorXd& y, int threads = 1,
                 ScalingKind scaling = ScalingKind::Standard);

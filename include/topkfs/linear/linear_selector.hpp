@@ -27,7 +27,7 @@ struct LinearOptions {
   std::string scaling = "standard";  // standard | none
   // Columns failing the marginal screen at this level rank last; 0: off.
   double screen_level = 0.05;
-  int threads = 0;  // 0 = every core
+  int threads = 0;  // 0 = every core that other work leaves free when the fit starts
 
   // Throws OptionError naming the offending field.
   void validate() const;
