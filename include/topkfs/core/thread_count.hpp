@@ -12,11 +12,14 @@ namespace topkfs {
 // here can use and far below those.
 inline constexpr int kMaxThreads = 1024;
 
-// Throws OptionError unless `threads` is in 0..kMaxThreads (0 = every core).
+// Throws OptionError unless `threads` is in 0..kMaxThreads. 0 leaves the
+// count to the method: every core (the trees), or the cores other work
+// leaves free when the fit starts (the linear methods, dnn-top's MLP team).
 inline void check_thread_count(int threads) {
   if (threads < 0 || threads > kMaxThreads) {
     throw OptionError(
-        fmt::format("--threads must be in 0..{} (0 = every core), got {}", kMaxThreads, threads));
+        fmt::format("--threads must be in 0..{} (0: a count chosen from the cores), got {}",
+                    kMaxThreads, threads));
   }
 }
 
