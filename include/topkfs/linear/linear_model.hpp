@@ -57,8 +57,9 @@ class LinearProblem {
   // (the class models pass zeros: their labels are apart). Columns constant
   // over those rows get scale 0 and weight 0 in every fit. threads <= 0:
   // every core that other work leaves free (free_cores()); the count also
-  // becomes OpenBLAS's (process-wide), for the Gram products. Scaling None centres the columns
-  // without dividing them (scale 1): the penalties then act on the columns' own units.
+  // becomes OpenBLAS's (process-wide), for the Gram products. Scaling None
+  // centres the columns without dividing them (scale 1): the penalties then
+  // act on the columns' own units.
   LinearProblem(const FeatureMatrix& features, const std::vector<std::int64_t>& rows,
                 const Eigen::VectorXd& y, int threads = 1,
                 ScalingKind scaling = ScalingKind::Standard);
