@@ -85,8 +85,8 @@ void add_reader_flags(CLI::App& command, ReaderFlags& flags) {
                     "CSV/TSV: target column(s) by name or 0-based index (negative counts from the "
                     "end); default: the last column; several (a,b) for multi-output regression");
   group->add_flag("--no-target", flags.no_target,
-                  "CSV/TSV: no column is the target, every column is a feature (new data for "
-                  "`transform`)");
+                  "The data has no target (new data for `transform`): every CSV/TSV column is a "
+                  "feature; .mat, HDF5, NPZ: X alone; IDX: the images without labels");
   group->add_flag("--no-header", flags.no_header, "CSV/TSV: the first line is data, not names");
   group->add_flag("--header", flags.header, "CSV/TSV: the first line holds the column names");
   group->add_option(

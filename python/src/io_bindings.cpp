@@ -186,14 +186,24 @@ ReadOptions read_options_from(const py::dict& options) {
 
 namespace {
 
+// The command's flag without its dashes as Python spells the keyword.
+std::string keyword_of(std::string option) {
+  std::replace(option.begin(), option.end(), '-', '_');
+  return option;
+}
+
 // A reader option given for a format it does not apply to changed nothing:
 // refused, named as Python spells it (the command's "no-header" is
-// header=False here).
+// header=False here); so is a target named beside no_target=True.
 void check_options_apply(const std::string& path, const ReadOptions& options) {
   if (const auto misapplied = misapplied_option(path, options)) {
-    std::string name = misapplied->option == "no-header" ? "header" : misapplied->option;
-    std::replace(name.begin(), name.end(), '-', '_');
-    throw OptionError(misapplied->message(name, path));
+    const std::string& option = misapplied->option;
+    throw OptionError(
+        misapplied->message(option == "no-header" ? "header" : keyword_of(option), path));
+  }
+  if (const auto option = option_naming_the_target(options)) {
+    throw OptionError(
+        fmt::format("{} and no_target exclude each other: give one of them", keyword_of(*option)));
   }
 }
 

@@ -84,8 +84,9 @@ def load(path, **reader_options):
     **reader_options
         The command's reader flags with underscores: ``format`` ("auto",
         "csv", ...), ``target`` (column name or index, or a list of them for
-        multi-output), ``no_target`` (True: every column of a CSV/TSV is a
-        feature and ``y`` is None), ``header`` (True/False/None = detect),
+        multi-output), ``no_target`` (True: no target is read and ``y`` is
+        None: every column of a CSV/TSV is a feature; X alone of a .mat,
+        HDF5 or NPZ file; IDX images without labels), ``header`` (True/False/None = detect),
         ``delimiter`` (one character, "tab" or "space"), ``nan`` ("error",
         "drop" or "keep"), ``task`` ("auto", "classification", "regression"),
         ``max_auto_classes``, ``x_var``/``y_var`` (.mat, .npz), ``x_path``/

@@ -150,10 +150,10 @@ void check_outputs(const std::string& input, const ConvertOptions& options, cons
     throw OptionError("--output and --y-output name the same file");
   }
   if (data != nullptr && !options.y_output.empty() && data->target_kind == TargetKind::None) {
-    throw OptionError(fmt::format(
-        "--y-output {}: {} has no target to write (a CSV read with --no-target, an .npy "
-        "without --y-file, an NPZ without its target array)",
-        options.y_output, input));
+    throw OptionError(
+        fmt::format("--y-output {}: {} has no target to write (data read with --no-target, an .npy "
+                    "without --y-file, an NPZ without its target array)",
+                    options.y_output, input));
   }
   if (data != nullptr && !npz && options.y_output.empty() &&
       data->target_kind != TargetKind::None) {

@@ -512,13 +512,10 @@ Columns plan_columns(const Preamble& pre, const ReadOptions& options, const std:
   Columns columns;
   columns.names = pre.names;
   const int m = static_cast<int>(pre.names.size());
-  if (options.no_target) {
-    if (!options.target.empty()) {
-      throw OptionError("--target and --no-target exclude each other: give one of them");
-    }
-  } else if (options.target.empty()) {
+  if (options.target.empty() && !options.no_target) {
     columns.targets.push_back(m - 1);
   } else {
+    // Under --no-target none (read_dataset refuses --target beside it).
     for (const auto& spec : options.target) {
       const int column = find_column(spec, pre, path);
       if (std::find(columns.targets.begin(), columns.targets.end(), column) !=

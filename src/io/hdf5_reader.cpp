@@ -119,6 +119,7 @@ class Hdf5Reader {
     // file once per process), instead of setting up and tearing down the
     // file's metadata cache once more; no dataset is opened before it.
     hdf5::check_no_external_storage(path_);
+    if (options_.no_target) return read_features_alone();
     if (!options_.x_path.empty() || !options_.y_path.empty()) return read_chosen();
     if (has_dataset("/train/data") && has_dataset("/train/target") && has_dataset("/test/data") &&
         has_dataset("/test/target")) {
@@ -131,8 +132,9 @@ class Hdf5Reader {
     }
     throw DataError(fmt::format(
         "{}: found neither datasets X and Y (or x/y, data/target) at the root nor groups train "
-        "and test holding data and target; the file holds: {}; choose with --x-path and --y-path",
-        path_, list_datasets(file_.get())));
+        "and test holding data and target; the file holds: {}; choose with --x-path and "
+        "--y-path{}",
+        path_, list_datasets(file_.get()), kNoTargetHint));
   }
 
  private:
@@ -157,9 +159,10 @@ class Hdf5Reader {
       tried.push_back(group + name);
       if (has_dataset(tried.back())) return tried.back();
     }
-    throw DataError(fmt::format("{}: no dataset {} beside '{}'; the file holds: {}; choose with {}",
-                                path_, fmt::join(tried, " or "), given, list_datasets(file_.get()),
-                                flag));
+    throw DataError(
+        fmt::format("{}: no dataset {} beside '{}'; the file holds: {}; choose with {}{}", path_,
+                    fmt::join(tried, " or "), given, list_datasets(file_.get()), flag,
+                    std::string(flag) == "--y-path" ? kNoTargetHint : ""));
   }
 
   Dataset read_chosen() {
@@ -195,22 +198,53 @@ class Hdf5Reader {
     const Array y_test = open_array("/test/target", "--y-path");
     check_rows(x_train, y_train);
     check_rows(x_test, y_test);
+    Dataset data = train_test_features(x_train, x_test);
+    set_target(data, {{&x_train, &y_train}, {&x_test, &y_test}});
+    return data;
+  }
+
+  // --no-target: the features alone (new data for `transform`), from
+  // --x-path, the USPS layout's train/data and test/data, or X (x, data) at
+  // the root; no target is looked for.
+  Dataset read_features_alone() {
+    if (!options_.x_path.empty()) return features_alone(absolute(options_.x_path));
+    if (has_dataset("/train/data") && has_dataset("/test/data")) {
+      return train_test_features(open_array("/train/data", "--x-path"),
+                                 open_array("/test/data", "--x-path"));
+    }
+    for (const char* name : {"/X", "/x", "/data"}) {
+      if (has_dataset(name)) return features_alone(name);
+    }
+    throw DataError(fmt::format(
+        "{}: found neither a dataset X (or x, data) at the root nor groups train and test "
+        "holding data; the file holds: {}; choose with --x-path",
+        path_, list_datasets(file_.get())));
+  }
+
+  Dataset features_alone(const std::string& name) {
+    const Array x = open_array(name, "--x-path");
+    check_feature_shape(x, x.rows());
+    Dataset data;
+    take_features(data, {&x}, x.rows());
+    return data;
+  }
+
+  // The USPS layout's features: train rows, then test rows, with the split
+  // kept (and 256 columns taken as 16x16 images).
+  Dataset train_test_features(const Array& x_train, const Array& x_test) {
     if (x_test.cols() != x_train.cols()) {
       throw DataError(fmt::format("{}: '{}' has {} columns but '{}' has {}; they must agree", path_,
                                   x_train.name, x_train.cols(), x_test.name, x_test.cols()));
     }
     const auto n_train = x_train.rows();
     const auto n = n_train + x_test.rows();
-    const auto m = x_train.cols();
     check_feature_shape(x_train, n);
     Dataset data;
     take_features(data, {&x_train, &x_test}, n);
-    set_target(data, {{&x_train, &y_train}, {&x_test, &y_test}});
-
     Split split;
     for (std::uint64_t i = 0; i < n; ++i) (i < n_train ? split.train : split.test).push_back(i);
     data.predefined_split = std::move(split);
-    if (m == 256) {
+    if (x_train.cols() == 256) {
       data.image_shape = ImageShape{16, 16, 1};
       data.notes.push_back("image shape 16x16 assumed from 256 columns (USPS layout)");
     }

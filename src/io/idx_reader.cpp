@@ -203,7 +203,8 @@ class IdxFile {
   IdxHeader header_;
 };
 
-// The images and labels of one part of the data (MNIST's train or test).
+// The images and labels of one part of the data (MNIST's train or test);
+// no labels under --no-target.
 struct IdxPart {
   std::unique_ptr<IdxFile> images;
   std::unique_ptr<IdxFile> labels;
@@ -267,6 +268,7 @@ void check_images(const IdxFile& images) {
 
 void check_part(const IdxPart& part) {
   check_images(*part.images);
+  if (!part.labels) return;
   const auto& images = part.images->header();
   const auto& labels = part.labels->header();
   const bool column = labels.dims.size() == 1 || (labels.dims.size() == 2 && labels.dims[1] == 1);
@@ -321,10 +323,12 @@ Dataset assemble(std::vector<IdxPart>& parts, const ReadOptions& options, const 
                               detail::checked_product(first.images->header().row_dims(), 1, where),
                               detail::join_dims(stacked_dims), where);
   std::vector<double> labels;
-  labels.reserve(static_cast<std::size_t>(total_rows));
-  for (auto& part : parts) {
-    const auto values = part.labels->read_values();
-    labels.insert(labels.end(), values.begin(), values.end());
+  if (first.labels) {
+    labels.reserve(static_cast<std::size_t>(total_rows));
+    for (auto& part : parts) {
+      const auto values = part.labels->read_values();
+      labels.insert(labels.end(), values.begin(), values.end());
+    }
   }
 
   const auto layout = layout_of(first.images->header(), static_cast<std::int64_t>(total_rows));
@@ -339,8 +343,11 @@ Dataset assemble(std::vector<IdxPart>& parts, const ReadOptions& options, const 
     } else {
       blocks.push_back({part.images->path(), part_rows});
     }
-    data.notes.push_back(fmt::format("rows {} to {}: {} with labels from {}", row + 1,
-                                     row + part_rows, part.images->name(), part.labels->name()));
+    data.notes.push_back(
+        part.labels
+            ? fmt::format("rows {} to {}: {} with labels from {}", row + 1, row + part_rows,
+                          part.images->name(), part.labels->name())
+            : fmt::format("rows {} to {}: {}", row + 1, row + part_rows, part.images->name()));
     row += part_rows;
   }
   if (rows != nullptr) {
@@ -349,8 +356,10 @@ Dataset assemble(std::vector<IdxPart>& parts, const ReadOptions& options, const 
   }
   data.feature_names = detail::feature_names_for(layout);
   data.image_shape = layout.image;
-  set_target_from_numbers(data, labels, 1, {"label"}, options,
-                          parts.size() > 1 ? where : first.labels->path());
+  if (first.labels) {
+    set_target_from_numbers(data, labels, 1, {"label"}, options,
+                            parts.size() > 1 ? where : first.labels->path());
+  }
 
   if (parts.size() > 1) {
     Split split;
@@ -401,6 +410,8 @@ Dataset read_idx_folder(const std::string& folder, const ReadOptions& options,
                              {"train", "labels", 1, {}},
                              {"t10k", "images", 3, {}},
                              {"t10k", "labels", 1, {}}};
+  // --no-target: the images alone.
+  if (options.no_target) roles = {roles[0], roles[2]};
   std::vector<std::string> missing;
   for (auto& role : roles) {
     for (const auto& name : member_names(role.part, role.kind, role.dims)) {
@@ -418,9 +429,10 @@ Dataset read_idx_folder(const std::string& folder, const ReadOptions& options,
                                 folder, fmt::join(missing, ", "), folder_listing(folder)));
   }
   std::vector<IdxPart> parts(2);
+  const std::size_t per_part = roles.size() / 2;
   for (std::size_t p = 0; p < 2; ++p) {
-    parts[p].images = std::make_unique<IdxFile>(roles[2 * p].found);
-    parts[p].labels = std::make_unique<IdxFile>(roles[2 * p + 1].found);
+    parts[p].images = std::make_unique<IdxFile>(roles[per_part * p].found);
+    if (per_part == 2) parts[p].labels = std::make_unique<IdxFile>(roles[per_part * p + 1].found);
   }
   return assemble(parts, options, folder, rows);
 }
@@ -440,8 +452,8 @@ std::string sibling_labels(const std::string& images_path) {
   if (labels.empty()) {
     throw DataError(fmt::format(
         "{}: cannot tell where the labels are (the file name holds no 'images-idx3' to turn into "
-        "'labels-idx1'); pass the labels file with --labels FILE",
-        images_path));
+        "'labels-idx1'); pass the labels file with --labels FILE{}",
+        images_path, kNoTargetHint));
   }
   const bool gz = labels.size() > 3 && labels.compare(labels.size() - 3, 3, ".gz") == 0;
   const std::string other = gz ? labels.substr(0, labels.size() - 3) : labels + ".gz";
@@ -451,8 +463,8 @@ std::string sibling_labels(const std::string& images_path) {
   }
   throw FileError(
       fmt::format("{}: its labels file {} is missing; pass the labels file with "
-                  "--labels FILE",
-                  images_path, (path.parent_path() / labels).string()));
+                  "--labels FILE{}",
+                  images_path, (path.parent_path() / labels).string(), kNoTargetHint));
 }
 
 // The images file at `path`, or the folder of the four files.
@@ -462,9 +474,11 @@ Dataset read_idx_parts(const std::string& path, const ReadOptions& options,
   std::vector<IdxPart> parts(1);
   parts[0].images = std::make_unique<IdxFile>(path);
   check_images(*parts[0].images);
-  const std::string labels =
-      options.labels_path.empty() ? sibling_labels(path) : options.labels_path;
-  parts[0].labels = std::make_unique<IdxFile>(labels);
+  if (!options.no_target) {
+    const std::string labels =
+        options.labels_path.empty() ? sibling_labels(path) : options.labels_path;
+    parts[0].labels = std::make_unique<IdxFile>(labels);
+  }
   return assemble(parts, options, path, rows);
 }
 

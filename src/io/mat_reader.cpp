@@ -311,14 +311,15 @@ class MatReader {
     }
     Dataset data;
     const MatVar x = read_variable(options_.x_var, "--x-var");
-    const MatVar y = read_variable(options_.y_var, "--y-var");
+    // --no-target: X alone (new data for `transform`); Y is not looked for.
+    const MatVar y = options_.no_target ? MatVar{} : read_variable(options_.y_var, "--y-var");
     const std::size_t n = x->dims[0];
     const std::size_t m = x->dims[1];
     detail::check_feature_shape(n, m, fmt::format("variable '{}' {}x{}", options_.x_var, n, m),
                                 path_);
     data.features.resize(static_cast<Eigen::Index>(n), static_cast<Eigen::Index>(m));
     VariableCopier(path_, *x).copy_to(data.features.data());
-    set_target(data, *y, n);
+    if (y) set_target(data, *y, n);
     return data;
   }
 
@@ -327,8 +328,9 @@ class MatReader {
   MatVar read_variable(const std::string& name, const char* flag) {
     const MatVar info{Mat_VarReadInfo(file_.get(), name.c_str())};
     if (!info) {
-      throw DataError(fmt::format("{}: no variable '{}'; the file holds: {}; choose with {}", path_,
-                                  name, list_variables(file_.get()), flag));
+      throw DataError(fmt::format("{}: no variable '{}'; the file holds: {}; choose with {}{}",
+                                  path_, name, list_variables(file_.get()), flag,
+                                  std::string(flag) == "--y-var" ? kNoTargetHint : ""));
     }
     require_real_matrix(*info, name);
     const std::uint64_t count =

@@ -99,9 +99,11 @@ Dataset read_npy(const std::string& path, const ReadOptions& options) {
   data.image_shape = layout.image;
 
   if (options.y_file.empty()) {
-    data.notes.push_back(
-        "no target: the NPY file holds the features only; pass --y-file FILE.npy with the target "
-        "to select features");
+    if (!options.no_target) {
+      data.notes.push_back(
+          "no target: the NPY file holds the features only; pass --y-file FILE.npy with the "
+          "target to select features");
+    }
     return data;
   }
   const auto target = detail::parse_npy_blob(read_file_bytes(options.y_file), options.y_file);

@@ -30,6 +30,7 @@
 #include "topkfs/core/error.hpp"
 #include "topkfs/io/file_util.hpp"
 #include "topkfs/io/readers.hpp"
+#include "topkfs/io/target_encoding.hpp"
 
 namespace topkfs {
 namespace {
@@ -364,13 +365,15 @@ Dataset read_split(NpzArchive& archive, const ReadOptions& options) {
   const char* flag = "name the arrays X_train, y_train, X_test, y_test";
   const auto x_train = archive.load(require(archive, "X_train", "training features", flag));
   const auto x_test = archive.load(require(archive, "X_test", "test features", flag));
-  const auto y_train = archive.load(require(archive, "y_train", "training target", flag));
-  const auto y_test = archive.load(require(archive, "y_test", "test target", flag));
   Dataset data;
   set_features(data, {&x_train, &x_test}, archive.path());
   const auto train_rows = detail::feature_layout(x_train.header, x_train.where).rows;
   const auto test_rows = data.rows() - train_rows;
-  detail::set_npy_target(data, {&y_train, &y_test}, {train_rows, test_rows}, "y", options);
+  if (!options.no_target) {
+    const auto y_train = archive.load(require(archive, "y_train", "training target", flag));
+    const auto y_test = archive.load(require(archive, "y_test", "test target", flag));
+    detail::set_npy_target(data, {&y_train, &y_test}, {train_rows, test_rows}, "y", options);
+  }
   Split split;
   for (std::int64_t i = 0; i < data.rows(); ++i)
     (i < train_rows ? split.train : split.test).push_back(i);
@@ -397,6 +400,7 @@ Dataset read_npz(const std::string& path, const ReadOptions& options) {
     const auto array = archive.load(features);
     set_features(data, {&array}, path);
   }
+  if (options.no_target) return data;
   if (archive.find(options.y_var) == nullptr && archive.array_count() == 1) {
     data.notes.push_back(fmt::format(
         "no target: the archive holds only '{}'; save the target beside it as '{}' to select "
@@ -404,7 +408,8 @@ Dataset read_npz(const std::string& path, const ReadOptions& options) {
         features.array, options.y_var));
     return data;
   }
-  const ZipEntry& target_entry = require(archive, options.y_var, "target", "pass --y-var NAME");
+  const std::string target_flag = std::string("pass --y-var NAME") + kNoTargetHint;
+  const ZipEntry& target_entry = require(archive, options.y_var, "target", target_flag.c_str());
   const auto target = archive.load(target_entry);
   detail::set_npy_target(data, {&target}, {data.rows()}, target_entry.array, options);
   return data;

@@ -13,6 +13,7 @@
 #include "topkfs/core/error.hpp"
 #include "topkfs/core/rank_group.hpp"
 #include "topkfs/io/file_util.hpp"
+#include "topkfs/io/read_option_scope.hpp"
 #include "topkfs/io/readers.hpp"
 #include "topkfs/io/target_encoding.hpp"
 
@@ -150,6 +151,7 @@ std::shared_ptr<Dataset> by_row_blocks(RowBlockReader reader, Format format,
 }  // namespace
 
 RowStream open_row_stream(const std::string& path, const ReadOptions& options) {
+  check_target_options(options);
   RowStream stream;
   const Format format = options.format == Format::Auto ? detect_format(path) : options.format;
   // The formats that can be read in parts: HDF5 by hyperslabs, IDX and
@@ -200,6 +202,7 @@ void check_streamed_values(const Dataset& data, const ReadOptions& options) {
 }  // namespace
 
 Dataset read_dataset_by_rows(const std::string& path, const ReadOptions& options) {
+  check_target_options(options);
   const Format format = options.format == Format::Auto ? detect_format(path) : options.format;
   if (format != Format::Hdf5 || options.nan != NanPolicy::Error) return read_dataset(path, options);
   require_readable_file(path);
@@ -222,6 +225,7 @@ Dataset read_dataset_by_rows(const std::string& path, const ReadOptions& options
 }
 
 Dataset read_dataset(const std::string& path, const ReadOptions& options) {
+  check_target_options(options);
   const Format format = options.format == Format::Auto ? detect_format(path) : options.format;
   if (format != Format::Idx || !is_directory(path)) require_readable_file(path);
   Dataset data;

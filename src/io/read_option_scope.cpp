@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <vector>
 
+#include "topkfs/core/error.hpp"
 #include "topkfs/io/read_dataset.hpp"
 
 namespace topkfs {
@@ -27,7 +28,10 @@ std::optional<MisappliedOption> misapplied_option(const std::string& path,
   const ReadOptions defaults;
   const Scope scopes[] = {
       {"target", !options.target.empty(), {Format::Csv, Format::Tsv}, "CSV and TSV files"},
-      {"no-target", options.no_target, {Format::Csv, Format::Tsv}, "CSV and TSV files"},
+      {"no-target",
+       options.no_target,
+       {Format::Csv, Format::Tsv, Format::Idx, Format::Mat, Format::Hdf5, Format::Npy, Format::Npz},
+       "every format but LIBSVM (whose lines start with their label)"},
       {options.header == HeaderMode::No ? "no-header" : "header",
        options.header != defaults.header,
        {Format::Csv, Format::Tsv},
@@ -54,6 +58,24 @@ std::optional<MisappliedOption> misapplied_option(const std::string& path,
     }
   }
   return std::nullopt;
+}
+
+std::optional<std::string> option_naming_the_target(const ReadOptions& options) {
+  if (!options.no_target) return std::nullopt;
+  const ReadOptions defaults;
+  if (!options.target.empty()) return "target";
+  if (options.y_var != defaults.y_var) return "y-var";
+  if (!options.y_path.empty()) return "y-path";
+  if (!options.labels_path.empty()) return "labels";
+  if (!options.y_file.empty()) return "y-file";
+  return std::nullopt;
+}
+
+void check_target_options(const ReadOptions& options) {
+  if (const auto option = option_naming_the_target(options)) {
+    throw OptionError(
+        fmt::format("--{} and --no-target exclude each other: give one of them", *option));
+  }
 }
 
 }  // namespace topkfs

@@ -151,6 +151,56 @@ TEST(Hdf5Reader, RootXYRoundTrip) {
   EXPECT_FALSE(data.image_shape.has_value());
 }
 
+// --no-target (new data to transform): X alone at the root, by --x-path,
+// and the USPS layout's train/data and test/data with the split kept; a
+// file without Y says how to read it; a target named beside is refused.
+TEST(Hdf5Reader, NoTargetReadsTheFeaturesAlone) {
+  const auto path =
+      python_fixture("unlabelled.h5",
+                     "import h5py\n"
+                     "X = 10.0 * np.arange(3)[:, None] + np.arange(4)[None, :] + 0.25\n"
+                     "with h5py.File(out, 'w') as f:\n"
+                     "    f['X'] = X\n"
+                     "    f['train/data'] = X[:2]\n"
+                     "    f['test/data'] = X[2:]\n"
+                     "    f['other/features'] = X[:, :2]\n");
+  ASSERT_FALSE(HasFailure());
+  const auto hint = test::error_of<DataError>([&] { read_dataset(path); });
+  EXPECT_NE(hint.find("is read with --no-target"), std::string::npos) << hint;
+  ReadOptions options;
+  options.no_target = true;
+  const Dataset usps = read_dataset(path, options);
+  ASSERT_EQ(usps.rows(), 3);
+  ASSERT_EQ(usps.cols(), 4);
+  EXPECT_EQ(usps.target_kind, TargetKind::None);
+  EXPECT_EQ(usps.features(2, 3), 23.25f);
+  EXPECT_EQ(usps.predefined_split->train, (std::vector<std::int64_t>{0, 1}));
+  EXPECT_EQ(usps.predefined_split->test, (std::vector<std::int64_t>{2}));
+  const Dataset by_rows = read_dataset_by_rows(path, options);
+  EXPECT_EQ(by_rows.target_kind, TargetKind::None);
+  EXPECT_EQ(by_rows.rows(), 3);
+
+  options.x_path = "other/features";
+  const Dataset chosen = read_dataset(path, options);
+  ASSERT_EQ(chosen.cols(), 2);
+  EXPECT_EQ(chosen.features(1, 1), 11.25f);
+  EXPECT_FALSE(chosen.predefined_split.has_value());
+
+  const auto root = python_fixture("unlabelled_root.h5",
+                                   "import h5py\n"
+                                   "with h5py.File(out, 'w') as f:\n"
+                                   "    f['data'] = np.arange(6.0).reshape(3, 2)\n");
+  ASSERT_FALSE(HasFailure());
+  options.x_path.clear();
+  const Dataset alone = read_dataset(root, options);
+  ASSERT_EQ(alone.rows(), 3);
+  EXPECT_EQ(alone.features(2, 1), 5.0f);
+
+  options.y_path = "/Y";
+  const auto both = test::error_of<OptionError>([&] { read_dataset(root, options); });
+  EXPECT_NE(both.find("--y-path and --no-target exclude each other"), std::string::npos) << both;
+}
+
 TEST(Hdf5Reader, IntegerCompressedRowAndMatrixTargets) {
   const auto path = kinds_fixture();
   ASSERT_FALSE(HasFailure());

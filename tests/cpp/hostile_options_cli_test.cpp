@@ -265,13 +265,14 @@ TEST(HostileOptionsCli, AReaderFlagOfAnotherFormatIsRefused) {
                    {2, {name + " is for ", "other-format.csv is read as csv"}});
   }
   EXPECT_EQ(run_cli("info " + data + " --header --delimiter ,").exit_code, 0);
-  // --target named a CSV column; a LIBSVM file's target is its first field.
+  // --target named a CSV column; a LIBSVM file's target is its first field,
+  // on every line.
   const std::string sparse = write_temp_file("other-format.svm", "1 1:0.5 2:1\n0 1:0.25\n");
-  for (const char* flag : {"--target 1", "--no-target"}) {
-    const std::string name = std::string(flag).substr(0, std::string(flag).find(' '));
-    expect_message(run_cli("info " + sparse + " " + flag), flag,
-                   {2, {name + " is for CSV and TSV files", "other-format.svm is read as libsvm"}});
-  }
+  expect_message(run_cli("info " + sparse + " --target 1"), "--target",
+                 {2, {"--target is for CSV and TSV files", "other-format.svm is read as libsvm"}});
+  expect_message(
+      run_cli("info " + sparse + " --no-target"), "--no-target",
+      {2, {"--no-target is for every format but LIBSVM", "other-format.svm is read as libsvm"}});
 }
 
 }  // namespace

@@ -384,6 +384,42 @@ TEST(IdxReaderTest, ImagesWithoutLabelsAskForThem) {
   EXPECT_NE(missing.find("lonely-labels-idx1-ubyte is missing"), std::string::npos) << missing;
 }
 
+// --no-target (new images to transform): an images file alone, and a folder
+// of the two images files, read without labels; the pixels and the split as
+// with labels. Naming labels beside it is a usage error.
+TEST(IdxReaderTest, NoTargetReadsTheImagesWithoutLabels) {
+  ReadOptions options;
+  options.no_target = true;
+  const std::string lonely = test::write_temp_file("unlabelled-images-idx3-ubyte",
+                                                   idx_bytes(0x08, {3, 2, 2}, uint8_payload(12)));
+  const auto hint = error_of<FileError>([&] { read_dataset(lonely); });
+  EXPECT_NE(hint.find("is read with --no-target"), std::string::npos) << hint;
+  const Dataset single = read_dataset(lonely, options);
+  ASSERT_EQ(single.rows(), 3);
+  ASSERT_EQ(single.cols(), 4);
+  EXPECT_EQ(single.target_kind, TargetKind::None);
+  EXPECT_TRUE(single.labels.empty());
+  EXPECT_EQ(single.features(2, 3), static_cast<unsigned char>(uint8_payload(12)[11]));
+  ASSERT_TRUE(single.image_shape.has_value());
+  EXPECT_EQ(single.image_shape->height, 2);
+
+  const std::string folder = make_folder("unlabelled");
+  write_file(folder + "/train-images-idx3-ubyte", idx_bytes(0x08, {3, 2, 2}, uint8_payload(12)));
+  write_file(folder + "/t10k-images-idx3-ubyte", idx_bytes(0x08, {2, 2, 2}, uint8_payload(8, 7)));
+  const auto missing = error_of<FileError>([&] { read_dataset(folder); });
+  EXPECT_NE(missing.find("missing train-labels-idx1-ubyte"), std::string::npos) << missing;
+  const Dataset stacked = read_dataset(folder, options);
+  ASSERT_EQ(stacked.rows(), 5);
+  EXPECT_EQ(stacked.target_kind, TargetKind::None);
+  EXPECT_EQ(stacked.features(3, 0), static_cast<unsigned char>(uint8_payload(8, 7)[0]));
+  EXPECT_EQ(stacked.predefined_split->train, (std::vector<std::int64_t>{0, 1, 2}));
+  EXPECT_EQ(stacked.predefined_split->test, (std::vector<std::int64_t>{3, 4}));
+
+  options.labels_path = lonely;
+  const auto both = error_of<OptionError>([&] { read_dataset(folder, options); });
+  EXPECT_NE(both.find("--labels and --no-target exclude each other"), std::string::npos) << both;
+}
+
 TEST(IdxReaderTest, LabelsWithAnImageShapeAreRefused) {
   const std::string images = test::write_temp_file("shape-images-idx3-ubyte",
                                                    idx_bytes(0x08, {2, 2, 2}, uint8_payload(8)));

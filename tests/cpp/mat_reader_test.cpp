@@ -90,6 +90,27 @@ TEST(MatReader, ScipyV5UncompressedRoundTrip) {
   EXPECT_EQ(data.target_names, (std::vector<std::string>{"Y"}));
 }
 
+// --no-target (new data to transform): X alone, without a Y in the file or
+// with one (not read); --y-var beside it is refused.
+TEST(MatReader, NoTargetReadsXAlone) {
+  const auto path = python_fixture("x_alone.mat", std::string(kDistinctX) +
+                                                      "import scipy.io\n"
+                                                      "scipy.io.savemat(out, {'X': X})");
+  ASSERT_FALSE(HasFailure());
+  const auto hint = data_error(path);
+  EXPECT_NE(hint.find("no variable 'Y'"), std::string::npos) << hint;
+  EXPECT_NE(hint.find("is read with --no-target"), std::string::npos) << hint;
+  ReadOptions options;
+  options.no_target = true;
+  const Dataset data = read_dataset(path, options);
+  expect_distinct_x(data);
+  EXPECT_EQ(data.target_kind, TargetKind::None);
+  EXPECT_TRUE(data.target_names.empty());
+  options.y_var = "labels";
+  const auto both = test::error_of<OptionError>([&] { read_dataset(path, options); });
+  EXPECT_NE(both.find("--y-var and --no-target exclude each other"), std::string::npos) << both;
+}
+
 TEST(MatReader, ScipyV5CompressedIntegersRowVectorAndOtherNames) {
   // int16 features, a 1 x n target (savemat writes 1-D arrays as rows) and
   // variables chosen by name.

@@ -283,6 +283,26 @@ TEST(NpzReaderTest, SavezAndSavezCompressedWithXAndY) {
   }
 }
 
+// --no-target: X alone of an archive that holds Y too, and the features of
+// a predefined split without its targets.
+TEST(NpzReaderTest, NoTargetReadsTheFeaturesAlone) {
+  REQUIRE_NUMPY("npz_no_target",
+                "X = np.arange(12.0).reshape(4, 3)\n"
+                "np.savez('with_y.npz', X=X, Y=np.array([0, 1, 0, 1]))\n"
+                "np.savez('split_x.npz', X_train=X[:3], X_test=X[3:])\n");
+  ReadOptions options;
+  options.no_target = true;
+  const Dataset alone = read_dataset(test::in_temp("with_y.npz"), options);
+  ASSERT_EQ(alone.rows(), 4);
+  EXPECT_EQ(alone.features(3, 2), 11.0f);
+  EXPECT_EQ(alone.target_kind, TargetKind::None);
+  const auto hint = error_of<DataError>([&] { read_dataset(test::in_temp("split_x.npz")); });
+  EXPECT_NE(hint.find("no array 'y_train'"), std::string::npos) << hint;
+  const Dataset split = read_dataset(test::in_temp("split_x.npz"), options);
+  EXPECT_EQ(split.target_kind, TargetKind::None);
+  EXPECT_EQ(split.predefined_split->test, (std::vector<std::int64_t>{3}));
+}
+
 TEST(NpzReaderTest, NamedArraysAndFortranOrderMembers) {
   REQUIRE_NUMPY(
       "npz_named",

@@ -83,9 +83,9 @@ void read_bytes(const std::string& name, const std::uint8_t* data, std::size_t s
     } else {
       ReadOptions options;
       options.format = reader.format;
-      if (name == "idx") options.labels_path = labels_for(data, size);
-      if (name == "csv") {
-        // The same text with every column a feature (`transform --no-target`).
+      if (name != "libsvm") {
+        // The same bytes read without a target (`transform --no-target`):
+        // every CSV column a feature, X alone, IDX images without labels.
         ReadOptions features_only = options;
         features_only.no_target = true;
         try {
@@ -93,6 +93,7 @@ void read_bytes(const std::string& name, const std::uint8_t* data, std::size_t s
         } catch (const Error&) {
         }
       }
+      if (name == "idx") options.labels_path = labels_for(data, size);
       read_dataset(path, options);
     }
   } catch (const Error&) {

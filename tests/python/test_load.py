@@ -58,10 +58,26 @@ def test_csv_without_a_target_column(tmp_path, small):
     np.testing.assert_array_equal(data.X, X)
     assert data.y is None and data.target_names == []
     assert data.feature_names == ["a", "b", "c", "d", "e"]
-    with pytest.raises(topkfs.OptionError, match="--target and --no-target exclude each other"):
+    with pytest.raises(topkfs.OptionError, match="target and no_target exclude each other"):
         topkfs.load(path, no_target=True, target="a")
     with pytest.raises(topkfs.OptionError, match="no_target takes True or False"):
         topkfs.load(path, no_target="yes")
+
+
+def test_mat_of_x_alone(tmp_path, small):
+    # A .mat file of new data holds X alone: read with no_target, refused
+    # without it (naming the flag), and a y_var beside it is a usage error.
+    scipy_io = pytest.importorskip("scipy.io")
+    X, _ = small
+    path = tmp_path / "new.mat"
+    scipy_io.savemat(path, {"X": X.astype(np.float64)})
+    data = topkfs.load(path, no_target=True)
+    np.testing.assert_array_equal(data.X, X)
+    assert data.y is None
+    with pytest.raises(topkfs.DataError, match="no variable 'Y'.*read with --no-target"):
+        topkfs.load(path)
+    with pytest.raises(topkfs.OptionError, match="y_var and no_target exclude each other"):
+        topkfs.load(path, no_target=True, y_var="labels")
 
 
 def test_load_returns_the_readers_buffer_without_a_copy(tmp_path, small):

@@ -27,4 +27,14 @@ struct MisappliedOption {
 std::optional<MisappliedOption> misapplied_option(const std::string& path,
                                                   const ReadOptions& options);
 
+// With options.no_target, an option that names the target anyway ("target",
+// "y-var", "y-path", "labels", "y-file": the flag without its dashes); none
+// otherwise. read_dataset and the other entry points refuse such options
+// (check_target_options).
+std::optional<std::string> option_naming_the_target(const ReadOptions& options);
+
+// Throws OptionError ("--y-var and --no-target exclude each other: give one
+// of them") when option_naming_the_target finds one.
+void check_target_options(const ReadOptions& options);
+
 }  // namespace topkfs

@@ -32,13 +32,16 @@ struct ReadOptions {
   // Target columns by name or 0-based index (as text: "y", "3", "-1").
   // Empty: the last column. Several: multi-output regression.
   std::vector<std::string> target;
-  // No column is the target: every column is a feature (new data to reduce
-  // with `transform`, or to look at). Excludes `target`.
-  bool no_target = false;
   HeaderMode header = HeaderMode::Auto;
   std::optional<char> delimiter;  // unset: detected from the first lines
 
   // --- every format ---
+  // The data has no target (new data to reduce with `transform`, or to look
+  // at): every CSV/TSV column is a feature; .mat, HDF5 and NPZ files give X
+  // alone; IDX images need no labels file. Not for LIBSVM (every line starts
+  // with its label). Excludes target, y_var, y_path, labels_path, y_file
+  // (check_target_options).
+  bool no_target = false;
   NanPolicy nan = NanPolicy::Error;
   TaskHint task = TaskHint::Auto;
   // Integer-valued targets with at most this many distinct values count as

@@ -14,6 +14,11 @@ namespace topkfs {
 // Keep); check_values drops such samples, so no Dataset it returns holds one.
 constexpr std::int32_t kMissingLabel = -1;
 
+// Ends a reader's message when the target it looks for is not in the file:
+// data without one (new data for `transform`) is read with --no-target.
+constexpr const char* kNoTargetHint =
+    " (data without a target, e.g. new data to transform, is read with --no-target)";
+
 // Sets data.target_kind, labels/class_names or targets/target_names from a
 // target read as text (one string per row). Text that is not a number makes
 // the target classes; `where` names the file for messages.
