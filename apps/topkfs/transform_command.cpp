@@ -14,10 +14,10 @@
 namespace topkfs::cli {
 namespace {
 
-// The readers name a column the file leaves unnamed (a CSV without a
-// header, an .npy) x0, x1, ...: such a name says nothing about the column.
+// A column the file leaves unnamed has its default name (x0, x1, ...),
+// which says nothing about the column.
 bool named_by_the_file(const std::string& name, std::size_t column) {
-  return name != fmt::format("x{}", column);
+  return name != default_feature_name(static_cast<std::int64_t>(column));
 }
 
 // Each selected column must carry the name the selection recorded, where

@@ -231,11 +231,7 @@ py::dict fit_arrays(const py::array& X, const std::string& method, int k, const 
     throw DataError("supervised selection needs y");
   }
   data.feature_names = feature_names;
-  if (data.feature_names.empty()) {
-    for (Eigen::Index j = 0; j < data.cols(); ++j) {
-      data.feature_names.push_back(fmt::format("x{}", j));
-    }
-  }
+  name_unnamed_features(data);
   data.validate();
   SelectionSplitOptions every_row;
   every_row.rows = SelectionRows::All;

@@ -98,6 +98,14 @@ void Dataset::validate() const {
   }
 }
 
+std::string default_feature_name(std::int64_t column) { return fmt::format("x{}", column); }
+
+void name_unnamed_features(Dataset& data) {
+  if (!data.feature_names.empty()) return;
+  for (std::int64_t j = 0; j < data.cols(); ++j)
+    data.feature_names.push_back(default_feature_name(j));
+}
+
 std::vector<std::int64_t> class_counts(const Dataset& data) {
   std::vector<std::int64_t> counts(static_cast<std::size_t>(data.num_classes()), 0);
   for (auto label : data.labels) ++counts[static_cast<std::size_t>(label)];

@@ -196,9 +196,7 @@ SyntheticData make_synthetic(const SyntheticOptions& options) {
     for (Eigen::Index i = 0; i < y.size(); ++i) y[i] += noise_sd * rng.normal();
   }
   set_target(options, y, data);
-  for (std::int64_t j = 0; j < options.features; ++j) {
-    data.feature_names.push_back(fmt::format("x{}", j));
-  }
+  name_unnamed_features(data);
   data.source = "synthetic";
   data.format = "synthetic";
   data.notes.push_back(fmt::format(

@@ -430,7 +430,9 @@ Preamble read_preamble(std::string_view body, const Dialect& dialect, const Read
   const std::size_t width = first.width();
   for (std::size_t j = 0; j < width; ++j) {
     const std::string& text = first.fields[j].text;
-    pre.names.push_back(pre.has_header && !text.empty() ? text : fmt::format("x{}", j));
+    pre.names.push_back(pre.has_header && !text.empty()
+                            ? text
+                            : default_feature_name(static_cast<std::int64_t>(j)));
   }
   if (pre.has_header) {
     pre.header_line = first.line;

@@ -528,7 +528,7 @@ std::vector<std::string> feature_names_for(const MatrixLayout& layout) {
     }
     return names;
   }
-  for (std::int64_t j = 0; j < layout.cols; ++j) names.push_back(fmt::format("x{}", j));
+  for (std::int64_t j = 0; j < layout.cols; ++j) names.push_back(default_feature_name(j));
   return names;
 }
 

@@ -180,6 +180,14 @@ RowStream open_row_stream(const std::string& path, const ReadOptions& options) {
 
 namespace {
 
+// Every reader's data: default names for unnamed columns, and at least one
+// column and one row.
+void name_and_require_values(Dataset& data, const std::string& path) {
+  name_unnamed_features(data);
+  if (data.cols() == 0) throw DataError(fmt::format("{}: the data has no feature columns", path));
+  if (data.rows() == 0) throw DataError(fmt::format("{}: the data has no samples", path));
+}
+
 // The feature values of the rows this process reads (its shard in a
 // data-parallel run, else all), one pass by row blocks: the check
 // read_dataset makes on data held in memory.
@@ -212,12 +220,7 @@ Dataset read_dataset_by_rows(const std::string& path, const ReadOptions& options
   Dataset data = *streamed;
   data.row_blocks = rows;
   data.notes.pop_back();  // "not checked for NaN": the rows read are, below
-  if (data.feature_names.empty()) {
-    for (Eigen::Index j = 0; j < data.cols(); ++j)
-      data.feature_names.push_back(fmt::format("x{}", j));
-  }
-  if (data.cols() == 0) throw DataError(fmt::format("{}: the data has no feature columns", path));
-  if (data.rows() == 0) throw DataError(fmt::format("{}: the data has no samples", path));
+  name_and_require_values(data, path);
   check_streamed_values(data, options);
   check_classes(data, path);
   data.validate();
@@ -247,12 +250,7 @@ Dataset read_dataset(const std::string& path, const ReadOptions& options) {
   }
   data.source = path;
   data.format = to_string(format);
-  if (data.feature_names.empty()) {
-    for (Eigen::Index j = 0; j < data.cols(); ++j)
-      data.feature_names.push_back(fmt::format("x{}", j));
-  }
-  if (data.cols() == 0) throw DataError(fmt::format("{}: the data has no feature columns", path));
-  if (data.rows() == 0) throw DataError(fmt::format("{}: the data has no samples", path));
+  name_and_require_values(data, path);
   check_values(data, options, path);
   data.validate();
   return data;

@@ -81,6 +81,13 @@ struct Dataset {
   void validate() const;
 };
 
+// The name of column `column` when its file gives none (a CSV without a
+// header, an .npy): x0, x1, ... Such a name says nothing about the column.
+std::string default_feature_name(std::int64_t column);
+
+// Gives every column its default name when `data` has no feature names.
+void name_unnamed_features(Dataset& data);
+
 // Per-class sample counts, indexed by encoded label.
 std::vector<std::int64_t> class_counts(const Dataset& data);
 
