@@ -151,18 +151,18 @@ class Hdf5Reader {
   }
 
   // With only one of the two paths given, the other is looked for beside it.
+  // `missing_hint` ends the message when none is found.
   std::string sibling(const std::string& given, const std::vector<const char*>& names,
-                      const char* flag) const {
+                      const char* flag, const char* missing_hint = "") const {
     const std::string group = given.substr(0, given.rfind('/') + 1);
     std::vector<std::string> tried;
     for (const char* name : names) {
       tried.push_back(group + name);
       if (has_dataset(tried.back())) return tried.back();
     }
-    throw DataError(
-        fmt::format("{}: no dataset {} beside '{}'; the file holds: {}; choose with {}{}", path_,
-                    fmt::join(tried, " or "), given, list_datasets(file_.get()), flag,
-                    std::string(flag) == "--y-path" ? kNoTargetHint : ""));
+    throw DataError(fmt::format(
+        "{}: no dataset {} beside '{}'; the file holds: {}; choose with {}{}", path_,
+        fmt::join(tried, " or "), given, list_datasets(file_.get()), flag, missing_hint));
   }
 
   Dataset read_chosen() {
@@ -174,7 +174,7 @@ class Hdf5Reader {
     }
     if (y.empty()) {
       require_dataset(x, "--x-path");
-      y = sibling(x, {"target", "Y", "y", "labels", "label"}, "--y-path");
+      y = sibling(x, {"target", "Y", "y", "labels", "label"}, "--y-path", kNoTargetHint);
     }
     return read_pair(x, y);
   }

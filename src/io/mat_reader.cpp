@@ -312,7 +312,8 @@ class MatReader {
     Dataset data;
     const MatVar x = read_variable(options_.x_var, "--x-var");
     // --no-target: X alone (new data for `transform`); Y is not looked for.
-    const MatVar y = options_.no_target ? MatVar{} : read_variable(options_.y_var, "--y-var");
+    const MatVar y =
+        options_.no_target ? MatVar{} : read_variable(options_.y_var, "--y-var", kNoTargetHint);
     const std::size_t n = x->dims[0];
     const std::size_t m = x->dims[1];
     detail::check_feature_shape(n, m, fmt::format("variable '{}' {}x{}", options_.x_var, n, m),
@@ -324,13 +325,13 @@ class MatReader {
   }
 
  private:
-  // Reads a 2-D real numeric variable, or throws naming it.
-  MatVar read_variable(const std::string& name, const char* flag) {
+  // Reads a 2-D real numeric variable, or throws naming it (and ending with
+  // `missing_hint` when the file has no such variable).
+  MatVar read_variable(const std::string& name, const char* flag, const char* missing_hint = "") {
     const MatVar info{Mat_VarReadInfo(file_.get(), name.c_str())};
     if (!info) {
       throw DataError(fmt::format("{}: no variable '{}'; the file holds: {}; choose with {}{}",
-                                  path_, name, list_variables(file_.get()), flag,
-                                  std::string(flag) == "--y-var" ? kNoTargetHint : ""));
+                                  path_, name, list_variables(file_.get()), flag, missing_hint));
     }
     require_real_matrix(*info, name);
     const std::uint64_t count =

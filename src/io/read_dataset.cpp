@@ -151,9 +151,9 @@ std::shared_ptr<Dataset> by_row_blocks(RowBlockReader reader, Format format,
 }  // namespace
 
 RowStream open_row_stream(const std::string& path, const ReadOptions& options) {
-  check_target_options(options);
   RowStream stream;
   const Format format = options.format == Format::Auto ? detect_format(path) : options.format;
+  check_target_options(options, format);
   // The formats that can be read in parts: HDF5 by hyperslabs, IDX and
   // plain (not gzipped) CSV, TSV and LIBSVM by passes over the file.
   RowBlockReader reader = nullptr;
@@ -210,8 +210,8 @@ void check_streamed_values(const Dataset& data, const ReadOptions& options) {
 }  // namespace
 
 Dataset read_dataset_by_rows(const std::string& path, const ReadOptions& options) {
-  check_target_options(options);
   const Format format = options.format == Format::Auto ? detect_format(path) : options.format;
+  check_target_options(options, format);
   if (format != Format::Hdf5 || options.nan != NanPolicy::Error) return read_dataset(path, options);
   require_readable_file(path);
   std::shared_ptr<const RowSource> rows;
@@ -228,8 +228,8 @@ Dataset read_dataset_by_rows(const std::string& path, const ReadOptions& options
 }
 
 Dataset read_dataset(const std::string& path, const ReadOptions& options) {
-  check_target_options(options);
   const Format format = options.format == Format::Auto ? detect_format(path) : options.format;
+  check_target_options(options, format);
   if (format != Format::Idx || !is_directory(path)) require_readable_file(path);
   Dataset data;
   switch (format) {

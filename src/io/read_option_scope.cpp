@@ -71,10 +71,15 @@ std::optional<std::string> option_naming_the_target(const ReadOptions& options) 
   return std::nullopt;
 }
 
-void check_target_options(const ReadOptions& options) {
+void check_target_options(const ReadOptions& options, Format format) {
   if (const auto option = option_naming_the_target(options)) {
     throw OptionError(
         fmt::format("--{} and --no-target exclude each other: give one of them", *option));
+  }
+  if (options.no_target && format == Format::Libsvm) {
+    throw OptionError(
+        "--no-target is for every format but LIBSVM, whose lines start with their "
+        "labels");
   }
 }
 

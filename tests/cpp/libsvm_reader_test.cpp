@@ -185,5 +185,27 @@ TEST(LibsvmReader, CommentsOnlyFileHasNoData) {
       << message;
 }
 
+// Every LIBSVM line starts with its label: there is no reading without it,
+// from any entry point (the command line refuses the flag before reading).
+TEST(LibsvmReader, NoTargetIsRefusedByEveryEntryPoint) {
+  ReadOptions options;
+  options.no_target = true;
+  const std::string path = test::fixture("small.svm");
+  const auto refused = [](auto read) {
+    try {
+      read();
+    } catch (const OptionError& error) {
+      return std::string(error.what());
+    }
+    return std::string("read");
+  };
+  for (const std::string& message : {refused([&] { read_dataset(path, options); }),
+                                     refused([&] { read_dataset_by_rows(path, options); }),
+                                     refused([&] { open_row_stream(path, options); })}) {
+    EXPECT_NE(message.find("--no-target is for every format but LIBSVM"), std::string::npos)
+        << message;
+  }
+}
+
 }  // namespace
 }  // namespace topkfs

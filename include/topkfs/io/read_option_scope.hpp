@@ -34,7 +34,8 @@ std::optional<MisappliedOption> misapplied_option(const std::string& path,
 std::optional<std::string> option_naming_the_target(const ReadOptions& options);
 
 // Throws OptionError ("--y-var and --no-target exclude each other: give one
-// of them") when option_naming_the_target finds one.
-void check_target_options(const ReadOptions& options);
+// of them") when option_naming_the_target finds one, and when no_target is
+// asked of `format` LIBSVM, whose lines start with their labels.
+void check_target_options(const ReadOptions& options, Format format);
 
 }  // namespace topkfs
