@@ -9,6 +9,13 @@
 #include "topkfs/io/read_dataset.hpp"
 
 namespace topkfs {
+namespace {
+
+// Where --no-target applies: the option table's and read_dataset's words.
+constexpr const char* kNoTargetFormats =
+    "every format but LIBSVM (whose lines start with their label)";
+
+}  // namespace
 
 std::string MisappliedOption::message(const std::string& spelled_option,
                                       const std::string& path) const {
@@ -31,7 +38,7 @@ std::optional<MisappliedOption> misapplied_option(const std::string& path,
       {"no-target",
        options.no_target,
        {Format::Csv, Format::Tsv, Format::Idx, Format::Mat, Format::Hdf5, Format::Npy, Format::Npz},
-       "every format but LIBSVM (whose lines start with their label)"},
+       kNoTargetFormats},
       {options.header == HeaderMode::No ? "no-header" : "header",
        options.header != defaults.header,
        {Format::Csv, Format::Tsv},
@@ -77,9 +84,7 @@ void check_target_options(const ReadOptions& options, Format format) {
         fmt::format("--{} and --no-target exclude each other: give one of them", *option));
   }
   if (options.no_target && format == Format::Libsvm) {
-    throw OptionError(
-        "--no-target is for every format but LIBSVM, whose lines start with their "
-        "labels");
+    throw OptionError(fmt::format("--no-target is for {}", kNoTargetFormats));
   }
 }
 
