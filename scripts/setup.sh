@@ -23,6 +23,9 @@ packages=(
   # Python face and scikit-learn cross-checks (Debian's /usr/bin/python3)
   pybind11-dev python3-dev python3-numpy python3-sklearn python3-scipy python3-pytest
   python3-matplotlib python3-h5py
+  # DataFrames in and out of the Python package (optional at run time; its
+  # tests need it)
+  python3-pandas
   # pip install / python3 -m build of the Python package, offline (docs/python.md)
   python3-venv python3-pip python3-setuptools python3-wheel python3-build
   # R's glmnet: the reference of the multinomial family's golden values

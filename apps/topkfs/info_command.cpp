@@ -24,11 +24,45 @@ void print_summary(const DatasetSummary& s) {
   }
   fmt::print("features    {}{}\n", fmt::join(s.feature_names_head, ", "),
              s.columns > static_cast<std::int64_t>(s.feature_names_head.size()) ? ", ..." : "");
-  fmt::print("values      min {:.6g}, max {:.6g}; {} constant column{}\n", s.feature_range.min,
-             s.feature_range.max, s.constant_columns, s.constant_columns == 1 ? "" : "s");
+  if (s.feature_range.min <= s.feature_range.max) {
+    fmt::print("values      min {:.6g}, max {:.6g}; {} constant column{}\n", s.feature_range.min,
+               s.feature_range.max, s.constant_columns, s.constant_columns == 1 ? "" : "s");
+  } else {
+    fmt::print("values      no numeric values; {} constant column{}\n", s.constant_columns,
+               s.constant_columns == 1 ? "" : "s");
+  }
   fmt::print("missing     {} value{} (NaN or infinite) in {} sample{}\n", s.missing_values,
              s.missing_values == 1 ? "" : "s", s.rows_with_missing,
              s.rows_with_missing == 1 ? "" : "s");
+  constexpr std::size_t kListed = 20;
+  for (std::size_t j = 0; j < s.missing_by_column.size() && j < kListed; ++j) {
+    fmt::print("  {:>12}  {:>8} missing  {:5.1f}%\n", s.missing_by_column[j].first,
+               s.missing_by_column[j].second, 100.0 * s.missing_by_column[j].second / s.rows);
+  }
+  if (s.missing_by_column.size() > kListed) {
+    fmt::print("  ... and {} more columns with missing cells (--json lists all)\n",
+               s.missing_by_column.size() - kListed);
+  }
+  if (!s.categorical.empty()) {
+    fmt::print(
+        "categorical {} column{} (one-hot encoded by select, levels learned from the "
+        "training rows)\n",
+        s.categorical.size(), s.categorical.size() == 1 ? "" : "s");
+    for (std::size_t j = 0; j < s.categorical.size() && j < kListed; ++j) {
+      const auto& column = s.categorical[j];
+      std::vector<std::string> frequent;
+      for (const auto& [level, count] : column.most_frequent) {
+        frequent.push_back(fmt::format("{} ({})", level, count));
+      }
+      fmt::print("  {:>12}  {:>4} level{}: {}{}\n", column.name, column.levels,
+                 column.levels == 1 ? " " : "s", fmt::join(frequent, ", "),
+                 column.levels > static_cast<std::int64_t>(frequent.size()) ? ", ..." : "");
+    }
+    if (s.categorical.size() > kListed) {
+      fmt::print("  ... and {} more categorical columns (--json lists all)\n",
+                 s.categorical.size() - kListed);
+    }
+  }
   switch (s.target_kind) {
     case TargetKind::None: fmt::print("target      none\n"); break;
     case TargetKind::Classes:
@@ -73,8 +107,9 @@ Command add_info_command(CLI::App& app) {
   command->add_flag("--json", *json, "Print the summary as JSON (machine-readable) on stdout");
   return {command, [flags, json] {
             ReadOptions options = flags->to_options();
-            // info reports missing values instead of refusing them.
-            if (options.nan == NanPolicy::Error) options.nan = NanPolicy::Keep;
+            // info reports missing values instead of refusing or imputing them.
+            if (options.nan == NanPolicy::Error || options.nan == NanPolicy::Impute)
+              options.nan = NanPolicy::Keep;
             const DatasetSummary summary = summarize(load_dataset(*flags, options));
             if (*json) {
               std::cout << to_json(summary).dump(2) << "\n";

@@ -9,21 +9,31 @@
 
 namespace topkfs::cli {
 
-ReadOptions ReaderFlags::to_options() const {
-  ReadOptions options;
-  options.format = parse_format(format);
-  // Accept both repeated flags and comma lists: --target a --target b, --target a,b.
-  for (const auto& item : target) {
+namespace {
+
+// Accepts both repeated flags and comma lists: --target a --target b, --target a,b.
+std::vector<std::string> split_list(const std::vector<std::string>& items) {
+  std::vector<std::string> out;
+  for (const auto& item : items) {
     std::size_t start = 0;
     while (start <= item.size()) {
       const auto comma = item.find(',', start);
       const auto piece =
           item.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-      if (!piece.empty()) options.target.push_back(piece);
+      if (!piece.empty()) out.push_back(piece);
       if (comma == std::string::npos) break;
       start = comma + 1;
     }
   }
+  return out;
+}
+
+}  // namespace
+
+ReadOptions ReaderFlags::to_options() const {
+  ReadOptions options;
+  options.format = parse_format(format);
+  options.target = split_list(target);
   options.no_target = no_target;
   if (no_header && header) throw OptionError("--header and --no-header contradict each other");
   options.header = no_header ? HeaderMode::No : header ? HeaderMode::Yes : HeaderMode::Auto;
@@ -39,13 +49,17 @@ ReadOptions ReaderFlags::to_options() const {
           fmt::format("--delimiter takes one character (or 'tab', 'space'), not '{}'", delimiter));
     }
   }
-  if (nan == "error") {
-    options.nan = NanPolicy::Error;
-  } else if (nan == "drop") {
-    options.nan = NanPolicy::Drop;
-  } else {
-    throw OptionError(fmt::format("--nan takes 'error' or 'drop', not '{}'", nan));
+  options.nan = parse_nan_policy(nan);
+  if (options.nan == NanPolicy::Keep) {
+    throw OptionError(
+        "--nan takes impute, error or drop ('keep' is for inspection: info keeps them)");
   }
+  options.categorical = split_list(categorical);
+  options.numeric = split_list(numeric);
+  options.na_values = split_list(na_values);
+  if (max_levels < 1)
+    throw OptionError(fmt::format("--max-levels must be at least 1, got {}", max_levels));
+  options.max_levels = max_levels;
   if (task == "auto") {
     options.task = TaskHint::Auto;
   } else if (task == "classification") {
@@ -94,9 +108,25 @@ void add_reader_flags(CLI::App& command, ReaderFlags& flags) {
       "CSV/TSV: field separator (one character, 'tab' or 'space'); default: detected");
   group
       ->add_option("--nan", flags.nan,
-                   "NaN or infinite values: 'error' (refuse, naming the place) or 'drop' (drop "
-                   "those samples)")
+                   "Missing feature cells (empty, NA, ?, NaN, ...): 'impute' (the training rows' "
+                   "median plus a missing-indicator column; a 'missing' level for a categorical "
+                   "column; a sample with a missing target is dropped), 'error' (refuse, naming "
+                   "the place) or 'drop' (drop those samples)")
       ->capture_default_str();
+  group->add_option("--categorical", flags.categorical,
+                    "CSV/TSV: columns (names or 0-based indices, a,b) read as categorical though "
+                    "they hold numbers (integer codes); a column holding text is categorical "
+                    "anyway");
+  group->add_option("--numeric", flags.numeric,
+                    "CSV/TSV: columns that must hold numbers: a text cell there is an error "
+                    "naming it");
+  group
+      ->add_option("--max-levels", flags.max_levels,
+                   "CSV/TSV: a categorical column with more levels than this is refused")
+      ->capture_default_str();
+  group->add_option("--na-values", flags.na_values,
+                    "CSV/TSV: more cell texts that mean 'missing' (a,b), besides empty, NA, N/A, "
+                    "null, NaN and ?");
   group
       ->add_option("--task", flags.task,
                    "How to read the target: auto (text or <= 30 distinct integers: classes; "

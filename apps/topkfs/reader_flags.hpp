@@ -17,7 +17,11 @@ struct ReaderFlags {
   bool no_header = false;
   bool header = false;
   std::string delimiter;
-  std::string nan = "error";
+  std::string nan = "impute";
+  std::vector<std::string> categorical;
+  std::vector<std::string> numeric;
+  std::vector<std::string> na_values;
+  int max_levels = 1000;
   std::string task = "auto";
   std::string x_var = "X";
   std::string y_var = "Y";

@@ -158,7 +158,7 @@ int fit_and_write(const SelectFlags& flags, Selector& selector_ref, ProcessRanks
     DownstreamOptions downstream;
     if (selector->has_option("seed"))
       downstream.seed = selector->options_json().value("seed", 0ULL);
-    result.downstream = score_held_out(data, learned_rows, result.selected, downstream);
+    result.downstream = score_held_out(data, learned_rows, result, downstream);
   }
 
   // Every output or none: a failing picture must not leave a new JSON.

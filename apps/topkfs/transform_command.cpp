@@ -8,6 +8,7 @@
 #include "output_flags.hpp"
 #include "reader_flags.hpp"
 #include "topkfs/core/error.hpp"
+#include "topkfs/data/table_encoding.hpp"
 #include "topkfs/io/result_json.hpp"
 #include "topkfs/io/table_writer.hpp"
 
@@ -43,6 +44,26 @@ std::string no_target_hint(const Dataset& data, std::int64_t columns) {
   const bool delimited = data.format == "csv" || data.format == "tsv";
   if (!delimited || data.target_kind == TargetKind::None || data.cols() + 1 != columns) return "";
   return "; if the file has no target column, give --no-target (every column is then a feature)";
+}
+
+// The selected columns are written as read; where the selection encoded
+// them, a level it never saw encodes as zeros for a model trained on the
+// encoding, which the user should know. Also refuses text where the
+// selection learned numbers.
+std::string unseen_levels_note(const Dataset& data, const SelectionResult& selection) {
+  if (!selection.encoding) return "";
+  TableEncoding chosen;
+  for (auto column : selection.selected) {
+    chosen.columns.push_back(selection.encoding->columns[static_cast<std::size_t>(column)]);
+  }
+  std::int64_t unseen = 0;
+  encode_table(take_columns(data, selection.selected), chosen, &unseen);
+  if (unseen == 0) return "";
+  return fmt::format(
+      "{} cell{} of the selected categorical columns hold a level the selection never saw in "
+      "its training rows (written as read; the selection's encoding maps such a level to all "
+      "zeros)",
+      unseen, unseen == 1 ? "" : "s");
 }
 
 }  // namespace
@@ -85,11 +106,13 @@ Command add_transform_command(CLI::App& app) {
                   no_target_hint(data, selection.data.columns)));
             }
             check_selected_names(data, selection, flags->data.path, flags->selection);
+            const std::string unseen = unseen_levels_note(data, selection);
             write_selected_columns(flags->output_data, data, selection.selected);
             fmt::print("wrote {} rows x {} selected columns{} to {}\n", data.rows(),
                        selection.selected.size(),
                        data.target_kind == TargetKind::None ? "" : " (+ target)",
                        flags->output_data);
+            if (!unseen.empty()) fmt::print("note        {}\n", unseen);
             return 0;
           }};
 }

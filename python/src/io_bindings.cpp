@@ -16,10 +16,10 @@ namespace topkfs::python {
 namespace {
 
 // The reader keywords, as the CLI's reader flags with underscores.
-constexpr std::array<const char*, 16> kReaderKeywords = {
-    "format", "target",           "no_target",   "header",   "delimiter", "nan",
-    "task",   "max_auto_classes", "x_var",       "y_var",    "x_path",    "y_path",
-    "labels", "y_file",           "image_shape", "in_memory"};
+constexpr std::array<const char*, 20> kReaderKeywords = {
+    "format",  "target",     "no_target", "header", "delimiter",        "nan",      "categorical",
+    "numeric", "max_levels", "na_values", "task",   "max_auto_classes", "x_var",    "y_var",
+    "x_path",  "y_path",     "labels",    "y_file", "image_shape",      "in_memory"};
 
 std::string text_of(const py::handle& value) { return py::str(value).cast<std::string>(); }
 
@@ -77,12 +77,7 @@ std::optional<char> delimiter_of(const py::handle& value) {
       fmt::format("delimiter takes one character (or 'tab', 'space'), not '{}'", text));
 }
 
-NanPolicy nan_policy(const std::string& text) {
-  if (text == "error") return NanPolicy::Error;
-  if (text == "drop") return NanPolicy::Drop;
-  if (text == "keep") return NanPolicy::Keep;
-  throw OptionError(fmt::format("nan takes 'error', 'drop' or 'keep', not '{}'", text));
-}
+NanPolicy nan_policy(const std::string& text) { return parse_nan_policy(text, "nan"); }
 
 TaskHint task_hint(const std::string& text) {
   if (text == "auto") return TaskHint::Auto;
@@ -136,6 +131,7 @@ py::dict load(const std::string& path, const py::dict& reader_options) {
   out["format"] = data.format;
   out["source"] = data.source;
   out["notes"] = data.notes;
+  out["column_levels"] = data.column_levels;  // empty, or per column (empty: numeric)
   out["X"] = move_to_numpy(std::move(data.features));
   return out;
 }
@@ -158,6 +154,14 @@ ReadOptions read_options_from(const py::dict& options) {
       out.delimiter = delimiter_of(value);
     } else if (key == "nan") {
       out.nan = nan_policy(text_of(value));
+    } else if (key == "categorical") {
+      if (!value.is_none()) out.categorical = target_columns(value);
+    } else if (key == "numeric") {
+      if (!value.is_none()) out.numeric = target_columns(value);
+    } else if (key == "na_values") {
+      if (!value.is_none()) out.na_values = target_columns(value);
+    } else if (key == "max_levels") {
+      out.max_levels = count_of(value, "max_levels");
     } else if (key == "task") {
       out.task = task_hint(text_of(value));
     } else if (key == "max_auto_classes") {

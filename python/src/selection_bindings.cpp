@@ -162,17 +162,42 @@ void read_features(const py::array& X, Dataset& data) {
     py::module_::import("numpy").attr("copyto")(view, X, py::arg("casting") = "unsafe");
   }
   if (data.features.allFinite()) return;
+  // NaN is a missing cell, imputed by the selection (data/table_encoding.hpp).
   for (Eigen::Index i = 0; i < data.features.rows(); ++i) {
     for (Eigen::Index j = 0; j < data.features.cols(); ++j) {
       const float value = data.features(i, j);
-      if (!std::isfinite(value)) {
+      if (std::isinf(value)) {
         throw DataError(fmt::format(
             "X[{}, {}] is {} as float32: topkfs computes in float32, so values must be finite "
-            "and within +-3.4e38; rescale that column",
+            "and within +-3.4e38 (NaN is a missing value); rescale that column",
             i, j, value));
       }
     }
   }
+}
+
+// The categorical columns of X (a DataFrame's text and category columns):
+// the Python layer gives each one's levels and codes it 0..L-1, NaN where
+// missing; the codes are checked here.
+void set_column_levels(Dataset& data, const std::vector<std::vector<std::string>>& levels) {
+  if (levels.empty()) return;
+  if (static_cast<std::int64_t>(levels.size()) != data.cols()) {
+    throw DataError(fmt::format("column_levels holds {} entries for the {} columns of X",
+                                levels.size(), data.cols()));
+  }
+  data.column_levels = levels;
+  for (std::int64_t j = 0; j < data.cols(); ++j) {
+    const auto count = static_cast<float>(levels[static_cast<std::size_t>(j)].size());
+    if (count == 0) continue;
+    for (std::int64_t i = 0; i < data.rows(); ++i) {
+      const float code = data.features(i, j);
+      if (!std::isnan(code) && (code < 0 || code >= count || code != std::floor(code))) {
+        throw DataError(
+            fmt::format("X[{}, {}]: level code {} outside 0..{}", i, j, code, count - 1));
+      }
+    }
+  }
+  if (!data.has_categorical()) data.column_levels.clear();
 }
 
 void set_classes(Dataset& data, const Dense<std::int32_t>& labels,
@@ -212,8 +237,8 @@ void set_targets(Dataset& data, const Dense<double>& targets) {
 py::dict fit_arrays(const py::array& X, const std::string& method, int k, const py::dict& options,
                     const py::object& labels, const std::vector<std::string>& class_names,
                     const py::object& targets, const std::vector<std::string>& feature_names,
-                    bool verbose, const std::string& checkpoint, int checkpoint_every,
-                    bool resume) {
+                    const std::vector<std::vector<std::string>>& column_levels, bool verbose,
+                    const std::string& checkpoint, int checkpoint_every, bool resume) {
   auto selector = configured_selector(method, options);
   CheckpointSettings checkpointing;
   if (!checkpoint.empty()) {
@@ -223,6 +248,7 @@ py::dict fit_arrays(const py::array& X, const std::string& method, int k, const 
   data.source = "X";
   data.format = "numpy";
   read_features(X, data);
+  set_column_levels(data, column_levels);
   if (!labels.is_none()) {
     set_classes(data, labels.cast<Dense<std::int32_t>>(), class_names);
   } else if (!targets.is_none()) {
@@ -282,7 +308,9 @@ void bind_selection(py::module_& module) {
   module.def("methods", &methods, "Every registered method with its options and defaults.");
   module.def("fit_arrays", &fit_arrays, py::arg("X"), py::arg("method"), py::arg("k"),
              py::arg("options"), py::arg("labels"), py::arg("class_names"), py::arg("targets"),
-             py::arg("feature_names"), py::arg("verbose") = false, py::arg("checkpoint") = "",
+             py::arg("feature_names"),
+             py::arg("column_levels") = std::vector<std::vector<std::string>>{},
+             py::arg("verbose") = false, py::arg("checkpoint") = "",
              py::arg("checkpoint_every") = 1, py::arg("resume") = false,
              "Fits a method on arrays (TopKSelector.fit); returns the result as a dict. With a "
              "checkpoint path, the training state is written there (and resumed from it with "

@@ -25,8 +25,12 @@ class Data:
 
     Attributes
     ----------
-    X : ndarray of shape (n_samples, n_features), float32
-        The features, C-contiguous (the reader's own buffer: no copy was made).
+    X : ndarray of shape (n_samples, n_features), float32 or object
+        The features, C-contiguous (the reader's own buffer: no copy was
+        made); missing cells are NaN. A table with categorical columns (text
+        in a CSV column, ``categorical=``) is an object array instead: those
+        columns hold their levels as text (NaN where missing), the others
+        floats, as :class:`TopKSelector` takes it.
     y : ndarray or None
         Class labels as in the file (int64 for integer labels, str otherwise),
         real targets as float64 (shape (n,) or (n, n_outputs)), or None when
@@ -87,8 +91,11 @@ def load(path, **reader_options):
         multi-output), ``no_target`` (True: no target is read and ``y`` is
         None: every column of a CSV/TSV is a feature; X alone of a .mat,
         HDF5 or NPZ file; IDX images without labels), ``header`` (True/False/None = detect),
-        ``delimiter`` (one character, "tab" or "space"), ``nan`` ("error",
-        "drop" or "keep"), ``task`` ("auto", "classification", "regression"),
+        ``delimiter`` (one character, "tab" or "space"), ``nan`` ("impute",
+        the default: missing cells stay NaN for the selection to impute, a
+        sample with a missing target is dropped; "error", "drop" or "keep"),
+        ``categorical``/``numeric`` (columns read as categorical or as
+        numbers), ``max_levels``, ``na_values`` (more missing markers), ``task`` ("auto", "classification", "regression"),
         ``max_auto_classes``, ``x_var``/``y_var`` (.mat, .npz), ``x_path``/
         ``y_path`` (HDF5), ``labels`` (IDX labels file), ``y_file`` (NPY
         target file), ``image_shape`` ("28x28" or (28, 28)), ``in_memory``
@@ -124,11 +131,14 @@ def load(path, **reader_options):
         if y.shape[1] == 1:
             y = y[:, 0]
     split = Split(*raw["split"]) if raw["split"] is not None else None
+    X = raw["X"]
+    if any(raw["column_levels"]):
+        X = _with_levels(X, raw["column_levels"])
     shape = raw["image_shape"]
     if shape is not None and shape[2] == 1:
         shape = shape[:2]
     return Data(
-        X=raw["X"],
+        X=X,
         y=y,
         feature_names=list(raw["feature_names"]),
         class_names=class_names,
@@ -139,6 +149,18 @@ def load(path, **reader_options):
         source=raw["source"],
         notes=list(raw["notes"]),
     )
+
+
+def _with_levels(X, column_levels):
+    """The float32 codes of categorical columns as their level texts."""
+    out = X.astype(object)
+    for j, levels in enumerate(column_levels):
+        if not levels:
+            continue
+        names = np.array(list(levels) + [np.nan], dtype=object)
+        codes = X[:, j]
+        out[:, j] = names[np.where(np.isnan(codes), len(levels), codes).astype(np.intp)]
+    return out
 
 
 def convert(path, output, y_output=None, **reader_options):

@@ -82,6 +82,17 @@ def methods():
 
 
 @functools.lru_cache(maxsize=None)
+def method_has_option(method, name):
+    """Whether registered method ``method`` takes option ``name`` (either
+    spelling); False for a method that is not registered (the library then
+    names it)."""
+    for entry in _topkfs.methods():
+        if entry["name"] == method:
+            return any(python_name(o["name"]) == python_name(name) for o in entry["options"])
+    return False
+
+
+@functools.lru_cache(maxsize=None)
 def all_option_names():
     """Every option name of every method (Python spelling)."""
     return frozenset(

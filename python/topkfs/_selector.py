@@ -9,7 +9,8 @@ from sklearn.feature_selection import SelectorMixin
 from sklearn.utils.validation import check_is_fitted
 
 from . import _topkfs
-from ._options import all_option_names, emit_log, option_texts, whole_number
+from ._options import all_option_names, emit_log, method_has_option, option_texts, whole_number
+from ._tables import encode_table, is_dataframe, table_columns
 
 try:  # scikit-learn >= 1.6
     from sklearn.utils.validation import validate_data as _validate_data
@@ -21,6 +22,17 @@ except ImportError:  # older: the estimator's own method
 
 _CLASS_KINDS = "biuUSO"  # bool, integers, text, objects: labels
 _REAL_KINDS = "f"
+
+
+def _allow_nan():
+    """check_array's keyword that lets NaN through (renamed in scikit-learn 1.6)."""
+    import inspect
+
+    from sklearn.utils import check_array
+
+    parameters = inspect.signature(check_array).parameters
+    return {"ensure_all_finite" if "ensure_all_finite" in parameters else "force_all_finite":
+            "allow-nan"}
 
 
 class TopKSelector(SelectorMixin, BaseEstimator):
@@ -58,6 +70,12 @@ class TopKSelector(SelectorMixin, BaseEstimator):
         (their original values are kept in ``classes_``); float y is real
         values (2-D float y: multi-output regression). Pass
         "classification" for float-coded labels.
+    random_state : int, default=None
+        The seed of every random choice of the method (scikit-learn's name of
+        the ``seed`` option, which stays as an alias); taken, and without
+        effect, by the deterministic methods (lasso, ridge, elastic-net and
+        their -top forms, inffs), so a ``GridSearchCV`` over methods can set
+        it for all.
     verbose : bool, default=False
         Print the fit's progress (the first and last epoch, and at most one
         epoch's line every 2 s between them) and its notes on stderr.
@@ -103,12 +121,21 @@ class TopKSelector(SelectorMixin, BaseEstimator):
     """
 
     def __init__(
-        self, method="dnn-top", k=10, *, options=None, task="auto", verbose=False, **method_options
+        self,
+        method="dnn-top",
+        k=10,
+        *,
+        options=None,
+        task="auto",
+        random_state=None,
+        verbose=False,
+        **method_options,
     ):
         self.method = method
         self.k = k
         self.options = options
         self.task = task
+        self.random_state = random_state
         self.verbose = verbose
         for name, value in method_options.items():
             self._check_option_name(name, "__init__")
@@ -172,6 +199,17 @@ class TopKSelector(SelectorMixin, BaseEstimator):
         # beside this fit's n_features_in_: transform would then pick the old
         # columns out of new data without a word.
         self._forget_fit()
+        # Text and category columns (a DataFrame's, an object array's) go to
+        # the library as level codes with their names; NaN is a missing value,
+        # imputed from the rows the method learns from.
+        column_levels = []
+        if table_columns(X):
+            matrix, column_levels = encode_table(X)
+            if is_dataframe(X):
+                import pandas
+
+                matrix = pandas.DataFrame(matrix, columns=X.columns, index=X.index)
+            X = matrix
         X, y = _validate_data(
             self,
             X,
@@ -180,6 +218,7 @@ class TopKSelector(SelectorMixin, BaseEstimator):
             dtype="numeric",
             ensure_min_samples=2,
             multi_output=True,
+            **_allow_nan(),
         )
         if not isinstance(self.method, str):
             raise ValueError(f"method must be a method name (a str), got {self.method!r}")
@@ -204,11 +243,12 @@ class TopKSelector(SelectorMixin, BaseEstimator):
             X,
             self.method,
             int(self.k),
-            option_texts(self.options, self._method_options()),
+            self._option_texts(),
             labels,
             class_names,
             targets,
             feature_names,
+            column_levels if any(column_levels) else [],
             bool(self.verbose),
             "" if checkpoint is None else os.fspath(checkpoint),
             int(checkpoint_every),
@@ -217,6 +257,22 @@ class TopKSelector(SelectorMixin, BaseEstimator):
         emit_log(result, self.verbose)
         self._store(result, n_features)
         return self
+
+    def _option_texts(self):
+        """The method's options as text, random_state as its seed; a seed
+        is left out for a method without one (a deterministic method)."""
+        texts = option_texts(self.options, self._method_options())
+        if self.random_state is not None:
+            seed = option_texts(None, {"seed": self.random_state})["seed"]
+            if texts.get("seed", seed) != seed:
+                raise ValueError(
+                    f"random_state={self.random_state!r} and seed={texts['seed']} disagree; "
+                    "give one of them"
+                )
+            texts["seed"] = seed
+        if "seed" in texts and not method_has_option(self.method, "seed"):
+            del texts["seed"]
+        return texts
 
     def _encode_target(self, y):
         """Class codes and names, or real targets (n x q), from y."""
@@ -303,9 +359,12 @@ class TopKSelector(SelectorMixin, BaseEstimator):
         return mask
 
     def _more_tags(self):
-        return {"requires_y": True}
+        # Text columns are categorical features (python/topkfs/_tables.py).
+        return {"requires_y": True, "allow_nan": True, "X_types": ["2darray", "string"]}
 
     def __sklearn_tags__(self):  # scikit-learn >= 1.6
         tags = super().__sklearn_tags__()
         tags.target_tags.required = True
+        tags.input_tags.allow_nan = True
+        tags.input_tags.string = True
         return tags

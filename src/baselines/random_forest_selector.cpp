@@ -18,6 +18,8 @@ class RandomForestSelector final : public TableSelector<RandomForestSelectorOpti
 
   std::string name() const override { return "random-forest"; }
   bool ranking_depends_on_k() const override { return false; }
+  // Impurity importance is each column's share of the impurity decrease.
+  GroupScore group_score() const override { return GroupScore::Sum; }
 
   SelectionResult fit(const Dataset& data, const std::vector<std::int64_t>& rows, int k,
                       const FitCallbacks& callbacks) override {

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cstdio>
 #include <limits>
@@ -91,11 +92,29 @@ void Dataset::validate() const {
       }
     }
   }
+  if (!column_levels.empty() && static_cast<std::int64_t>(column_levels.size()) != cols()) {
+    throw DataError(
+        fmt::format("{}: level lists for {} of {} columns", source, column_levels.size(), cols()));
+  }
+  if (!column_group.empty()) {
+    if (static_cast<std::int64_t>(column_group.size()) != cols()) {
+      throw DataError(
+          fmt::format("{}: groups for {} of {} columns", source, column_group.size(), cols()));
+    }
+    for (auto group : column_group) {
+      TOPKFS_ASSERT(group >= 0 && group < static_cast<std::int64_t>(group_names.size()));
+    }
+  }
   if (image_shape && image_shape->pixels() != cols()) {
     throw DataError(fmt::format("{}: image shape {}x{}x{} does not match {} columns", source,
                                 image_shape->height, image_shape->width, image_shape->channels,
                                 cols()));
   }
+}
+
+bool Dataset::has_categorical() const {
+  return std::any_of(column_levels.begin(), column_levels.end(),
+                     [](const auto& levels) { return !levels.empty(); });
 }
 
 std::string default_feature_name(std::int64_t column) { return fmt::format("x{}", column); }
@@ -112,6 +131,17 @@ std::vector<std::int64_t> class_counts(const Dataset& data) {
   return counts;
 }
 
+void copy_rows_target(const Dataset& from, Dataset& to) {
+  to.target_kind = from.target_kind;
+  to.labels = from.labels;
+  to.class_names = from.class_names;
+  to.targets = from.targets;
+  to.target_names = from.target_names;
+  to.predefined_split = from.predefined_split;
+  to.source = from.source;
+  to.format = from.format;
+}
+
 Dataset take_rows(const Dataset& data, const std::vector<std::int64_t>& rows) {
   Dataset out;
   out.features.resize(static_cast<Eigen::Index>(rows.size()), data.cols());
@@ -120,6 +150,9 @@ Dataset take_rows(const Dataset& data, const std::vector<std::int64_t>& rows) {
     out.features.row(static_cast<Eigen::Index>(i)) = data.features.row(rows[i]);
   }
   out.feature_names = data.feature_names;
+  out.column_levels = data.column_levels;
+  out.column_group = data.column_group;
+  out.group_names = data.group_names;
   out.target_kind = data.target_kind;
   out.class_names = data.class_names;
   out.target_names = data.target_names;
@@ -151,16 +184,24 @@ Dataset take_columns(const Dataset& data, const std::vector<std::int64_t>& cols)
     identity = identity && c == static_cast<std::int64_t>(j);
     out.features.col(static_cast<Eigen::Index>(j)) = data.features.col(c);
     out.feature_names.push_back(data.feature_names[static_cast<std::size_t>(c)]);
+    if (!data.column_levels.empty())
+      out.column_levels.push_back(data.column_levels[static_cast<std::size_t>(c)]);
   }
-  out.target_kind = data.target_kind;
-  out.labels = data.labels;
-  out.class_names = data.class_names;
-  out.targets = data.targets;
-  out.target_names = data.target_names;
-  out.predefined_split = data.predefined_split;
+  if (!out.has_categorical()) out.column_levels.clear();
+  if (!data.column_group.empty()) {
+    // The groups that keep a column, numbered again in order of first column.
+    std::vector<std::int64_t> renumbered(data.group_names.size(), -1);
+    for (auto c : cols) {
+      const auto group = static_cast<std::size_t>(data.column_group[static_cast<std::size_t>(c)]);
+      if (renumbered[group] < 0) {
+        renumbered[group] = static_cast<std::int64_t>(out.group_names.size());
+        out.group_names.push_back(data.group_names[group]);
+      }
+      out.column_group.push_back(renumbered[group]);
+    }
+  }
+  copy_rows_target(data, out);
   if (identity) out.image_shape = data.image_shape;
-  out.source = data.source;
-  out.format = data.format;
   return out;
 }
 

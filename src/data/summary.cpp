@@ -1,10 +1,32 @@
 #include "topkfs/data/summary.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numeric>
 #include <vector>
 
 namespace topkfs {
+namespace {
+
+constexpr std::size_t kFrequentLevels = 5;
+
+CategoricalSummary categorical_summary(const Dataset& data, std::size_t j,
+                                       const std::vector<std::int64_t>& counts) {
+  CategoricalSummary out;
+  out.name = data.feature_names[j];
+  out.levels = static_cast<std::int64_t>(counts.size());
+  std::vector<std::size_t> order(counts.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) { return counts[a] > counts[b]; });
+  for (std::size_t r = 0; r < order.size() && r < kFrequentLevels; ++r) {
+    out.most_frequent.emplace_back(data.column_levels[j][order[r]], counts[order[r]]);
+  }
+  return out;
+}
+
+}  // namespace
 
 DatasetSummary summarize(const Dataset& data) {
   DatasetSummary summary;
@@ -33,15 +55,23 @@ DatasetSummary summarize(const Dataset& data) {
   const auto m = static_cast<std::size_t>(data.cols());
   std::vector<double> column_low(m, std::numeric_limits<double>::infinity());
   std::vector<double> column_high(m, -std::numeric_limits<double>::infinity());
+  std::vector<std::int64_t> column_missing(m, 0);
+  std::vector<std::vector<std::int64_t>> level_counts(m);
+  for (std::size_t j = 0; j < m; ++j) {
+    if (data.is_categorical(static_cast<std::int64_t>(j)))
+      level_counts[j].assign(data.column_levels[j].size(), 0);
+  }
   for (Eigen::Index i = 0; i < data.rows(); ++i) {
     const float* row = data.features.row(i).data();
     for (std::size_t j = 0; j < m; ++j) {
       const double v = row[j];
       if (!std::isfinite(v)) {
         ++summary.missing_values;
+        ++column_missing[j];
         row_missing[static_cast<std::size_t>(i)] = 1;
         continue;
       }
+      if (!level_counts[j].empty()) ++level_counts[j][static_cast<std::size_t>(v)];
       column_low[j] = std::min(column_low[j], v);
       column_high[j] = std::max(column_high[j], v);
     }
@@ -50,6 +80,12 @@ DatasetSummary summarize(const Dataset& data) {
   double high = -low;
   for (std::size_t j = 0; j < m; ++j) {
     if (column_low[j] == column_high[j]) ++summary.constant_columns;
+    if (column_missing[j] > 0)
+      summary.missing_by_column.emplace_back(data.feature_names[j], column_missing[j]);
+    if (!level_counts[j].empty()) {
+      summary.categorical.push_back(categorical_summary(data, j, level_counts[j]));
+      continue;  // level indices are no values
+    }
     low = std::min(low, column_low[j]);
     high = std::max(high, column_high[j]);
   }
@@ -88,13 +124,30 @@ nlohmann::json to_json(const DatasetSummary& summary) {
       {"columns", summary.columns},
       {"target_kind", to_string(summary.target_kind)},
       {"target_names", summary.target_names},
-      {"feature_range", {{"min", summary.feature_range.min}, {"max", summary.feature_range.max}}},
+      // null when no feature holds a number (every column categorical or missing)
+      {"feature_range",
+       summary.feature_range.min <= summary.feature_range.max
+           ? nlohmann::json{{"min", summary.feature_range.min}, {"max", summary.feature_range.max}}
+           : nlohmann::json(nullptr)},
       {"constant_columns", summary.constant_columns},
       {"missing_values", summary.missing_values},
       {"rows_with_missing", summary.rows_with_missing},
       {"feature_names_head", summary.feature_names_head},
       {"notes", summary.notes},
   };
+  nlohmann::json missing = nlohmann::json::object();
+  for (const auto& [name, count] : summary.missing_by_column) missing[name] = count;
+  out["missing_by_column"] = missing;
+  nlohmann::json categorical = nlohmann::json::array();
+  for (const auto& column : summary.categorical) {
+    nlohmann::json frequent = nlohmann::json::array();
+    for (const auto& [level, count] : column.most_frequent) {
+      frequent.push_back({{"level", level}, {"count", count}});
+    }
+    categorical.push_back(
+        {{"name", column.name}, {"levels", column.levels}, {"most_frequent", frequent}});
+  }
+  out["categorical"] = categorical;
   if (summary.target_kind == TargetKind::Classes) {
     nlohmann::json classes = nlohmann::json::array();
     for (const auto& [name, count] : summary.class_counts) {

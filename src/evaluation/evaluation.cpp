@@ -9,14 +9,17 @@
 #include <cmath>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 
 #include "topkfs/core/clock.hpp"
 #include "topkfs/core/error.hpp"
+#include "topkfs/data/table_encoding.hpp"
 #include "topkfs/methods/registry.hpp"
 #include "topkfs/scoring/detection.hpp"
 #include "topkfs/scoring/downstream.hpp"
 #include "topkfs/scoring/metrics.hpp"
+#include "topkfs/select/group_selection.hpp"
 #include "topkfs/select/run_selection.hpp"
 
 namespace topkfs {
@@ -54,6 +57,10 @@ struct RunData {
   std::vector<std::int64_t> train;
   std::vector<std::int64_t> test;
   std::unique_ptr<DetectionData> detection;  // detection protocol only
+  // A table with categorical columns or missing cells: encoded as learned
+  // from this run's training rows (data/table_encoding.hpp).
+  std::optional<TableEncoding> encoding;
+  std::unique_ptr<Dataset> encoded;
 };
 
 std::vector<std::int64_t> all_rows(std::int64_t n) {
@@ -77,6 +84,10 @@ RunData prepare_run(const Dataset& data, Protocol protocol, const EvaluationOpti
   run.data = &data;
   run.train = std::move(split.train);
   run.test = std::move(split.test);
+  if (needs_encoding(data)) {
+    run.encoding = learn_encoding(data, run.train);
+    run.encoded = std::make_unique<Dataset>(encode_table(data, *run.encoding));
+  }
   return run;
 }
 
@@ -119,7 +130,9 @@ Scored score_selection(Protocol protocol, const RunData& run,
     downstream.seed = seed;
     downstream.threads = options.threads;
     const DownstreamScore s =
-        score_downstream(*run.data, run.train, run.test, selected, downstream);
+        run.encoding ? score_downstream(*run.encoded, run.train, run.test,
+                                        run.encoding->encoded_columns_of(selected), downstream)
+                     : score_downstream(*run.data, run.train, run.test, selected, downstream);
     if (protocol == Protocol::Accuracy) {
       scored.score = s.accuracy;
     } else {
@@ -167,7 +180,9 @@ class GridRunner {
   }
 
   SelectionResult fit(Selector& selector, const RunData& run, int k) {
-    SelectionResult result = fit_on_rows(selector, *run.data, run.train, k, callbacks_.fit);
+    SelectionResult result = run.encoding
+                                 ? fit_groups(selector, *run.encoded, run.train, k, callbacks_.fit)
+                                 : fit_on_rows(selector, *run.data, run.train, k, callbacks_.fit);
     note_scaling(selector.name(), result);
     for (const auto& warning : result.warnings) {
       callbacks_.fit.warn(fmt::format("{} k={}: {}", selector.name(), k, warning));

@@ -54,6 +54,7 @@
 #include <vector>
 
 #include "mapped_file.hpp"
+#include "text_columns.hpp"
 #include "topkfs/core/error.hpp"
 #include "topkfs/io/file_util.hpp"
 #include "topkfs/io/readers.hpp"
@@ -206,18 +207,9 @@ std::string record_text(const Record& record, const char* end) {
 
 enum class CellKind { Number, Missing, Text };
 
-// Cells that stand for "no value" (pandas' defaults, and UCI's "?"). In a
-// number column they read as NaN anyway; listing them keeps a class-label
-// column from getting a class called "NA".
-bool is_missing_marker(std::string_view text) {
-  static constexpr std::string_view kMarkers[] = {"NA",  "N/A", "n/a", "null", "NULL",
-                                                  "nan", "NaN", "NAN", "?"};
-  return text.empty() ||
-         std::find(std::begin(kMarkers), std::end(kMarkers), text) != std::end(kMarkers);
-}
-
 // Reads a whole cell as a number; "nan" and "inf" are numbers (NaN, Inf).
-CellKind parse_cell(const std::string& text, double& value) {
+CellKind parse_cell(const std::string& text, double& value,
+                    const detail::MissingMarkers& is_missing_marker) {
   if (is_missing_marker(text)) {
     value = std::numeric_limits<double>::quiet_NaN();
     return CellKind::Missing;
@@ -232,12 +224,13 @@ CellKind parse_cell(const std::string& text, double& value) {
   } else if (result.ec != std::errc()) {
     return CellKind::Text;
   }
+  if (std::isnan(value)) value = std::numeric_limits<double>::quiet_NaN();  // "nan(123)" too
   return CellKind::Number;
 }
 
 bool is_number(const std::string& text) {
   double value = 0;
-  return parse_cell(text, value) == CellKind::Number;
+  return parse_cell(text, value, detail::MissingMarkers()) == CellKind::Number;
 }
 
 float to_float(double value) {
@@ -362,9 +355,36 @@ std::size_t column_number_run(const Record& record) {
   return count;
 }
 
-enum class HeaderEvidence { None, Names, ColumnNumbers };
+enum class HeaderEvidence { None, Names, ColumnNumbers, TextNames };
 
-HeaderEvidence header_evidence(const Record& top, const Record* next) {
+// Rule (c) for a table whose every column holds text (house_votes84): the
+// first record is names when each of its fields is text that the same column
+// of the records after it never repeats, while at least one such column
+// repeats its own values (a column of categories, whose first cell would
+// come again if it were data).
+bool text_header(const Record& top, const std::vector<Record>& after,
+                 const detail::MissingMarkers& is_missing_marker) {
+  if (after.empty() || top.width() < 2) return false;
+  bool repeats = false;
+  for (std::size_t j = 0; j < top.width(); ++j) {
+    const std::string& name = top.fields[j].text;
+    if (is_missing_marker(name) || is_number(name)) return false;
+    std::vector<std::string_view> seen;
+    for (const Record& record : after) {
+      if (j >= record.fields.size()) return false;
+      const std::string& cell = record.fields[j].text;
+      if (cell == name) return false;
+      if (is_missing_marker(cell)) continue;
+      if (std::find(seen.begin(), seen.end(), cell) != seen.end()) repeats = true;
+      seen.push_back(cell);
+    }
+  }
+  return repeats;
+}
+
+HeaderEvidence header_evidence(const Record& top, const std::vector<Record>& after,
+                               const detail::MissingMarkers& is_missing_marker) {
+  const Record* next = after.empty() ? nullptr : &after.front();
   for (std::size_t j = 0; j < top.fields.size(); ++j) {
     const std::string& text = top.fields[j].text;
     if (is_missing_marker(text) || is_number(text)) continue;
@@ -372,6 +392,7 @@ HeaderEvidence header_evidence(const Record& top, const Record* next) {
       return HeaderEvidence::Names;
     }
   }
+  if (text_header(top, after, is_missing_marker)) return HeaderEvidence::TextNames;
   const std::size_t run = column_number_run(top);
   const std::size_t width = top.width();
   if (run >= 3 && (run == width || (run + 1 == width && !is_number(top.fields[run].text)))) {
@@ -396,7 +417,7 @@ Preamble read_preamble(std::string_view body, const Dialect& dialect, const Read
   Cursor c{body.data(), body.data() + body.size(), 1};
   std::vector<Record> records;
   std::vector<Cursor> starts;  // starts[i]: cursor at record i; the last: after the last read
-  while (records.size() < 3 && skip_blank_lines(c)) {
+  while (records.size() < static_cast<std::size_t>(kSampleRecords) && skip_blank_lines(c)) {
     starts.push_back(c);
     records.push_back(read_record(c, dialect, path));
   }
@@ -411,17 +432,24 @@ Preamble read_preamble(std::string_view body, const Dialect& dialect, const Read
     top = 1;
   }
   const Record& first = records[top];
-  const Record* next = top + 1 < records.size() ? &records[top + 1] : nullptr;
+  const std::vector<Record> after(records.begin() + static_cast<std::ptrdiff_t>(top + 1),
+                                  records.end());
   switch (options.header) {
     case HeaderMode::Yes: pre.has_header = true; break;
     case HeaderMode::No: break;
     case HeaderMode::Auto: {
-      const HeaderEvidence evidence = header_evidence(first, next);
+      const HeaderEvidence evidence =
+          header_evidence(first, after, detail::MissingMarkers(options.na_values));
       pre.has_header = evidence != HeaderEvidence::None;
       if (evidence == HeaderEvidence::ColumnNumbers) {
         pre.notes.push_back(fmt::format(
             "line {} '{}' holds the column numbers and was read as the header (pass --no-header "
             "if it is data)",
+            first.line, record_text(first, c.end)));
+      } else if (evidence == HeaderEvidence::TextNames) {
+        pre.notes.push_back(fmt::format(
+            "line {} '{}' holds text that no later line repeats in its column and was read as the "
+            "header (pass --no-header if it is data)",
             first.line, record_text(first, c.end)));
       }
       break;
@@ -453,6 +481,9 @@ struct Columns {
   std::vector<int> targets;        // file columns of the targets, in the order asked
   std::vector<int> role;           // per file column: feature index, or -1 - target position
   int features = 0;
+  // Per feature: --numeric (a text cell is an error) and --categorical.
+  std::vector<char> numeric_only;
+  std::vector<char> categorical;
 };
 
 std::string list_names(const std::vector<std::string>& names) {
@@ -535,6 +566,29 @@ Columns plan_columns(const Preamble& pre, const ReadOptions& options, const std:
   for (int& role : columns.role) {
     if (role >= 0) role = columns.features++;
   }
+  columns.numeric_only.assign(static_cast<std::size_t>(columns.features), 0);
+  columns.categorical.assign(static_cast<std::size_t>(columns.features), 0);
+  const auto mark = [&](const std::vector<std::string>& specs, std::vector<char>& flags,
+                        const char* flag) {
+    for (const auto& spec : specs) {
+      const int column = find_column(spec, pre, path);
+      const int role = columns.role[static_cast<std::size_t>(column)];
+      if (role < 0) {
+        throw OptionError(
+            fmt::format("{}: {} '{}' names the target column, not a feature", path, flag, spec));
+      }
+      flags[static_cast<std::size_t>(role)] = 1;
+    }
+  };
+  mark(options.categorical, columns.categorical, "--categorical");
+  mark(options.numeric, columns.numeric_only, "--numeric");
+  for (int j = 0; j < columns.features; ++j) {
+    if (columns.categorical[static_cast<std::size_t>(j)] &&
+        columns.numeric_only[static_cast<std::size_t>(j)]) {
+      throw OptionError(
+          fmt::format("{}: a column is given to both --categorical and --numeric", path));
+    }
+  }
   return columns;
 }
 
@@ -553,12 +607,16 @@ struct TargetCells {
 
 class RowParser {
  public:
+  // `text`: where the levels of text cells in feature columns go; null
+  // refuses such cells (the row-block passes, which hold no levels).
   RowParser(const std::string& path, const Dialect& dialect, const Columns& columns,
-            const Preamble& pre)
+            const Preamble& pre, const detail::MissingMarkers& markers, detail::TextColumns* text)
       : path_(path),
         dialect_(dialect),
         columns_(columns),
         pre_(pre),
+        markers_(markers),
+        text_(text),
         width_(static_cast<int>(columns.names.size())),
         features_(columns.features),
         outputs_(static_cast<int>(columns.targets.size())) {}
@@ -584,7 +642,7 @@ class RowParser {
       for (int j = 0; j < width_; ++j) {
         const int role = columns_.role[static_cast<std::size_t>(j)];
         if (role >= 0) {
-          feature_cell(c, row[role], j);
+          feature_cell(c, row[role], role, j);
         } else {
           target_cell(c, targets, target_base + static_cast<std::size_t>(-1 - role), j);
         }
@@ -607,6 +665,7 @@ class RowParser {
     if (const char* stop = parse_short_float(p, c.end, value)) return accept_end(c, stop);
     const auto result = std::from_chars(p, c.end, value);
     if (result.ec != std::errc()) return false;
+    value = detail::plain(value);  // a NaN payload is a text cell's (text_columns.hpp)
     return accept_end(c, result.ptr);
   }
 
@@ -618,6 +677,13 @@ class RowParser {
     return accept_end(c, result.ptr);
   }
 
+  // The cell text from `start` to `stop` without the blanks around it.
+  std::string_view trimmed(const char* start, const char* stop) const {
+    start = dialect_.skip_blanks(start, stop);
+    while (stop > start && dialect_.is_blank(stop[-1])) --stop;
+    return {start, static_cast<std::size_t>(stop - start)};
+  }
+
   // True (and c.p moved on) when the number that ends at `stop` is the whole cell.
   bool accept_end(Cursor& c, const char* stop) const {
     const char* q = dialect_.skip_blanks(stop, c.end);
@@ -627,20 +693,37 @@ class RowParser {
     return ends;
   }
 
-  void feature_cell(Cursor& c, float& value, int column) const {
-    if (try_number(c, value)) return;
+  void feature_cell(Cursor& c, float& value, int feature, int column) const {
+    const char* start = c.p;
+    if (try_number(c, value)) {
+      if (markers_.has_numbers() && markers_(trimmed(start, c.p)))
+        value = std::numeric_limits<float>::quiet_NaN();
+      return;
+    }
     const std::int64_t line = c.line;
-    const Field field = read_field(c, dialect_, path_);
+    Field field = read_field(c, dialect_, path_);
     double number = 0;
-    if (parse_cell(field.text, number) == CellKind::Text) not_a_number(line, column, field.text);
+    if (parse_cell(field.text, number, markers_) == CellKind::Text) {
+      if (text_ == nullptr || columns_.numeric_only[static_cast<std::size_t>(feature)]) {
+        not_a_number(line, column, field.text, feature);
+      }
+      value = text_->add(feature, std::move(field.text), line, path_,
+                         columns_.names[static_cast<std::size_t>(column)]);
+      return;
+    }
     value = to_float(number);
   }
 
   void target_cell(Cursor& c, TargetCells& targets, std::size_t slot, int column) const {
-    if (try_number(c, targets.values[slot], targets.text[slot])) return;
+    if (try_number(c, targets.values[slot], targets.text[slot])) {
+      if (markers_.has_numbers() && markers_(targets.text[slot])) {
+        targets.values[slot] = std::numeric_limits<double>::quiet_NaN();
+      }
+      return;
+    }
     const std::int64_t line = c.line;
     Field field = read_field(c, dialect_, path_);
-    if (parse_cell(field.text, targets.values[slot]) == CellKind::Text) {
+    if (parse_cell(field.text, targets.values[slot], markers_) == CellKind::Text) {
       targets.values[slot] = std::numeric_limits<double>::quiet_NaN();
       if (targets.numeric) {
         targets.numeric = false;
@@ -675,12 +758,13 @@ class RowParser {
                                 record.line, count, width_, pre_.width_source));
   }
 
-  [[noreturn]] void not_a_number(std::int64_t line, int column, const std::string& text) const {
+  [[noreturn]] void not_a_number(std::int64_t line, int column, const std::string& text,
+                                 int feature) const {
     const bool first_line = !pre_.has_header && line == pre_.data.line;
-    const char* why = outputs_ == 0
-                          ? "read with --no-target, every column is a feature and holds "
-                            "numbers"
-                          : "only target columns may hold text: choose them with --target";
+    const char* why = columns_.numeric_only[static_cast<std::size_t>(feature)]
+                          ? "--numeric says the column holds numbers"
+                          : "this reading of the file by row blocks takes numbers only; "
+                            "read it whole for categorical columns";
     throw DataError(fmt::format(
         "{}: line {}, column {} ('{}'): '{}' is not a number ({}{})", path_, line, column + 1,
         columns_.names[static_cast<std::size_t>(column)], shorten(text), why,
@@ -691,6 +775,8 @@ class RowParser {
   const Dialect& dialect_;
   const Columns& columns_;
   const Preamble& pre_;
+  const detail::MissingMarkers& markers_;
+  detail::TextColumns* text_;
   const int width_;
   const int features_;
   const int outputs_;
@@ -728,6 +814,7 @@ void keep_rows(Dataset& data, TargetCells& targets, const std::vector<char>& kee
 // A class label cannot be missing: refuse it (NanPolicy::Error) or drop the sample.
 void handle_missing_labels(Dataset& data, TargetCells& targets, const std::string& name,
                            const ReadOptions& options, const std::string& path) {
+  const detail::MissingMarkers is_missing_marker(options.na_values);
   std::vector<char> keep(targets.text.size(), 1);
   std::int64_t missing = 0;
   for (std::size_t i = 0; i < targets.text.size(); ++i) {
@@ -803,6 +890,7 @@ struct CsvLayout {
   Dialect dialect;
   Preamble pre;
   Columns columns;
+  detail::MissingMarkers markers;
 };
 
 CsvLayout plan_csv(std::string_view& body, const ReadOptions& options, const std::string& path) {
@@ -821,7 +909,8 @@ CsvLayout plan_csv(std::string_view& body, const ReadOptions& options, const std
         "column besides the target; if the file uses another delimiter, give it with --delimiter",
         path, delimiter_name(dialect.delimiter), options.delimiter ? "as given" : "as detected"));
   }
-  return {dialect, pre, plan_columns(pre, options, path)};
+  return {dialect, pre, plan_columns(pre, options, path),
+          detail::MissingMarkers(options.na_values)};
 }
 
 // The feature names of `columns` in file order, and the target from
@@ -859,7 +948,8 @@ class CsvRowBlocks final : public RowPasses {
   void for_each_block(std::int64_t first, std::int64_t last, std::int64_t block_rows,
                       const RowBlockVisitor& visit) const override {
     const std::int64_t step = std::max<std::int64_t>(1, block_rows);
-    RowParser parser(path_, layout_.dialect, layout_.columns, layout_.pre);
+    RowParser parser(path_, layout_.dialect, layout_.columns, layout_.pre, layout_.markers,
+                     nullptr);
     std::vector<float> buffer(static_cast<std::size_t>(step * column_count()));
     Cursor c = layout_.pre.data;
     for (std::int64_t at = 0; at < last;) {
@@ -891,7 +981,7 @@ Dataset read_csv_by_row_blocks(const std::string& path, const ReadOptions& optio
   data.format = layout.dialect.delimiter == '\t' ? "tsv" : "csv";
   // The first pass: every record parsed, block by block, for the row count,
   // the target and the checks; the features are checked and let go.
-  RowParser parser(path, layout.dialect, layout.columns, layout.pre);
+  RowParser parser(path, layout.dialect, layout.columns, layout.pre, layout.markers, nullptr);
   const std::int64_t m = layout.columns.features;
   const std::int64_t block =
       std::max<std::int64_t>(1, (std::int64_t{1} << 20) / std::max<std::int64_t>(1, m));
@@ -910,7 +1000,8 @@ Dataset read_csv_by_row_blocks(const std::string& path, const ReadOptions& optio
   if (n == 0) no_rows(layout.pre, path);
   data.features.resize(n, 0);
   finish_csv(data, targets, layout, body.data() + body.size(), options, path);
-  if (!non_finite.empty() && options.nan == NanPolicy::Error) {
+  if (!non_finite.empty() &&
+      (options.nan == NanPolicy::Error || options.nan == NanPolicy::Impute)) {
     const auto [row, column] = non_finite.front();
     std::vector<float> value(static_cast<std::size_t>(m));
     // Parse the row again for its value (NaN or infinite) for the message.
@@ -938,12 +1029,15 @@ Dataset read_csv(const std::string& path, const ReadOptions& options) {
   const std::int64_t capacity = row_capacity(pre.data, static_cast<int>(columns.names.size()));
   data.features.resize(capacity, columns.features);
   TargetCells targets;
-  RowParser parser(path, dialect, columns, pre);
+  detail::TextColumns text_cells(columns.features);
+  RowParser parser(path, dialect, columns, pre, layout.markers, &text_cells);
   const std::int64_t rows = parser.run(pre.data, data.features.data(), capacity, targets);
   if (rows == 0) no_rows(pre, path);
   // Row-major with the column count unchanged: a realloc, not a copy.
   data.features.conservativeResize(rows, columns.features);
   finish_csv(data, targets, layout, body.data() + body.size(), options, path);
+  // After the target: a row dropped for its missing label is gone by now.
+  detail::finish_text_columns(data, text_cells, {columns.categorical}, options.max_levels, path);
   return data;
 }
 

@@ -269,7 +269,7 @@ Dataset read_libsvm_by_row_blocks(const std::string& path, const ReadOptions& op
   Dataset data;
   data.features.resize(n, 0);
   finish_libsvm(data, counts, labels, options, path);
-  if (non_finite && options.nan == NanPolicy::Error) {
+  if (non_finite && (options.nan == NanPolicy::Error || options.nan == NanPolicy::Impute)) {
     refuse_feature_value(data, non_finite->first, non_finite->second.first,
                          non_finite->second.second, path);
   }

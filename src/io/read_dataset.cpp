@@ -84,6 +84,18 @@ const char* to_string(Format format) { return enum_name(format, kFormatNames); }
 
 Format parse_format(const std::string& name) { return parse_enum(name, kFormatNames, "format"); }
 
+constexpr EnumName<NanPolicy> kNanPolicyNames[] = {{NanPolicy::Impute, "impute"},
+                                                   {NanPolicy::Error, "error"},
+                                                   {NanPolicy::Drop, "drop"},
+                                                   {NanPolicy::Keep, "keep"}};
+
+const char* to_string(NanPolicy policy) { return enum_name(policy, kNanPolicyNames); }
+
+NanPolicy parse_nan_policy(const std::string& name, const std::string& flag) {
+  const std::string what = flag + " policy";
+  return parse_enum(name, kNanPolicyNames, what.c_str());
+}
+
 Format detect_format(const std::string& path) {
   if (is_directory(path)) return Format::Idx;
   require_readable_file(path);
@@ -212,7 +224,10 @@ void check_streamed_values(const Dataset& data, const ReadOptions& options) {
 Dataset read_dataset_by_rows(const std::string& path, const ReadOptions& options) {
   const Format format = options.format == Format::Auto ? detect_format(path) : options.format;
   check_target_options(options, format);
-  if (format != Format::Hdf5 || options.nan != NanPolicy::Error) return read_dataset(path, options);
+  if (format != Format::Hdf5 ||
+      (options.nan != NanPolicy::Error && options.nan != NanPolicy::Impute)) {
+    return read_dataset(path, options);
+  }
   require_readable_file(path);
   std::shared_ptr<const RowSource> rows;
   const auto streamed = by_row_blocks(read_hdf5_by_row_blocks, format, path, options, rows);

@@ -71,6 +71,7 @@ json to_json(const SelectionResult& result) {
                          {"test_rows", d.test_rows}};
     if (d.rmse) out["downstream"]["rmse"] = *d.rmse;
   }
+  if (result.encoding) out["encoding"] = to_json(*result.encoding);
   return out;
 }
 
@@ -125,6 +126,13 @@ SelectionResult selection_from_json(const json& object, const std::string& where
     if (d.contains("rmse")) downstream.rmse = field_as<double>(d, "rmse", where);
     result.downstream = downstream;
   }
+  if (object.contains("encoding")) {
+    result.encoding = table_encoding_from_json(object.at("encoding"), where);
+    if (static_cast<std::int64_t>(result.encoding->columns.size()) != result.data.columns) {
+      throw DataError(fmt::format("{}: the encoding describes {} columns for {} columns", where,
+                                  result.encoding->columns.size(), result.data.columns));
+    }
+  }
 
   // Consistency: a hand-edited or truncated file is refused here rather than
   // producing a wrong reduced dataset later.
@@ -159,7 +167,7 @@ std::string to_json_text(const SelectionResult& result) {
   nlohmann::ordered_json ordered;
   for (const char* key : {"format", "version", "method", "k", "selected", "selected_names",
                           "ranking", "scores", "frequency", "history", "fit_seconds", "downstream",
-                          "options", "data", "notes", "warnings"}) {
+                          "options", "data", "encoding", "notes", "warnings"}) {
     if (sorted.contains(key)) ordered[key] = sorted.at(key);
   }
   return ordered.dump(2) + "\n";

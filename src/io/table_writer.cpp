@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
 #include <ostream>
 
 #include "topkfs/core/error.hpp"
@@ -45,8 +46,18 @@ void write_selected_columns(const std::string& path, const Dataset& data,
     for (Eigen::Index i = 0; i < data.rows(); ++i) {
       buffer.clear();
       for (std::size_t j = 0; j < columns.size(); ++j) {
-        fmt::format_to(std::back_inserter(buffer), "{}{}", j == 0 ? "" : ",",
-                       data.features(i, columns[j]));
+        // As read: a categorical cell as its level, a missing cell empty.
+        if (j > 0) buffer.push_back(',');
+        const float value = data.features(i, columns[j]);
+        if (std::isnan(value)) continue;
+        if (data.is_categorical(columns[j])) {
+          const std::string& level = data.column_levels[static_cast<std::size_t>(columns[j])]
+                                                       [static_cast<std::size_t>(value)];
+          const std::string field = csv_field(level);
+          buffer.append(field.data(), field.data() + field.size());
+        } else {
+          fmt::format_to(std::back_inserter(buffer), "{}", value);
+        }
       }
       if (data.target_kind == TargetKind::Classes) {
         fmt::format_to(std::back_inserter(buffer), ",{}",

@@ -156,6 +156,19 @@ void refuse_feature_value(const Dataset& data, std::int64_t row, std::int64_t co
       std::isnan(value) ? "NaN" : "infinite"));
 }
 
+namespace {
+
+[[noreturn]] void refuse_mapped_missing(const Dataset& data, std::int64_t row, std::int64_t column,
+                                        const std::string& where) {
+  throw DataError(fmt::format(
+      "{}: sample {}, feature {} ('{}') is NaN (missing), and the rows are read from the file on "
+      "demand, where missing cells cannot be imputed; pass --in-memory to impute them, or --nan "
+      "drop to drop such samples",
+      where, row + 1, column + 1, data.feature_names[static_cast<std::size_t>(column)]));
+}
+
+}  // namespace
+
 void check_values(Dataset& data, const ReadOptions& options, const std::string& where) {
   const auto n = data.rows();
   const bool missing_labels =
@@ -168,6 +181,11 @@ void check_values(Dataset& data, const ReadOptions& options, const std::string& 
   std::vector<std::int64_t> keep;
   keep.reserve(static_cast<std::size_t>(n));
   const RowShard checked = rows_to_check(data, options);
+  // Under Impute a NaN feature is a missing cell, kept for the selection to
+  // impute on its training rows; mapped rows cannot be changed, so there it
+  // is refused as under Error.
+  const bool impute = options.nan == NanPolicy::Impute;
+  const bool impute_here = impute && data.features.storage() == RowStorage::InMemory;
   for (Eigen::Index i = 0; i < n; ++i) {
     // A sample without its class cannot be kept, whatever the policy (the
     // reader refused it under NanPolicy::Error).
@@ -177,7 +195,11 @@ void check_values(Dataset& data, const ReadOptions& options, const std::string& 
     for (Eigen::Index j = 0; check_numbers && j < data.features.cols() && !bad; ++j) {
       const float v = data.features(i, j);
       if (!std::isfinite(v)) {
-        if (options.nan == NanPolicy::Error) refuse_feature_value(data, i, j, v, where);
+        if (impute_here && std::isnan(v)) continue;
+        if (options.nan == NanPolicy::Error || impute) {
+          if (impute && std::isnan(v)) refuse_mapped_missing(data, i, j, where);
+          refuse_feature_value(data, i, j, v, where);
+        }
         bad = true;
       }
     }
@@ -185,7 +207,8 @@ void check_values(Dataset& data, const ReadOptions& options, const std::string& 
       for (Eigen::Index j = 0; j < data.targets.cols() && !bad; ++j) {
         const double v = data.targets(i, j);
         if (!std::isfinite(v)) {
-          if (options.nan == NanPolicy::Error) {
+          const bool missing = impute && std::isnan(v);  // the row is dropped below
+          if (!missing && (options.nan == NanPolicy::Error || impute)) {
             throw DataError(
                 fmt::format("{}: sample {}, target '{}' is {}; remove it or pass --nan drop", where,
                             i + 1, data.target_names[static_cast<std::size_t>(j)],
@@ -225,9 +248,15 @@ void check_values(Dataset& data, const ReadOptions& options, const std::string& 
       data = take_rows(data, keep);
       data.notes = std::move(notes);
     }
-    data.notes.push_back(fmt::format("dropped {} of {} samples holding NaN or infinite values{}",
-                                     n - static_cast<std::int64_t>(keep.size()), n,
-                                     missing_labels ? " or a missing class label" : ""));
+    if (impute) {
+      data.notes.push_back(fmt::format(
+          "dropped {} of {} samples whose target is missing (a target is never imputed)",
+          n - static_cast<std::int64_t>(keep.size()), n));
+    } else {
+      data.notes.push_back(fmt::format("dropped {} of {} samples holding NaN or infinite values{}",
+                                       n - static_cast<std::int64_t>(keep.size()), n,
+                                       missing_labels ? " or a missing class label" : ""));
+    }
   }
   check_classes(data, where);
 }

@@ -122,3 +122,16 @@ DownstreamResult score_held_out(const Dataset& data, const std::vector<std::int6
 }
 
 }  // namespace topkfs
+
+namespace topkfs {
+
+DownstreamResult score_held_out(const Dataset& data, const std::vector<std::int64_t>& train,
+                                const SelectionResult& selection,
+                                const DownstreamOptions& options) {
+  if (!selection.encoding) return score_held_out(data, train, selection.selected, options);
+  const Dataset encoded = encode_table(data, *selection.encoding);
+  return score_held_out(encoded, train, selection.encoding->encoded_columns_of(selection.selected),
+                        options);
+}
+
+}  // namespace topkfs

@@ -8,6 +8,8 @@
 #include "topkfs/core/error.hpp"
 #include "topkfs/core/rank_group.hpp"
 #include "topkfs/data/row_source.hpp"
+#include "topkfs/data/table_encoding.hpp"
+#include "topkfs/select/group_selection.hpp"
 
 namespace topkfs {
 
@@ -120,13 +122,25 @@ SelectionResult fit_on_rows(Selector& selector, const Dataset& data,
   }
 }
 
+SelectionResult fit_table(Selector& selector, const Dataset& data,
+                          const std::vector<std::int64_t>& rows, int k,
+                          const FitCallbacks& callbacks) {
+  if (!needs_encoding(data)) return fit_on_rows(selector, data, rows, k, callbacks);
+  TableEncoding encoding = learn_encoding(data, rows);
+  const Dataset encoded = encode_table(data, encoding);
+  SelectionResult result = fit_groups(selector, encoded, rows, k, callbacks);
+  result.notes.insert(result.notes.begin(), encoding.summary());
+  result.encoding = std::move(encoding);
+  return result;
+}
+
 SelectionResult run_selection(const Dataset& data, Selector& selector, int k,
                               const SelectionSplitOptions& split, const FitCallbacks& callbacks) {
   check_k(data, k);
   std::string note;
   const auto rows = selection_rows(data, split, note);
   const std::string whole = whole_matrix_note(data, selector, callbacks.ranks);
-  SelectionResult result = fit_on_rows(selector, data, rows, k, callbacks);
+  SelectionResult result = fit_table(selector, data, rows, k, callbacks);
   if (!whole.empty()) result.notes.insert(result.notes.begin(), whole);
   result.notes.insert(result.notes.begin(), note);
   result.data.path = data.source;

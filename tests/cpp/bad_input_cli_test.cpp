@@ -34,14 +34,17 @@ TEST(BadInputCli, RaggedRowNamesLineAndBothCounts) {
 }
 
 TEST(BadInputCli, NonNumericCellNamesLineColumnAndValue) {
-  expect_refused(file("nonnum.csv", "a,b,y\n1,2,0\n3,x,1\n"),
-                 {1, {"nonnum.csv", "line 3", "column 2", "'b'", "'x'"}});
+  // A text cell makes its column categorical; --numeric refuses it instead.
+  expect_refused(file("nonnum.csv", "a,b,y\n1,2,0\n3,x,1\n") + " --numeric b",
+                 {1, {"nonnum.csv", "line 3", "column 2", "'b'", "'x'", "--numeric"}});
 }
 
-TEST(BadInputCli, NanIsRefusedByDefaultAndDroppedOnRequest) {
+TEST(BadInputCli, NanIsRefusedOnRequestAndDroppedOnRequest) {
   const std::string path = file("nan.csv", "a,b,y\n1,2,0\nnan,4,1\n5,6,1\n7,8,0\n");
-  // info reports missing values instead of refusing them.
-  expect_select_refused(path, {1, {"nan.csv", "sample 2", "feature 1 ('a')", "NaN", "--nan drop"}});
+  // info reports missing values instead of refusing them; select imputes
+  // them unless --nan error.
+  expect_select_refused(path + " --nan error",
+                        {1, {"nan.csv", "sample 2", "feature 1 ('a')", "NaN", "--nan drop"}});
   const CommandResult dropped = run_cli("info --json --nan drop " + path);
   EXPECT_EQ(dropped.exit_code, 0) << dropped.err;
   EXPECT_NE(dropped.out.find("\"rows\": 3"), std::string::npos) << dropped.out;

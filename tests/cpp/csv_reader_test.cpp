@@ -236,8 +236,11 @@ TEST(CsvReader, QuotedHeadersAndClassLabels) {
 }
 
 TEST(CsvReader, LineNumbersCountLinesInsideQuotes) {
-  const auto message = error_of<DataError>(
-      [] { read_text("quoted_lines.csv", "a,b,class\n1,2,\"two\nlines\"\n3,x,c\n4,5,d\n"); });
+  ReadOptions numeric;
+  numeric.numeric = {"b"};
+  const auto message = error_of<DataError>([&] {
+    read_text("quoted_lines.csv", "a,b,class\n1,2,\"two\nlines\"\n3,x,c\n4,5,d\n", numeric);
+  });
   EXPECT_NE(message.find("line 4, column 2 ('b'): 'x' is not a number"), std::string::npos)
       << message;
 }
@@ -309,12 +312,11 @@ TEST(CsvReader, NoTargetReadsEveryColumnAsAFeature) {
   const Dataset single = read_text("no_target_single.csv", "a\n1\n2\n", options);
   EXPECT_EQ(single.cols(), 1);
   EXPECT_EQ(single.rows(), 2);
-  // Text in any column is refused, and the message does not point to --target.
-  const auto text = error_of<DataError>(
-      [&] { read_text("no_target_text.csv", "a,label\n1,cat\n2,dog\n", options); });
-  EXPECT_NE(text.find("line 2, column 2 ('label'): 'cat' is not a number (read with --no-target"),
-            std::string::npos)
-      << text;
+  // Text in a column makes it a categorical feature.
+  const Dataset text = read_text("no_target_text.csv", "a,label\n1,cat\n2,dog\n", options);
+  ASSERT_EQ(text.cols(), 2);
+  EXPECT_TRUE(text.is_categorical(1));
+  EXPECT_EQ(text.column_levels[1], strings({"cat", "dog"}));
   options.target = {"a"};
   const auto both =
       error_of<OptionError>([&] { read_text("no_target_both.csv", content, options); });
@@ -384,21 +386,30 @@ TEST(CsvReader, RaggedRowNamesLineAndWidth) {
 }
 
 TEST(CsvReader, NonNumericFeatureCellNamesLineAndColumn) {
+  ReadOptions numeric;
+  numeric.numeric = {"b"};
   const auto message =
-      error_of<DataError>([] { read_text("text_cell.csv", "a,b,y\n1,2,3\n4,abc,6\n"); });
+      error_of<DataError>([&] { read_text("text_cell.csv", "a,b,y\n1,2,3\n4,abc,6\n", numeric); });
   EXPECT_NE(message.find("text_cell.csv: line 3, column 2 ('b'): 'abc' is not a number"),
             std::string::npos)
       << message;
   const auto trailing =
-      error_of<DataError>([] { read_text("text_cell2.csv", "a,b,y\n1,2.5x,3\n"); });
+      error_of<DataError>([&] { read_text("text_cell2.csv", "a,b,y\n1,2.5x,3\n", numeric); });
   EXPECT_NE(trailing.find("line 2, column 2 ('b'): '2.5x' is not a number"), std::string::npos)
       << trailing;
 }
 
-TEST(CsvReader, EmptyCellIsNaNRefusedByDefaultDroppedOnRequest) {
+TEST(CsvReader, EmptyCellIsNaNRefusedOnRequestDroppedOnRequest) {
   const std::string content = "a,b,y\n1,2,0.5\n3,,1.5\n5,NA,2.5\n7,8,3.5\n";
-  const auto message = error_of<DataError>([&] { read_text("holes.csv", content); });
+  ReadOptions strict;
+  strict.nan = NanPolicy::Error;
+  const auto message = error_of<DataError>([&] { read_text("holes.csv", content, strict); });
   EXPECT_NE(message.find("sample 2, feature 2 ('b') is NaN"), std::string::npos) << message;
+  // By default the cells stay missing, for the selection to impute.
+  const Dataset kept = read_text("holes.csv", content);
+  ASSERT_EQ(kept.rows(), 4);
+  EXPECT_TRUE(std::isnan(kept.features(1, 1)));
+  EXPECT_TRUE(std::isnan(kept.features(2, 1)));
 
   ReadOptions options;
   options.nan = NanPolicy::Drop;
@@ -409,10 +420,15 @@ TEST(CsvReader, EmptyCellIsNaNRefusedByDefaultDroppedOnRequest) {
   EXPECT_EQ(data.notes.back(), "dropped 2 of 4 samples holding NaN or infinite values");
 }
 
-TEST(CsvReader, NanAndInfTextRefusedByDefaultDroppedOnRequest) {
+TEST(CsvReader, NanAndInfTextRefusedOnRequestDroppedOnRequest) {
   const std::string content = "a,b,y\n1,nan,0.5\n3,-inf,1.5\n5,6,2.5\n7,8,NaN\n9,10,4.5\n";
-  const auto message = error_of<DataError>([&] { read_text("nans.csv", content); });
+  ReadOptions strict;
+  strict.nan = NanPolicy::Error;
+  const auto message = error_of<DataError>([&] { read_text("nans.csv", content, strict); });
   EXPECT_NE(message.find("sample 1, feature 2 ('b') is NaN"), std::string::npos) << message;
+  // By default an infinite value is refused (a NaN would be imputed).
+  const auto infinite = error_of<DataError>([&] { read_text("nans.csv", content); });
+  EXPECT_NE(infinite.find("sample 2, feature 2 ('b') is infinite"), std::string::npos) << infinite;
 
   ReadOptions options;
   options.nan = NanPolicy::Drop;
@@ -447,17 +463,21 @@ TEST(CsvReader, OneClassOnlyIsRefused) {
 
 TEST(CsvReader, MissingClassLabelRefusedOrDropped) {
   const std::string content = "a,label\n1,cat\n2,\n3,dog\n4,cat\n5,NA\n";
-  const auto message = error_of<DataError>([&] { read_text("no_label.csv", content); });
+  ReadOptions strict;
+  strict.nan = NanPolicy::Error;
+  const auto message = error_of<DataError>([&] { read_text("no_label.csv", content, strict); });
   EXPECT_NE(message.find("sample 2: the class label 'label' is missing"), std::string::npos)
       << message;
 
-  ReadOptions options;
-  options.nan = NanPolicy::Drop;
-  const Dataset data = read_text("no_label.csv", content, options);
-  ASSERT_EQ(data.rows(), 3);
-  EXPECT_FLOAT_EQ(data.features(1, 0), 3.0f);
-  EXPECT_EQ(data.labels, (std::vector<std::int32_t>{0, 1, 0}));
-  EXPECT_EQ(data.notes.back(), "dropped 2 of 5 samples whose class label 'label' is missing");
+  for (const NanPolicy policy : {NanPolicy::Drop, NanPolicy::Impute}) {
+    ReadOptions options;
+    options.nan = policy;  // a target is never imputed: its row goes
+    const Dataset data = read_text("no_label.csv", content, options);
+    ASSERT_EQ(data.rows(), 3);
+    EXPECT_FLOAT_EQ(data.features(1, 0), 3.0f);
+    EXPECT_EQ(data.labels, (std::vector<std::int32_t>{0, 1, 0}));
+    EXPECT_EQ(data.notes.back(), "dropped 2 of 5 samples whose class label 'label' is missing");
+  }
 }
 
 TEST(CsvReader, FewIntegerTargetsAreClassesUnlessRegressionIsAsked) {

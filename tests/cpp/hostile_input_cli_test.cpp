@@ -169,7 +169,8 @@ TEST(HostileInputCli, FifoAsDataOrSelectionIsRefusedInsteadOfBlocking) {
 TEST(HostileInputCli, BinaryTargetWithAMissingCellStaysClasses) {
   const std::string path =
       write_temp_file("missing-label.csv", "a,b,y\n1,2,0\n3,4,1\n5,6,\n7,8,nan\n9,1,0\n2,2,1\n");
-  expect_select_refused(path, {1, {"missing-label.csv", "sample 3", "class label", "--nan drop"}});
+  expect_select_refused(path + " --nan error",
+                        {1, {"missing-label.csv", "sample 3", "class label", "--nan drop"}});
   const CommandResult dropped = run_cli("info --json --nan drop " + path);
   ASSERT_EQ(dropped.exit_code, 0) << dropped.err;
   EXPECT_NE(dropped.out.find("\"rows\": 4"), std::string::npos) << dropped.out;

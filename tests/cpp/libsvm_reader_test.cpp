@@ -163,9 +163,11 @@ TEST(LibsvmReader, MissingLabelIsAnError) {
       << message;
 }
 
-TEST(LibsvmReader, NanValueRefusedByDefaultDroppedOnRequest) {
+TEST(LibsvmReader, NanValueRefusedOnRequestDroppedOnRequest) {
   const std::string path = write_temp_file("nan.svm", "1 1:2\n2 1:nan\n1 2:1\n2 1:3\n");
-  const auto message = data_error_of([&] { read_dataset(path); });
+  ReadOptions strict;
+  strict.nan = NanPolicy::Error;
+  const auto message = data_error_of([&] { read_dataset(path, strict); });
   EXPECT_NE(message.find("sample 2, feature 1 ('f1') is NaN"), std::string::npos) << message;
   ReadOptions options;
   options.nan = NanPolicy::Drop;

@@ -213,7 +213,9 @@ def test_nan_policies(tmp_path, small):
     lines[3] = "nan," + lines[3].split(",", 1)[1]
     path.write_text("\n".join(lines) + "\n")
     with pytest.raises(ValueError, match=r"nan\.csv: sample 3, feature 1"):
-        topkfs.load(path)
+        topkfs.load(path, nan="error")
+    imputed_later = topkfs.load(path)  # the default: kept for the selection to impute
+    assert np.isnan(imputed_later.X[2, 0])
     dropped = topkfs.load(path, nan="drop")
     assert dropped.X.shape == (11, 5)
     assert dropped.notes
@@ -226,7 +228,7 @@ def test_reader_option_errors(tmp_path, small):
     path = write_csv(tmp_path / "data.csv", X, y)
     with pytest.raises(TypeError, match="unexpected reader option 'targt'.*target"):
         topkfs.load(path, targt="label")
-    with pytest.raises(ValueError, match="nan takes"):
+    with pytest.raises(ValueError, match="unknown nan policy 'ignore'"):
         topkfs.load(path, nan="ignore")
     with pytest.raises(ValueError, match="format"):
         topkfs.load(path, format="xlsx")

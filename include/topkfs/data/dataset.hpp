@@ -50,6 +50,18 @@ struct Dataset {
   // garbage; feature_rows() and cols() are the source's.
   std::shared_ptr<const RowSource> row_blocks;
   std::vector<std::string> feature_names;
+  // Categorical features (text in a CSV/TSV column, --categorical): empty
+  // when every column is numeric, else one entry per column, the levels of a
+  // categorical column (its cells hold the index of their level, NaN where
+  // missing) or nothing for a numeric one. In every column NaN is a missing
+  // cell (docs/data-preparation.md, "Mixed-type tables").
+  std::vector<std::vector<std::string>> column_levels;
+  // Feature groups, selected whole (a categorical column's one-hot columns,
+  // a numeric column and its missing indicator): empty when every column is
+  // a group of its own, else the group of each column; group_names[g] names
+  // group g (the original column it came from).
+  std::vector<std::int64_t> column_group;
+  std::vector<std::string> group_names;
 
   TargetKind target_kind = TargetKind::None;
   // Classes: labels encoded 0..C-1, original names kept in class_names
@@ -75,6 +87,14 @@ struct Dataset {
   const RowSource& feature_rows() const { return row_blocks ? *row_blocks : features; }
   int num_classes() const { return static_cast<int>(class_names.size()); }
   int num_outputs() const { return static_cast<int>(targets.cols()); }
+  bool is_categorical(std::int64_t column) const {
+    return !column_levels.empty() && !column_levels[static_cast<std::size_t>(column)].empty();
+  }
+  bool has_categorical() const;
+  // Groups the columns form (every column its own when column_group is empty).
+  std::int64_t group_count() const {
+    return column_group.empty() ? cols() : static_cast<std::int64_t>(group_names.size());
+  }
 
   // Checks shapes agree (labels/targets length, names, split indices) and
   // throws DataError naming `source` when they do not.
@@ -94,6 +114,10 @@ std::vector<std::int64_t> class_counts(const Dataset& data);
 // Rows `rows` of `data` as a new dataset (features, target, names kept; the
 // predefined split is dropped because its indices no longer apply).
 Dataset take_rows(const Dataset& data, const std::vector<std::int64_t>& rows);
+
+// Gives `to` (other columns of the same rows) the target, the predefined
+// split and the provenance of `from`.
+void copy_rows_target(const Dataset& from, Dataset& to);
 
 // Columns `cols` of `data` as a new dataset, in the given order (image shape
 // dropped unless every column is kept in order).

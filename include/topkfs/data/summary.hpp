@@ -16,6 +16,12 @@ struct ValueRange {
   double max = 0.0;
 };
 
+struct CategoricalSummary {
+  std::string name;
+  std::int64_t levels = 0;
+  std::vector<std::pair<std::string, std::int64_t>> most_frequent;  // level, count; at most 5
+};
+
 struct DatasetSummary {
   std::string source;
   std::string format;
@@ -28,10 +34,13 @@ struct DatasetSummary {
   std::vector<std::string> target_names;
   std::vector<std::pair<std::string, std::int64_t>> class_counts;  // name, count
   std::vector<ValueRange> target_ranges;                           // one per output (real targets)
-  ValueRange feature_range;  // over every finite feature value
+  ValueRange feature_range;  // over every finite value of the numeric features
   std::int64_t constant_columns = 0;
   std::int64_t missing_values = 0;  // NaN or infinite feature/target values
   std::int64_t rows_with_missing = 0;
+  // Feature columns with missing (NaN) cells: name, count.
+  std::vector<std::pair<std::string, std::int64_t>> missing_by_column;
+  std::vector<CategoricalSummary> categorical;                 // the categorical columns, in order
   std::optional<std::pair<std::int64_t, std::int64_t>> split;  // train, test rows
   std::optional<ImageShape> image_shape;
   std::vector<std::string> feature_names_head;  // the first few names

@@ -8,11 +8,20 @@ namespace topkfs {
 
 enum class Format { Auto, Csv, Tsv, Libsvm, Idx, Mat, Hdf5, Npy, Npz };
 
-// What to do with NaN or Inf values (features or real targets).
-//  Error: refuse the file, naming the sample and column (the default).
+// What to do with missing feature cells (NaN, an empty cell, a missing
+// marker) and with NaN or infinite values elsewhere.
+//  Impute (the default): a missing feature cell stays missing (NaN) and is
+//    imputed by the selection on the rows it learns from (data/
+//    table_encoding.hpp); a sample whose target is missing is dropped with a
+//    note (a target is never imputed); an infinite value is refused.
+//  Error: refuse the file, naming the sample and column.
 //  Drop: drop such samples and note how many went.
-//  Keep: leave them in; for inspection (`topkfs info`) only, methods refuse them.
-enum class NanPolicy { Error, Drop, Keep };
+//  Keep: leave them in; for inspection (`topkfs info`) only.
+enum class NanPolicy { Impute, Error, Drop, Keep };
+
+// "impute", "error", "drop", "keep"; throws OptionError naming `flag` otherwise.
+NanPolicy parse_nan_policy(const std::string& name, const std::string& flag = "--nan");
+const char* to_string(NanPolicy policy);
 
 // How to interpret the target column(s).
 //  Auto: text labels or few distinct integer values -> classes; otherwise real.
@@ -34,6 +43,17 @@ struct ReadOptions {
   std::vector<std::string> target;
   HeaderMode header = HeaderMode::Auto;
   std::optional<char> delimiter;  // unset: detected from the first lines
+  // A column holding text in any cell (neither a number nor a missing
+  // marker) is categorical. These name columns (as --target does) read as
+  // categorical although they hold numbers (integer codes) ...
+  std::vector<std::string> categorical;
+  // ... or as numbers, where a text cell is then an error naming it.
+  std::vector<std::string> numeric;
+  // A categorical column with more levels than this is refused.
+  int max_levels = 1000;
+  // Cells read as missing besides the built-in markers (every reader of
+  // text: CSV/TSV; docs/data-preparation.md lists the markers).
+  std::vector<std::string> na_values;
 
   // --- every format ---
   // The data has no target (new data to reduce with `transform`, or to look
@@ -42,7 +62,7 @@ struct ReadOptions {
   // with its label). Excludes target, y_var, y_path, labels_path, y_file
   // (check_target_options).
   bool no_target = false;
-  NanPolicy nan = NanPolicy::Error;
+  NanPolicy nan = NanPolicy::Impute;
   TaskHint task = TaskHint::Auto;
   // Integer-valued targets with at most this many distinct values count as
   // classes under TaskHint::Auto.

@@ -41,6 +41,13 @@ DownstreamResult score_held_out(const Dataset& data, const std::vector<std::int6
                                 const std::vector<std::int64_t>& columns,
                                 const DownstreamOptions& options = {});
 
+// score_held_out of the columns `selection` chose; where the selection
+// encoded the table (SelectionResult::encoding), on the encoded columns of
+// the chosen ones, encoded as the selection learned them.
+DownstreamResult score_held_out(const Dataset& data, const std::vector<std::int64_t>& train,
+                                const SelectionResult& selection,
+                                const DownstreamOptions& options = {});
+
 // Least-squares coefficients with an intercept: (k + 1) x q, the intercept in
 // the last row. Solved by column-pivoting QR in double precision, so collinear
 // or constant columns get a minimum-effort (not NaN) solution.

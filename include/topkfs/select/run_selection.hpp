@@ -47,6 +47,14 @@ SelectionResult fit_on_rows(Selector& selector, const Dataset& data,
                             const std::vector<std::int64_t>& rows, int k,
                             const FitCallbacks& callbacks);
 
+// fit_on_rows on the table `data` as read: when it holds categorical columns
+// or missing cells (needs_encoding), the encoding is learned from `rows`
+// only, the method fitted on the encoded table and k columns of the table
+// selected whole (group_selection.hpp); the result then holds the encoding.
+SelectionResult fit_table(Selector& selector, const Dataset& data,
+                          const std::vector<std::int64_t>& rows, int k,
+                          const FitCallbacks& callbacks);
+
 // Fits `selector` on the rows chosen by `split` and fills the result's data
 // description and notes.
 SelectionResult run_selection(const Dataset& data, Selector& selector, int k,

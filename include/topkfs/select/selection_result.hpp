@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "topkfs/data/table_encoding.hpp"
+
 namespace topkfs {
 
 // One entry per epoch (neural methods) or sweep (coordinate descent).
@@ -55,6 +57,11 @@ struct SelectionResult {
   std::vector<std::string> notes;     // e.g. "learned from the predefined training split only"
   std::vector<std::string> warnings;  // e.g. non-convergence
   std::optional<DownstreamResult> downstream;
+  // Set when the table was encoded for the method (categorical columns,
+  // missing cells): what `transform`, `--score` and the pictures apply to
+  // other rows. Indices above (selected, ranking, scores) are then of the
+  // table's columns, each selected whole.
+  std::optional<TableEncoding> encoding;
 };
 
 // Columns ordered by decreasing score; ties go to the lower index (the order

@@ -19,6 +19,14 @@ namespace topkfs {
 void check_k(int k, std::int64_t columns, const std::string& source);
 inline void check_k(const Dataset& data, int k) { check_k(k, data.cols(), data.source); }
 
+// How a method's column scores add up to the score of a group of columns
+// (a categorical column's one-hot columns, a column and its missing
+// indicator: docs/algorithms.md, "Groups"). Norm: the Euclidean norm of the
+// group's scores, for scores that are weight magnitudes (|w| of the one-to-one
+// layer, of a linear model's coefficients), as group lasso measures a group.
+// Sum: the sum, for scores that are shares of a total (impurity importance).
+enum class GroupScore { Norm, Sum };
+
 class Selector {
  public:
   virtual ~Selector() = default;
@@ -49,6 +57,9 @@ class Selector {
   // one ranking (random-forest importance, DFS): `topkfs evaluate` then fits
   // once per split and reads every k from that ranking.
   virtual bool ranking_depends_on_k() const { return true; }
+
+  // How the selection of whole groups combines this method's column scores.
+  virtual GroupScore group_score() const { return GroupScore::Norm; }
 
   // True when fit() honours FitCallbacks::checkpoint with these options: it
   // writes training checkpoints and resumes from them exactly (dnn-top and

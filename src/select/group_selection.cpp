@@ -1,0 +1,81 @@
+#include "topkfs/select/group_selection.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "topkfs/core/error.hpp"
+#include "topkfs/select/run_selection.hpp"
+
+namespace topkfs {
+namespace {
+
+std::vector<std::int64_t> group_sizes(const Dataset& data) {
+  std::vector<std::int64_t> sizes(data.group_names.size(), 0);
+  for (auto group : data.column_group) ++sizes[static_cast<std::size_t>(group)];
+  return sizes;
+}
+
+std::int64_t groups_with_columns(const std::vector<std::int64_t>& sizes) {
+  return std::count_if(sizes.begin(), sizes.end(), [](auto size) { return size > 0; });
+}
+
+}  // namespace
+
+int columns_for_groups(const Dataset& data, int k_groups) {
+  const auto used = groups_with_columns(group_sizes(data));
+  const double mean_size =
+      static_cast<double>(data.cols()) / static_cast<double>(std::max<std::int64_t>(used, 1));
+  const auto columns = static_cast<std::int64_t>(std::lround(k_groups * mean_size));
+  return static_cast<int>(std::clamp<std::int64_t>(columns, k_groups, data.cols()));
+}
+
+SelectionResult fit_groups(Selector& selector, const Dataset& data,
+                           const std::vector<std::int64_t>& rows, int k_groups,
+                           const FitCallbacks& callbacks) {
+  TOPKFS_ASSERT(!data.column_group.empty());
+  const std::vector<std::int64_t> sizes = group_sizes(data);
+  const std::int64_t usable = groups_with_columns(sizes);
+  if (k_groups < 1 || k_groups > usable) {
+    throw OptionError(fmt::format(
+        "--k {} is out of range: {} has {} columns that can be selected ({} of {} were dropped, "
+        "missing in every row learned from)",
+        k_groups, data.source, usable, data.group_names.size() - static_cast<std::size_t>(usable),
+        data.group_names.size()));
+  }
+  const int k_columns = columns_for_groups(data, k_groups);
+  SelectionResult columns = fit_on_rows(selector, data, rows, k_columns, callbacks);
+
+  const std::size_t groups = data.group_names.size();
+  std::vector<double> sum(groups, 0.0);
+  std::vector<double> squares(groups, 0.0);
+  std::vector<double> frequency(columns.frequency.empty() ? 0 : groups, 0.0);
+  for (std::size_t c = 0; c < columns.scores.size(); ++c) {
+    const auto g = static_cast<std::size_t>(data.column_group[c]);
+    const double score = columns.scores[c];
+    sum[g] += score;
+    squares[g] += score > 0 ? score * score : 0.0;
+    // A group counts as chosen in a run when one of its columns was.
+    if (!frequency.empty()) frequency[g] = std::max(frequency[g], columns.frequency[c]);
+  }
+  SelectionResult result = std::move(columns);
+  result.k = k_groups;
+  result.scores.assign(groups, 0.0);
+  std::vector<double> has_columns(groups, 0.0);
+  for (std::size_t g = 0; g < groups; ++g) {
+    result.scores[g] = selector.group_score() == GroupScore::Sum ? sum[g] : std::sqrt(squares[g]);
+    has_columns[g] = sizes[g] > 0 ? 1.0 : 0.0;
+  }
+  result.frequency = std::move(frequency);
+  finish_selection(result, data.group_names, has_columns);
+  result.notes.push_back(fmt::format(
+      "selected whole columns of the table: {} was fitted on {} encoded columns with k = {} "
+      "(k = {} columns of the table times their mean width) and each column scored by the {} of "
+      "its encoded columns' scores",
+      result.method, data.cols(), k_columns, k_groups,
+      selector.group_score() == GroupScore::Sum ? "sum" : "Euclidean norm"));
+  return result;
+}
+
+}  // namespace topkfs
