@@ -1,6 +1,7 @@
 // dnn-top's objective (docs/method.md §1) as a LoopModel: the lead model's loss,
 // lambda3 times the sub-model's on the k inputs of largest |w| (the mask
 // recomputed at every step), and the elastic-net penalties on w.
+#include <algorithm>
 #include <cmath>
 #include <optional>
 
@@ -17,11 +18,17 @@ using torch::Tensor;
 
 class DnnTopModel final : public LoopModel {
  public:
-  DnnTopModel(TopKNetwork& network, const DnnTopOptions& options, std::int64_t k, NeuralTask task)
-      : network_(network), options_(options), k_(k), task_(task) {
+  // With `groups` (one per input, TrainingSet::input_groups), k counts
+  // groups and the sub-model keeps or drops a group's inputs together.
+  DnnTopModel(TopKNetwork& network, const DnnTopOptions& options, std::int64_t k, NeuralTask task,
+              const std::vector<std::int64_t>& groups)
+      : network_(network), options_(options), k_(k), task_(task), groups_(groups) {
+    for (auto group : groups_) group_count_ = std::max(group_count_, group + 1);
     const auto indexed = network_.input_indexed();
     const std::int64_t inputs = network_.w.numel();
-    if (options_.lambda3 > 0 && !indexed.empty() && k_ < inputs) {
+    // The prefix path needs exactly k inputs on top: not for groups, whose
+    // widths differ.
+    if (options_.lambda3 > 0 && !indexed.empty() && k_ < inputs && groups_.empty()) {
       // The top k inputs first (input_order.hpp), from the first step on.
       order_.emplace(inputs, k_);
       for (const auto& tensor : indexed) order_->track(tensor);
@@ -120,7 +127,8 @@ class DnnTopModel final : public LoopModel {
   Tensor subset_at(double progress) const {
     const double into_anneal = progress - options_.warmup;
     if (options_.lambda3 > 0 && options_.anneal > 0 && into_anneal < options_.anneal) {
-      const double inputs = static_cast<double>(network_.w.numel());
+      const double inputs =
+          static_cast<double>(groups_.empty() ? network_.w.numel() : group_count_);
       const double fraction = into_anneal / options_.anneal;
       const auto k_now = static_cast<std::int64_t>(
           std::llround(inputs * std::pow(static_cast<double>(k_) / inputs, fraction)));
@@ -138,8 +146,30 @@ class DnnTopModel final : public LoopModel {
 
   Tensor top_k_of_w(std::int64_t count) const {
     const Tensor magnitude = ranking_weights();
+    if (!groups_.empty()) return top_groups_of(magnitude, count);
     return torch::tensor(top_k_by_magnitude(magnitude.data_ptr<float>(), magnitude.numel(), count),
                          torch::kLong);
+  }
+
+  // The inputs of the `count` groups of largest Euclidean norm of w (the
+  // group score of docs/algorithms.md, "Groups"), in increasing order.
+  Tensor top_groups_of(const Tensor& magnitude, std::int64_t count) const {
+    const Tensor contiguous = magnitude.to(torch::kFloat).contiguous();
+    const float* w = contiguous.data_ptr<float>();
+    std::vector<float> norms(static_cast<std::size_t>(group_count_), 0.0f);
+    for (std::size_t j = 0; j < groups_.size(); ++j) {
+      norms[static_cast<std::size_t>(groups_[j])] += w[j] * w[j];
+    }
+    for (auto& norm : norms) norm = std::sqrt(norm);
+    const std::vector<std::int64_t> top = top_k_by_magnitude(norms.data(), group_count_, count);
+    std::vector<char> kept(norms.size(), 0);
+    for (auto group : top) kept[static_cast<std::size_t>(group)] = 1;
+    std::vector<std::int64_t> inputs;
+    for (std::size_t j = 0; j < groups_.size(); ++j) {
+      if (kept[static_cast<std::size_t>(groups_[j])])
+        inputs.push_back(static_cast<std::int64_t>(j));
+    }
+    return torch::tensor(inputs, torch::kLong);
   }
 
   // What the top-k rule ranks at every step: w itself for --rank-by w (the
@@ -153,6 +183,8 @@ class DnnTopModel final : public LoopModel {
   const DnnTopOptions& options_;
   std::int64_t k_;
   NeuralTask task_;
+  const std::vector<std::int64_t>& groups_;
+  std::int64_t group_count_ = 0;
   std::optional<InputOrder> order_;  // for a network that allows it
   Tensor leading_;                   // 0 .. k-1
 };
@@ -185,7 +217,7 @@ TrainingOutcome train_network(TopKNetwork& network, const TrainingSet& data,
                               const DnnTopOptions& options, std::int64_t k,
                               const FitCallbacks& callbacks, const GradientHook& hook,
                               int batch_workers) {
-  DnnTopModel model(network, options, k, data.task);
+  DnnTopModel model(network, options, k, data.task, data.input_groups);
   LoopSettings settings;
   settings.epochs = options.epochs;
   settings.batch = options.batch;

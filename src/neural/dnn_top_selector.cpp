@@ -54,6 +54,31 @@ class DnnTopSelector final : public TableSelector<DnnTopOptions> {
     return fit_restarts(train, rows, k, shape, callbacks, start);
   }
 
+  // The columns a run's top k holds: its k largest magnitudes, or with
+  // column groups every column of its k groups of largest norm.
+  static std::vector<std::int64_t> top_k_columns(const Dataset& train,
+                                                 const std::vector<double>& magnitude, int k) {
+    if (train.column_group.empty()) {
+      const std::vector<std::int64_t> ranking = rank_by_score(magnitude);
+      return {ranking.begin(), ranking.begin() + k};
+    }
+    std::vector<double> norms(train.group_names.size(), 0.0);
+    for (std::size_t j = 0; j < magnitude.size(); ++j) {
+      norms[static_cast<std::size_t>(train.column_group[j])] += magnitude[j] * magnitude[j];
+    }
+    const std::vector<std::int64_t> groups = rank_by_score(norms);
+    std::vector<char> kept(norms.size(), 0);
+    for (int i = 0; i < k && i < static_cast<int>(groups.size()); ++i) {
+      kept[static_cast<std::size_t>(groups[static_cast<std::size_t>(i)])] = 1;
+    }
+    std::vector<std::int64_t> columns;
+    for (std::size_t j = 0; j < magnitude.size(); ++j) {
+      if (kept[static_cast<std::size_t>(train.column_group[j])])
+        columns.push_back(static_cast<std::int64_t>(j));
+    }
+    return columns;
+  }
+
   // A libtorch archive of every parameter (w and the body) plus the metadata
   // needed to rebuild the network, as the string entry "topkfs_metadata".
   // Without the top-k term (DFS) training never looks at k, so the selection
@@ -63,6 +88,9 @@ class DnnTopSelector final : public TableSelector<DnnTopOptions> {
     return options_.lambda3 != 0.0 || options_.restarts > 1;
   }
   bool resumable() const override { return options_.restarts == 1; }
+  // The sub-model's mask keeps whole groups (dnn_top_objective.cpp); dfs
+  // has no mask, so its k columns are its ranking's, summed into groups.
+  bool selects_groups() const override { return !dfs_; }
   bool streams_rows() const override { return true; }
   bool data_parallel() const override { return true; }
 
@@ -164,8 +192,9 @@ class DnnTopSelector final : public TableSelector<DnnTopOptions> {
       for (std::size_t j = 0; j < m; ++j) {
         relative_magnitude[j] += largest > 0 ? last.magnitude[j] / largest : 0.0;
       }
-      const std::vector<std::int64_t> ranking = rank_by_score(last.magnitude);
-      for (int i = 0; i < k; ++i) votes[static_cast<std::size_t>(ranking[i])] += 1.0;
+      for (auto column : top_k_columns(train, last.magnitude, k)) {
+        votes[static_cast<std::size_t>(column)] += 1.0;
+      }
     }
     std::vector<double> scores(m);
     std::vector<double> frequency(m);

@@ -161,6 +161,7 @@ NeuralProblem prepare_problem(const Dataset& data, const std::vector<std::int64_
   TrainingSet& set = problem.set;
   set.features = &data.feature_rows();
   set.task = problem.task;
+  set.input_groups = data.column_group;
   if (options.validation > 0) {
     const TrainValTest parts =
         train_validation_split(data, rows, options.validation, derive_seed(options.seed, 2));

@@ -33,6 +33,9 @@ struct TrainingSet {
   torch::Tensor targets;  // all rows of `features`: int64 labels, or float n x q
   std::vector<std::int64_t> train_rows;
   std::vector<std::int64_t> validation_rows;
+  // Per input, the group it is selected with (Dataset::column_group: a
+  // categorical column's one-hot inputs); empty when each input is its own.
+  std::vector<std::int64_t> input_groups;
 };
 
 // Called after backward and before the optimizer step: the seam where a

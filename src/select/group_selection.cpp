@@ -44,7 +44,7 @@ SelectionResult fit_groups(Selector& selector, const Dataset& data,
         k_groups, data.source, usable, data.group_names.size() - static_cast<std::size_t>(usable),
         data.group_names.size()));
   }
-  const int k_columns = columns_for_groups(data, k_groups);
+  const int k_columns = selector.selects_groups() ? k_groups : columns_for_groups(data, k_groups);
   SelectionResult columns = fit_on_rows(selector, data, rows, k_columns, callbacks);
 
   const std::size_t groups = data.group_names.size();
@@ -69,12 +69,16 @@ SelectionResult fit_groups(Selector& selector, const Dataset& data,
   }
   result.frequency = std::move(frequency);
   finish_selection(result, data.group_names, has_columns);
-  result.notes.push_back(fmt::format(
-      "selected whole columns of the table: {} was fitted on {} encoded columns with k = {} "
-      "(k = {} columns of the table times their mean width) and each column scored by the {} of "
-      "its encoded columns' scores",
-      result.method, data.cols(), k_columns, k_groups,
-      selector.group_score() == GroupScore::Sum ? "sum" : "Euclidean norm"));
+  const char* rule = selector.group_score() == GroupScore::Sum ? "sum" : "Euclidean norm";
+  result.notes.push_back(
+      selector.selects_groups()
+          ? fmt::format("selected whole columns of the table: {} was fitted on {} encoded columns "
+                        "with its top-k term on whole columns (the {} of their weights)",
+                        result.method, data.cols(), rule)
+          : fmt::format("selected whole columns of the table: {} was fitted on {} encoded columns "
+                        "with k = {} (k = {} columns of the table times their mean width) and "
+                        "each column scored by the {} of its encoded columns' scores",
+                        result.method, data.cols(), k_columns, k_groups, rule));
   return result;
 }
 

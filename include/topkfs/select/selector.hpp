@@ -60,6 +60,11 @@ class Selector {
 
   // How the selection of whole groups combines this method's column scores.
   virtual GroupScore group_score() const { return GroupScore::Norm; }
+  // True when fit() on data with column groups (Dataset::column_group)
+  // takes k as a number of groups and keeps or drops each group whole in
+  // its training (dnn-top's mask); otherwise select/group_selection.hpp
+  // fits it on a number of columns and ranks the groups afterwards.
+  virtual bool selects_groups() const { return false; }
 
   // True when fit() honours FitCallbacks::checkpoint with these options: it
   // writes training checkpoints and resumes from them exactly (dnn-top and
