@@ -50,7 +50,10 @@ void check_folder_exists(const std::string& path) {
 }  // namespace
 
 std::vector<NamedPath> input_paths(const ReaderFlags& flags) {
-  return {{"DATA", flags.path}, {"--y-file", flags.y_file}, {"--labels", flags.labels}};
+  return {{"DATA", flags.path},
+          {"--y-file", flags.y_file},
+          {"--labels", flags.labels},
+          {"--groups", flags.groups}};
 }
 
 void check_output_paths(const std::vector<NamedPath>& outputs,

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "topkfs/core/error.hpp"
+#include "topkfs/data/feature_groups.hpp"
 #include "topkfs/data/image_padding.hpp"
 #include "topkfs/io/read_dataset.hpp"
 #include "topkfs/io/read_option_scope.hpp"
@@ -159,6 +160,14 @@ void add_reader_flags(CLI::App& command, ReaderFlags& flags) {
       "alone)");
 }
 
+void add_groups_flag(CLI::App& command, ReaderFlags& flags) {
+  command.get_option_group("Data")->add_option(
+      "--groups", flags.groups,
+      "A CSV of column,group lines (a name or 0-based index, a group name): each "
+      "group is selected whole and k counts groups; unlisted columns are groups of "
+      "their own");
+}
+
 Dataset load_dataset(const ReaderFlags& flags, const ReadOptions& options, bool by_rows) {
   Dataset data = by_rows && flags.pad_images.empty() ? read_dataset_by_rows(flags.path, options)
                                                      : read_dataset(flags.path, options);
@@ -169,6 +178,7 @@ Dataset load_dataset(const ReaderFlags& flags, const ReadOptions& options, bool 
   if (!flags.pad_images.empty()) {
     data = pad_images_with_noise(data, parse_image_shape(flags.pad_images, "--pad-images"));
   }
+  if (!flags.groups.empty()) apply_feature_groups(data, read_feature_groups(flags.groups, data));
   return data;
 }
 

@@ -32,6 +32,8 @@ struct ReaderFlags {
   std::string image_shape;
   std::string pad_images;
   bool in_memory = false;
+  // select and evaluate (add_groups_flag): groups of columns selected whole.
+  std::string groups;
 
   // Converts the flags; throws OptionError on a bad value.
   ReadOptions to_options() const;
@@ -40,10 +42,14 @@ struct ReaderFlags {
 // Adds DATA and the reader flags to `command` (in an option group "Data").
 void add_reader_flags(CLI::App& command, ReaderFlags& flags);
 
+// Adds --groups FILE (select, evaluate: the commands that select).
+void add_groups_flag(CLI::App& command, ReaderFlags& flags);
+
 // Reads the dataset the flags describe with `options` (normally
 // flags.to_options(), adjusted by the command) and applies --image-shape.
 // `by_rows`: for a method that reads the feature rows by index, HDF5 is read
 // by row blocks (read_dataset_by_rows) unless --pad-images needs the matrix.
+// With --groups, the groups are read and set on the data.
 Dataset load_dataset(const ReaderFlags& flags, const ReadOptions& options, bool by_rows = false);
 
 }  // namespace topkfs::cli

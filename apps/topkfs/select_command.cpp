@@ -47,7 +47,8 @@ void print_result(const SelectionResult& result) {
   fmt::print("method      {}\n", result.method);
   fmt::print("k           {}\n", result.k);
   fmt::print("selected    {}\n", fmt::join(result.selected_names, ", "));
-  fmt::print("columns     {}\n", fmt::join(result.selected, ", "));
+  fmt::print("columns     {}\n", fmt::join(result.selected_columns(), ", "));
+  if (result.groups) fmt::print("groups      {} of {}\n", result.k, result.groups->names.size());
   if (!result.history.empty()) {
     const auto& last = result.history.back();
     fmt::print("epochs      {} (last loss {:.4f}{})\n", result.history.size(), last.loss,
@@ -71,6 +72,18 @@ std::string data_description(const Dataset& data) {
 }
 
 int fit_and_write(const SelectFlags& flags, Selector& selector, ProcessRanks* ranks);
+
+// Per column of the table: its group's frequency when groups were selected.
+std::vector<double> column_frequency(const SelectionResult& result) {
+  if (!result.groups) return result.frequency;
+  std::vector<double> out(result.data.feature_names.size(), 0.0);
+  for (std::size_t g = 0; g < result.groups->columns.size(); ++g) {
+    for (auto column : result.groups->columns[g]) {
+      out[static_cast<std::size_t>(column)] = result.frequency[g];
+    }
+  }
+  return out;
+}
 
 int run(const SelectFlags& flags) {
   auto selector = make_selector(flags.method.name);
@@ -165,16 +178,18 @@ int fit_and_write(const SelectFlags& flags, Selector& selector_ref, ProcessRanks
   OutputGroup outputs;
   if (!flags.save_model.empty()) selector->save_model(flags.save_model);
   if (!flags.out.output.empty()) write_selection(flags.out.output, result);
-  if (!flags.output_data.empty()) write_selected_columns(flags.output_data, data, result.selected);
+  if (!flags.output_data.empty()) {
+    write_selected_columns(flags.output_data, data, result.selected_columns());
+  }
   if (!flags.out.picture.empty()) {
-    write_png(flags.out.picture, draw_selection(data, learned_rows, result.selected));
+    write_png(flags.out.picture, draw_selection(data, learned_rows, result.selected_columns()));
   }
   if (!flags.frequency_map.empty()) {
     const std::string title =
         fmt::format("{}: how often each feature was chosen ({} fits, k={})", result.method,
                     selector->options_json().value("restarts", 1), result.k);
     write_png(flags.frequency_map,
-              draw_frequency_map(frequency_map_of(data, result.frequency, title)));
+              draw_frequency_map(frequency_map_of(data, column_frequency(result), title)));
   }
   outputs.commit();
   if (flags.out.json) {
@@ -192,6 +207,7 @@ Command add_select_command(CLI::App& app) {
   auto* command =
       app.add_subcommand("select", "Select the k features that best serve a learning model");
   add_reader_flags(*command, flags->data);
+  add_groups_flag(*command, flags->data);
   command->add_option("--k", flags->k, "Number of features to select (1..columns)")->required();
   add_method_flags(*command, flags->method);
   auto* rows = command->add_option_group("Rows", "Which rows the method learns from");

@@ -25,10 +25,15 @@ bool named_by_the_file(const std::string& name, std::size_t column) {
 // both the data and the selection's data named it.
 void check_selected_names(const Dataset& data, const SelectionResult& selection,
                           const std::string& data_path, const std::string& selection_path) {
-  for (std::size_t j = 0; j < selection.selected.size(); ++j) {
-    const auto column = static_cast<std::size_t>(selection.selected[j]);
+  const std::vector<std::int64_t> columns = selection.selected_columns();
+  for (std::size_t j = 0; j < columns.size(); ++j) {
+    const auto column = static_cast<std::size_t>(columns[j]);
     const std::string& name = data.feature_names[column];
-    const std::string& chosen = selection.selected_names[j];
+    // The name the selection's data gave the column (older files list the
+    // selected names only).
+    const auto& recorded = selection.data.feature_names;
+    if (recorded.empty() && selection.groups) return;
+    const std::string& chosen = recorded.empty() ? selection.selected_names[j] : recorded[column];
     if (name != chosen && named_by_the_file(name, column) && named_by_the_file(chosen, column)) {
       throw DataError(fmt::format(
           "{}: column {} is named '{}' but the selection in {} chose '{}' there; are these the "
@@ -52,12 +57,13 @@ std::string no_target_hint(const Dataset& data, std::int64_t columns) {
 // selection learned numbers.
 std::string unseen_levels_note(const Dataset& data, const SelectionResult& selection) {
   if (!selection.encoding) return "";
+  const std::vector<std::int64_t> columns = selection.selected_columns();
   TableEncoding chosen;
-  for (auto column : selection.selected) {
+  for (auto column : columns) {
     chosen.columns.push_back(selection.encoding->columns[static_cast<std::size_t>(column)]);
   }
   std::int64_t unseen = 0;
-  encode_table(take_columns(data, selection.selected), chosen, &unseen);
+  encode_table(take_columns(data, columns), chosen, &unseen);
   if (unseen == 0) return "";
   return fmt::format(
       "{} cell{} of the selected categorical columns hold a level the selection never saw in "
@@ -107,9 +113,9 @@ Command add_transform_command(CLI::App& app) {
             }
             check_selected_names(data, selection, flags->data.path, flags->selection);
             const std::string unseen = unseen_levels_note(data, selection);
-            write_selected_columns(flags->output_data, data, selection.selected);
+            write_selected_columns(flags->output_data, data, selection.selected_columns());
             fmt::print("wrote {} rows x {} selected columns{} to {}\n", data.rows(),
-                       selection.selected.size(),
+                       selection.selected_columns().size(),
                        data.target_kind == TargetKind::None ? "" : " (+ target)",
                        flags->output_data);
             if (!unseen.empty()) fmt::print("note        {}\n", unseen);

@@ -8,12 +8,14 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <utility>
 
 #include "bindings.hpp"
 #include "topkfs/core/epoch_lines.hpp"
 #include "topkfs/core/error.hpp"
 #include "topkfs/core/progress_text.hpp"
+#include "topkfs/data/feature_groups.hpp"
 #include "topkfs/io/result_json.hpp"
 #include "topkfs/io/target_encoding.hpp"
 #include "topkfs/methods/registry.hpp"
@@ -237,7 +239,8 @@ void set_targets(Dataset& data, const Dense<double>& targets) {
 py::dict fit_arrays(const py::array& X, const std::string& method, int k, const py::dict& options,
                     const py::object& labels, const std::vector<std::string>& class_names,
                     const py::object& targets, const std::vector<std::string>& feature_names,
-                    const std::vector<std::vector<std::string>>& column_levels, bool verbose,
+                    const std::vector<std::vector<std::string>>& column_levels,
+                    const std::vector<std::optional<std::string>>& group_labels, bool verbose,
                     const std::string& checkpoint, int checkpoint_every, bool resume) {
   auto selector = configured_selector(method, options);
   CheckpointSettings checkpointing;
@@ -258,6 +261,7 @@ py::dict fit_arrays(const py::array& X, const std::string& method, int k, const 
   }
   data.feature_names = feature_names;
   name_unnamed_features(data);
+  if (!group_labels.empty()) apply_feature_groups(data, groups_from_labels(group_labels, data));
   data.validate();
   SelectionSplitOptions every_row;
   every_row.rows = SelectionRows::All;
@@ -310,6 +314,7 @@ void bind_selection(py::module_& module) {
              py::arg("options"), py::arg("labels"), py::arg("class_names"), py::arg("targets"),
              py::arg("feature_names"),
              py::arg("column_levels") = std::vector<std::vector<std::string>>{},
+             py::arg("group_labels") = std::vector<std::optional<std::string>>{},
              py::arg("verbose") = false, py::arg("checkpoint") = "",
              py::arg("checkpoint_every") = 1, py::arg("resume") = false,
              "Fits a method on arrays (TopKSelector.fit); returns the result as a dict. With a "

@@ -70,6 +70,13 @@ class TopKSelector(SelectorMixin, BaseEstimator):
         (their original values are kept in ``classes_``); float y is real
         values (2-D float y: multi-output regression). Pass
         "classification" for float-coded labels.
+    groups : sequence or dict, default=None
+        Groups of columns selected whole (a pathway of genes, the channels of
+        a sensor): one group label per column (None for a column of its own),
+        or a dict of column (name or index) -> label. k then counts groups;
+        ``selected_`` holds the columns of the selected groups and
+        ``selected_groups_`` their labels. A DataFrame's text and category
+        columns are groups of their one-hot columns anyway.
     random_state : int, default=None
         The seed of every random choice of the method (scikit-learn's name of
         the ``seed`` option, which stays as an alias); taken, and without
@@ -91,7 +98,8 @@ class TopKSelector(SelectorMixin, BaseEstimator):
         methods).
     ranking_ : ndarray of shape (n_features,)
         Rank of each column, as scikit-learn's RFE: 1 is the best; the
-        selected columns have ranks 1..k. ``np.argsort(ranking_)`` is the
+        selected columns have ranks 1..k (with ``groups``: each column has
+        its group's rank and score). ``np.argsort(ranking_)`` is the
         order best first (``result_["ranking"]``).
     frequency_ : ndarray of shape (n_features,) or None
         With ``restarts`` > 1 (dnn-top, dfs: stability selection), the
@@ -127,6 +135,7 @@ class TopKSelector(SelectorMixin, BaseEstimator):
         *,
         options=None,
         task="auto",
+        groups=None,
         random_state=None,
         verbose=False,
         **method_options,
@@ -135,6 +144,7 @@ class TopKSelector(SelectorMixin, BaseEstimator):
         self.k = k
         self.options = options
         self.task = task
+        self.groups = groups
         self.random_state = random_state
         self.verbose = verbose
         for name, value in method_options.items():
@@ -223,14 +233,19 @@ class TopKSelector(SelectorMixin, BaseEstimator):
         if not isinstance(self.method, str):
             raise ValueError(f"method must be a method name (a str), got {self.method!r}")
         n_features = X.shape[1]
+        group_labels = self._group_labels(n_features)
+        units = n_features  # what k counts: columns, or groups
+        if group_labels:
+            units = len(set(group_labels) - {None}) + group_labels.count(None)
         if (
             not isinstance(self.k, numbers.Integral)
             or isinstance(self.k, bool)
-            or not 1 <= self.k <= n_features
+            or not 1 <= self.k <= units
         ):
+            what = "group(s)" if group_labels else "feature(s)"
             raise ValueError(
-                f"k={self.k!r} is out of range: X has {n_features} feature(s); choose an "
-                f"integer in 1..{n_features}"
+                f"k={self.k!r} is out of range: X has {units} {what}; choose an "
+                f"integer in 1..{units}"
             )
         checkpoint_every = whole_number("checkpoint_every", checkpoint_every, 1, 2**31 - 1)
         if not isinstance(resume, (bool, np.bool_)):
@@ -249,6 +264,7 @@ class TopKSelector(SelectorMixin, BaseEstimator):
             targets,
             feature_names,
             column_levels if any(column_levels) else [],
+            group_labels,
             bool(self.verbose),
             "" if checkpoint is None else os.fspath(checkpoint),
             int(checkpoint_every),
@@ -257,6 +273,29 @@ class TopKSelector(SelectorMixin, BaseEstimator):
         emit_log(result, self.verbose)
         self._store(result, n_features)
         return self
+
+    def _group_labels(self, n_features):
+        """One label (str) or None per column from ``groups``; [] without groups."""
+        if self.groups is None:
+            return []
+        names = [str(n) for n in getattr(self, "feature_names_in_", [])]
+        labels = [None] * n_features
+        if hasattr(self.groups, "items"):
+            for column, label in self.groups.items():
+                if isinstance(column, str):
+                    if column not in names:
+                        raise ValueError(f"groups: no column named {column!r} in X")
+                    index = names.index(column)
+                elif isinstance(column, numbers.Integral) and 0 <= column < n_features:
+                    index = int(column)
+                else:
+                    raise ValueError(f"groups: {column!r} is not a column of X (0..{n_features - 1})")
+                labels[index] = str(label)
+            return labels
+        given = list(self.groups)
+        if len(given) != n_features:
+            raise ValueError(f"groups has {len(given)} labels for the {n_features} columns of X")
+        return [None if label is None else str(label) for label in given]
 
     def _option_texts(self):
         """The method's options as text, random_state as its seed; a seed
@@ -318,6 +357,7 @@ class TopKSelector(SelectorMixin, BaseEstimator):
     _FITTED = (
         "result_",
         "selected_",
+        "selected_groups_",
         "scores_",
         "ranking_",
         "frequency_",
@@ -335,17 +375,27 @@ class TopKSelector(SelectorMixin, BaseEstimator):
 
     def _store(self, result, n_features):
         self.result_ = result
-        self.selected_ = np.asarray(result["selected"], dtype=np.intp)
-        self.scores_ = np.asarray(
-            [np.nan if s is None else s for s in result["scores"]], dtype=np.float64
-        )
+        scores = np.asarray([np.nan if s is None else s for s in result["scores"]], dtype=np.float64)
         order = np.asarray(result["ranking"], dtype=np.intp)
-        ranking = np.empty(n_features, dtype=np.intp)
-        ranking[order] = np.arange(1, n_features + 1)
-        self.ranking_ = ranking
-        self.frequency_ = (
+        ranking = np.empty(len(order), dtype=np.intp)
+        ranking[order] = np.arange(1, len(order) + 1)
+        frequency = (
             np.asarray(result["frequency"], dtype=np.float64) if "frequency" in result else None
         )
+        if "groups" in result:
+            # Per column, its group's: scikit-learn's attributes are per feature.
+            group_of = np.empty(n_features, dtype=np.intp)
+            for g, columns in enumerate(result["groups"]["columns"]):
+                group_of[columns] = g
+            self.selected_ = np.asarray(result["selected_columns"], dtype=np.intp)
+            self.selected_groups_ = [result["groups"]["names"][g] for g in result["selected"]]
+            scores, ranking = scores[group_of], ranking[group_of]
+            frequency = None if frequency is None else frequency[group_of]
+        else:
+            self.selected_ = np.asarray(result["selected"], dtype=np.intp)
+        self.scores_ = scores
+        self.ranking_ = ranking
+        self.frequency_ = frequency
         self.history_ = list(result["history"])
         self.n_iter_ = len(self.history_)
         self.fit_seconds_ = float(result["fit_seconds"])

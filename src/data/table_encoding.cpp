@@ -149,7 +149,7 @@ std::string TableEncoding::summary() const {
     text +=
         fmt::format("; dropped, missing in every one of those rows: {}", fmt::join(dropped, ", "));
   }
-  return text + "; k counts columns of the table";
+  return text;
 }
 
 bool needs_encoding(const Dataset& data) {

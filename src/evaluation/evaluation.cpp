@@ -14,6 +14,7 @@
 
 #include "topkfs/core/clock.hpp"
 #include "topkfs/core/error.hpp"
+#include "topkfs/data/feature_groups.hpp"
 #include "topkfs/data/table_encoding.hpp"
 #include "topkfs/methods/registry.hpp"
 #include "topkfs/scoring/detection.hpp"
@@ -58,9 +59,20 @@ struct RunData {
   std::vector<std::int64_t> test;
   std::unique_ptr<DetectionData> detection;  // detection protocol only
   // A table with categorical columns or missing cells: encoded as learned
-  // from this run's training rows (data/table_encoding.hpp).
+  // from this run's training rows (data/table_encoding.hpp), and its columns
+  // grouped (table_for_methods); selections are then of groups, as also when
+  // the data has groups of its own (--groups).
   std::optional<TableEncoding> encoding;
   std::unique_ptr<Dataset> encoded;
+  std::optional<FeatureGroups> groups;
+
+  const Dataset& for_methods() const { return encoded ? *encoded : *data; }
+  bool grouped() const { return encoding || groups; }
+  // The columns of for_methods() that hold the selected groups or columns.
+  std::vector<std::int64_t> method_columns(const std::vector<std::int64_t>& selected) const {
+    const auto columns = groups ? groups->columns_of(selected) : selected;
+    return encoding ? encoding->encoded_columns_of(columns) : columns;
+  }
 };
 
 std::vector<std::int64_t> all_rows(std::int64_t n) {
@@ -73,6 +85,12 @@ RunData prepare_run(const Dataset& data, Protocol protocol, const EvaluationOpti
                     std::uint64_t seed) {
   RunData run;
   if (protocol == Protocol::Detection) {
+    if (!data.column_group.empty() || needs_encoding(data)) {
+      throw OptionError(fmt::format(
+          "--protocol detection appends noise copies of numeric columns; {} has groups, "
+          "categorical columns or missing cells, which it does not take",
+          data.source));
+    }
     run.detection = std::make_unique<DetectionData>(make_detection_data(data, seed));
     run.data = &run.detection->data;
     run.train = all_rows(data.rows());
@@ -86,8 +104,9 @@ RunData prepare_run(const Dataset& data, Protocol protocol, const EvaluationOpti
   run.test = std::move(split.test);
   if (needs_encoding(data)) {
     run.encoding = learn_encoding(data, run.train);
-    run.encoded = std::make_unique<Dataset>(encode_table(data, *run.encoding));
+    run.encoded = std::make_unique<Dataset>(table_for_methods(data, run.encoding));
   }
+  if (!data.column_group.empty()) run.groups = feature_groups_of(data);
   return run;
 }
 
@@ -129,10 +148,8 @@ Scored score_selection(Protocol protocol, const RunData& run,
     downstream.trees = options.downstream_trees;
     downstream.seed = seed;
     downstream.threads = options.threads;
-    const DownstreamScore s =
-        run.encoding ? score_downstream(*run.encoded, run.train, run.test,
-                                        run.encoding->encoded_columns_of(selected), downstream)
-                     : score_downstream(*run.data, run.train, run.test, selected, downstream);
+    const DownstreamScore s = score_downstream(run.for_methods(), run.train, run.test,
+                                               run.method_columns(selected), downstream);
     if (protocol == Protocol::Accuracy) {
       scored.score = s.accuracy;
     } else {
@@ -361,8 +378,9 @@ EvaluationReport evaluate_methods(const Dataset& data, const EvaluationOptions& 
 
   GridRunner runner(data, run_options, report.protocol, callbacks, report);
   runner.run_all();
+  // What the selections index: groups where the data has them (--groups).
   const std::int64_t columns =
-      report.protocol == Protocol::Detection ? 2 * data.cols() : data.cols();
+      report.protocol == Protocol::Detection ? 2 * data.cols() : data.group_count();
   for (const auto& method : options.methods) {
     report.methods.push_back(summarise_method(report, method, columns));
     report.methods.back().scaling = runner.scaling_of(method);

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <fstream>
 #include <set>
 
@@ -72,8 +73,35 @@ json to_json(const SelectionResult& result) {
     if (d.rmse) out["downstream"]["rmse"] = *d.rmse;
   }
   if (result.encoding) out["encoding"] = to_json(*result.encoding);
+  if (result.groups) {
+    out["groups"] = {{"names", result.groups->names}, {"columns", result.groups->columns}};
+    out["selected_columns"] = result.selected_columns();
+  }
   return out;
 }
+
+namespace {
+
+// Groups that name every column of the data at most once, and are named.
+void check_groups(const FeatureGroups& groups, std::int64_t columns, const std::string& where) {
+  if (groups.names.size() != groups.columns.size() || groups.names.empty()) {
+    throw DataError(fmt::format("{}: 'groups' holds {} names for {} column lists", where,
+                                groups.names.size(), groups.columns.size()));
+  }
+  std::vector<char> seen(static_cast<std::size_t>(std::max<std::int64_t>(columns, 0)), 0);
+  for (std::size_t g = 0; g < groups.columns.size(); ++g) {
+    for (auto column : groups.columns[g]) {
+      if (column < 0 || column >= columns || seen[static_cast<std::size_t>(column)]) {
+        throw DataError(
+            fmt::format("{}: group '{}' holds column {}, outside 0..{} or in another group as well",
+                        where, groups.names[g], column, columns - 1));
+      }
+      seen[static_cast<std::size_t>(column)] = 1;
+    }
+  }
+}
+
+}  // namespace
 
 SelectionResult selection_from_json(const json& object, const std::string& where) {
   SelectionResult result;
@@ -104,10 +132,6 @@ SelectionResult selection_from_json(const json& object, const std::string& where
   }
   if (object.contains("frequency")) {
     result.frequency = field_as<std::vector<double>>(object, "frequency", where);
-    if (static_cast<std::int64_t>(result.frequency.size()) != result.data.columns) {
-      throw DataError(fmt::format("{}: 'frequency' holds {} values for {} columns", where,
-                                  result.frequency.size(), result.data.columns));
-    }
   }
   if (object.contains("notes"))
     result.notes = field_as<std::vector<std::string>>(object, "notes", where);
@@ -125,6 +149,14 @@ SelectionResult selection_from_json(const json& object, const std::string& where
     downstream.test_rows = field_as<std::int64_t>(d, "test_rows", where);
     if (d.contains("rmse")) downstream.rmse = field_as<double>(d, "rmse", where);
     result.downstream = downstream;
+  }
+  if (object.contains("groups")) {
+    const json& groups = object.at("groups");
+    FeatureGroups read;
+    read.names = field_as<std::vector<std::string>>(groups, "names", where);
+    read.columns = field_as<std::vector<std::vector<std::int64_t>>>(groups, "columns", where);
+    check_groups(read, result.data.columns, where);
+    result.groups = std::move(read);
   }
   if (object.contains("encoding")) {
     result.encoding = table_encoding_from_json(object.at("encoding"), where);
@@ -147,14 +179,22 @@ SelectionResult selection_from_json(const json& object, const std::string& where
   if (result.selected_names.size() != result.selected.size()) {
     throw DataError(fmt::format("{}: 'selected_names' and 'selected' differ in length", where));
   }
+  // Indices are of the groups when the selection has groups.
+  const std::int64_t items =
+      result.groups ? static_cast<std::int64_t>(result.groups->names.size()) : result.data.columns;
+  const char* item = result.groups ? "group" : "column";
+  if (!result.frequency.empty() && static_cast<std::int64_t>(result.frequency.size()) != items) {
+    throw DataError(fmt::format("{}: 'frequency' holds {} values for {} {}s", where,
+                                result.frequency.size(), items, item));
+  }
   std::set<std::int64_t> seen;
   for (auto column : result.selected) {
-    if (column < 0 || column >= result.data.columns) {
-      throw DataError(fmt::format("{}: selected column {} is outside 0..{}", where, column,
-                                  result.data.columns - 1));
+    if (column < 0 || column >= items) {
+      throw DataError(
+          fmt::format("{}: selected {} {} is outside 0..{}", where, item, column, items - 1));
     }
     if (!seen.insert(column).second) {
-      throw DataError(fmt::format("{}: column {} is selected twice", where, column));
+      throw DataError(fmt::format("{}: {} {} is selected twice", where, item, column));
     }
   }
   return result;
@@ -165,9 +205,10 @@ std::string to_json_text(const SelectionResult& result) {
   // the order of docs/result-format.md instead.
   const nlohmann::json sorted = to_json(result);
   nlohmann::ordered_json ordered;
-  for (const char* key : {"format", "version", "method", "k", "selected", "selected_names",
-                          "ranking", "scores", "frequency", "history", "fit_seconds", "downstream",
-                          "options", "data", "encoding", "notes", "warnings"}) {
+  for (const char* key :
+       {"format", "version", "method", "k", "selected", "selected_names", "ranking", "scores",
+        "frequency", "history", "fit_seconds", "downstream", "options", "data", "groups",
+        "selected_columns", "encoding", "notes", "warnings"}) {
     if (sorted.contains(key)) ordered[key] = sorted.at(key);
   }
   return ordered.dump(2) + "\n";

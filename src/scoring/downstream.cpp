@@ -128,9 +128,11 @@ namespace topkfs {
 DownstreamResult score_held_out(const Dataset& data, const std::vector<std::int64_t>& train,
                                 const SelectionResult& selection,
                                 const DownstreamOptions& options) {
-  if (!selection.encoding) return score_held_out(data, train, selection.selected, options);
+  if (!selection.encoding)
+    return score_held_out(data, train, selection.selected_columns(), options);
   const Dataset encoded = encode_table(data, *selection.encoding);
-  return score_held_out(encoded, train, selection.encoding->encoded_columns_of(selection.selected),
+  return score_held_out(encoded, train,
+                        selection.encoding->encoded_columns_of(selection.selected_columns()),
                         options);
 }
 

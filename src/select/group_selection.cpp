@@ -70,15 +70,18 @@ SelectionResult fit_groups(Selector& selector, const Dataset& data,
   result.frequency = std::move(frequency);
   finish_selection(result, data.group_names, has_columns);
   const char* rule = selector.group_score() == GroupScore::Sum ? "sum" : "Euclidean norm";
+  const std::string what = fmt::format(
+      "selected {} whole groups of {} (a group: a column of the table with its encoded columns, "
+      "or a group of --groups)",
+      k_groups, usable);
   result.notes.push_back(
       selector.selects_groups()
-          ? fmt::format("selected whole columns of the table: {} was fitted on {} encoded columns "
-                        "with its top-k term on whole columns (the {} of their weights)",
-                        result.method, data.cols(), rule)
-          : fmt::format("selected whole columns of the table: {} was fitted on {} encoded columns "
-                        "with k = {} (k = {} columns of the table times their mean width) and "
-                        "each column scored by the {} of its encoded columns' scores",
-                        result.method, data.cols(), k_columns, k_groups, rule));
+          ? fmt::format("{}: {} was fitted on {} columns with its top-k term on whole groups (the "
+                        "{} of their weights)",
+                        what, result.method, data.cols(), rule)
+          : fmt::format("{}: {} was fitted on {} columns with k = {} (k times the groups' mean "
+                        "width) and each group scored by the {} of its columns' scores",
+                        what, result.method, data.cols(), k_columns, rule));
   return result;
 }
 

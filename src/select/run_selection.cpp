@@ -122,15 +122,44 @@ SelectionResult fit_on_rows(Selector& selector, const Dataset& data,
   }
 }
 
+Dataset table_for_methods(const Dataset& data, const std::optional<TableEncoding>& encoding) {
+  if (!encoding) {
+    TOPKFS_ASSERT(!data.column_group.empty());
+    return data;
+  }
+  Dataset encoded = encode_table(data, *encoding);
+  if (!data.column_group.empty()) {
+    // Each encoded column joins the user's group of the table column it came from.
+    for (auto& group : encoded.column_group) {
+      group = data.column_group[static_cast<std::size_t>(group)];
+    }
+    encoded.group_names = data.group_names;
+  }
+  return encoded;
+}
+
+std::vector<std::int64_t> method_columns(const SelectionResult& result) {
+  const std::vector<std::int64_t> columns = result.selected_columns();
+  return result.encoding ? result.encoding->encoded_columns_of(columns) : columns;
+}
+
 SelectionResult fit_table(Selector& selector, const Dataset& data,
                           const std::vector<std::int64_t>& rows, int k,
                           const FitCallbacks& callbacks) {
-  if (!needs_encoding(data)) return fit_on_rows(selector, data, rows, k, callbacks);
-  TableEncoding encoding = learn_encoding(data, rows);
-  const Dataset encoded = encode_table(data, encoding);
-  SelectionResult result = fit_groups(selector, encoded, rows, k, callbacks);
-  result.notes.insert(result.notes.begin(), encoding.summary());
-  result.encoding = std::move(encoding);
+  std::optional<TableEncoding> encoding;
+  if (needs_encoding(data)) encoding = learn_encoding(data, rows);
+  if (!encoding && data.column_group.empty()) {
+    return fit_on_rows(selector, data, rows, k, callbacks);
+  }
+  // Grouped without an encoding: the data itself, not a copy.
+  SelectionResult result =
+      encoding ? fit_groups(selector, table_for_methods(data, encoding), rows, k, callbacks)
+               : fit_groups(selector, data, rows, k, callbacks);
+  if (encoding) {
+    result.notes.insert(result.notes.begin(), encoding->summary());
+    result.encoding = std::move(encoding);
+  }
+  if (!data.column_group.empty()) result.groups = feature_groups_of(data);
   return result;
 }
 

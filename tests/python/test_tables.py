@@ -129,3 +129,19 @@ def test_a_grid_search_over_methods_sets_random_state_for_all():
     )
     grid.fit(X, y)
     assert grid.best_params_["select__method"] in ("lasso", "random-forest")
+
+
+def test_groups_are_selected_whole_and_k_counts_them():
+    X, y = planted_classes(n=300, m=8, informative=(1, 5), classes=2, seed=3)
+    groups = ["a", "b", "b", "c", "c", "d", "e", "e"]  # columns 1 and 5 in groups b and d
+    selector = topkfs.TopKSelector("random-forest", k=2, groups=groups).fit(X, y)
+    assert sorted(selector.selected_groups_) == ["b", "d"]
+    assert sorted(selector.selected_) == [1, 2, 5]
+    assert selector.get_support().sum() == 3
+    assert selector.ranking_[1] == selector.ranking_[2]  # one group, one rank
+    by_name = topkfs.TopKSelector("random-forest", k=2, groups={1: "b", 2: "b"}).fit(X, y)
+    assert 1 in by_name.selected_ and 2 in by_name.selected_ or 1 not in by_name.selected_
+    with pytest.raises(ValueError, match="groups has 3 labels for the 8 columns"):
+        topkfs.TopKSelector("lasso", k=1, groups=["a", "b", "c"]).fit(X, y)
+    with pytest.raises(ValueError, match=r"k=7 is out of range: X has 5 group\(s\)"):
+        topkfs.TopKSelector("lasso", k=7, groups=groups).fit(X, y)

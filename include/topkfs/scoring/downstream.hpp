@@ -41,7 +41,8 @@ DownstreamResult score_held_out(const Dataset& data, const std::vector<std::int6
                                 const std::vector<std::int64_t>& columns,
                                 const DownstreamOptions& options = {});
 
-// score_held_out of the columns `selection` chose; where the selection
+// score_held_out of the columns `selection` chose (those of its groups, when
+// it selected groups: SelectionResult::selected_columns); where the selection
 // encoded the table (SelectionResult::encoding), on the encoded columns of
 // the chosen ones, encoded as the selection learned them.
 DownstreamResult score_held_out(const Dataset& data, const std::vector<std::int64_t>& train,

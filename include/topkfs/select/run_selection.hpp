@@ -3,6 +3,7 @@
 // package do: choose the rows it may learn from, fit, and describe the data in
 // the result.
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "topkfs/data/dataset.hpp"
@@ -51,9 +52,21 @@ SelectionResult fit_on_rows(Selector& selector, const Dataset& data,
 // or missing cells (needs_encoding), the encoding is learned from `rows`
 // only, the method fitted on the encoded table and k columns of the table
 // selected whole (group_selection.hpp); the result then holds the encoding.
+// When `data` has groups of columns (Dataset::column_group: --groups), k
+// counts them, and the result holds them too.
 SelectionResult fit_table(Selector& selector, const Dataset& data,
                           const std::vector<std::int64_t>& rows, int k,
                           const FitCallbacks& callbacks);
+
+// The table as the methods are fitted on it by fit_table: encoded by
+// `encoding` when given, its columns grouped by the data's own groups (or,
+// without them, by the table column each encoded column came from). Without
+// an encoding, `data` must have groups.
+Dataset table_for_methods(const Dataset& data, const std::optional<TableEncoding>& encoding);
+
+// The columns of the table for the methods (table_for_methods) that hold
+// `result`'s selection.
+std::vector<std::int64_t> method_columns(const SelectionResult& result);
 
 // Fits `selector` on the rows chosen by `split` and fills the result's data
 // description and notes.

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "topkfs/data/feature_groups.hpp"
 #include "topkfs/data/table_encoding.hpp"
 
 namespace topkfs {
@@ -62,6 +63,15 @@ struct SelectionResult {
   // other rows. Indices above (selected, ranking, scores) are then of the
   // table's columns, each selected whole.
   std::optional<TableEncoding> encoding;
+  // Set when the user grouped the table's columns (--groups, groups=):
+  // indices above are then of these groups, and selected_columns() are the
+  // table columns they hold.
+  std::optional<FeatureGroups> groups;
+
+  // The table columns selected: those of the selected groups, or selected.
+  std::vector<std::int64_t> selected_columns() const {
+    return groups ? groups->columns_of(selected) : selected;
+  }
 };
 
 // Columns ordered by decreasing score; ties go to the lower index (the order
