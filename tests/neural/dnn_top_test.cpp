@@ -24,12 +24,7 @@ namespace {
 
 using namespace test;  // NOLINT: the suite's helpers
 
-// Small, fast settings for the synthetic problems; the defaults are tuned for
-// MNIST-sized data (tested in quality_test.cpp). The epochs are taken as
-// given (--min-steps 0), whatever the number of rows.
-const OptionValues kSmall = {{"hidden", "64,32"}, {"epochs", "60"},  {"batch", "64"},
-                             {"lr", "3e-3"},      {"patience", "0"}, {"threads", "1"},
-                             {"seed", "1"},       {"min-steps", "0"}};
+const OptionValues& kSmall = kSmallNetwork;
 
 TEST(DnnTopDeterminismTest, SameSeedSameThreadsSameResult) {
   const auto made = planted_problem(SyntheticOptions::Target::Classes, 3, 4, 600);

@@ -23,9 +23,7 @@ namespace {
 
 using namespace test;  // NOLINT: the suite's helpers
 
-const OptionValues kSmall = {{"hidden", "64,32"}, {"epochs", "60"},  {"batch", "64"},
-                             {"lr", "3e-3"},      {"patience", "0"}, {"threads", "1"},
-                             {"seed", "1"},       {"min-steps", "0"}};
+const OptionValues& kSmall = kSmallNetwork;
 
 // Each planted column shares a group with the noise column after it (or
 // before it, at the end); every other column is a group of its own.

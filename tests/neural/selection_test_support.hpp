@@ -32,6 +32,13 @@ inline SelectionResult fit_method(const std::string& method, const Dataset& data
   return selector->fit(data, all_rows(data), k, {});
 }
 
+// Small, fast settings of the neural methods for the synthetic problems; the
+// defaults are tuned for MNIST-sized data (tested in quality_test.cpp). The
+// epochs are taken as given (--min-steps 0), whatever the number of rows.
+inline const OptionValues kSmallNetwork = {{"hidden", "64,32"}, {"epochs", "60"},  {"batch", "64"},
+                                           {"lr", "3e-3"},      {"patience", "0"}, {"threads", "1"},
+                                           {"seed", "1"},       {"min-steps", "0"}};
+
 // `base` with `changes` applied.
 inline OptionValues with(OptionValues base, const OptionValues& changes) {
   for (const auto& [name, value] : changes) base[name] = value;
