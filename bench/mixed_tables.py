@@ -186,8 +186,10 @@ def main():
     args = parser.parse_args()
     ks = [int(k) for k in args.ks.split(",")]
     methods = args.methods.split(",")
+    commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
+                            capture_output=True, text=True).stdout.strip()
     report = {"protocol": __doc__.split("\n\n")[1], "splits": args.splits, "ks": ks,
-              "tables": {}}
+              "commit": commit, "date": time.strftime("%Y-%m-%d"), "tables": {}}
     for table in args.tables.split(","):
         header, body, names, cells, y = read_table(os.path.join(args.data, TABLES[table]),
                                                    "Class")

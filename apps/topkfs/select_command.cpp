@@ -13,6 +13,7 @@
 #include "progress_bar.hpp"
 #include "reader_flags.hpp"
 #include "topkfs/core/error.hpp"
+#include "topkfs/evaluation/auto_selection.hpp"
 #include "topkfs/io/atomic_file.hpp"
 #include "topkfs/io/chart.hpp"
 #include "topkfs/io/picture.hpp"
@@ -28,7 +29,10 @@ namespace {
 struct SelectFlags {
   ReaderFlags data;
   MethodFlags method;
-  int k = 0;
+  std::string k;  // a number, a percentage (parse_k) or auto, read once the data is
+  int k_max = 0;
+  int k_folds = 1;
+  std::string k_rule = "1se";
   std::string split = "auto";
   double test_size = 0.2;
   std::uint64_t split_seed = 0;
@@ -72,6 +76,16 @@ std::string data_description(const Dataset& data) {
 }
 
 int fit_and_write(const SelectFlags& flags, Selector& selector, ProcessRanks* ranks);
+int write_outputs(const SelectFlags& flags, const Dataset& data,
+                  const std::vector<std::int64_t>& learned_rows, SelectionResult& result,
+                  const Selector* selector);
+int select_automatically(const SelectFlags& flags);
+
+// The lead models --method auto chooses between: the paper's (dnn-top), the
+// linear one that leads on wide, short data (elastic-net-top), and the
+// forest, best on the mixed tables (docs/algorithms.md, "Choosing k and the
+// method").
+constexpr const char* kAutoCandidates[] = {"dnn-top", "elastic-net-top", "random-forest"};
 
 // Per column of the table: its group's frequency when groups were selected.
 std::vector<double> column_frequency(const SelectionResult& result) {
@@ -86,6 +100,7 @@ std::vector<double> column_frequency(const SelectionResult& result) {
 }
 
 int run(const SelectFlags& flags) {
+  if (flags.k == "auto" || flags.method.name == "auto") return select_automatically(flags);
   auto selector = make_selector(flags.method.name);
   flags.method.apply(*selector);
   selector->check_options();  // bad options fail before the data is read
@@ -117,11 +132,12 @@ int fit_and_write(const SelectFlags& flags, Selector& selector_ref, ProcessRanks
         "(dnn-top and dfs)");
   }
   FitCallbacks callbacks;
-  if (!flags.checkpoint.empty()) {
-    callbacks.checkpoint = checkpoint_settings(*selector, flags.k, flags.checkpoint,
-                                               flags.checkpoint_every, flags.resume);
-  } else if (flags.resume) {
+  if (flags.resume && flags.checkpoint.empty()) {
     throw OptionError("--resume continues from a --checkpoint file: give one");
+  }
+  check_k_text(flags.k);  // a bad --k fails before the data is read, as a bad checkpoint does
+  if (!flags.checkpoint.empty()) {
+    checkpoint_settings(*selector, 1, flags.checkpoint, flags.checkpoint_every, flags.resume);
   }
   check_output_paths({{"--output", flags.out.output},
                       {"--output-data", flags.output_data},
@@ -139,6 +155,11 @@ int fit_and_write(const SelectFlags& flags, Selector& selector_ref, ProcessRanks
   // needs the whole matrix (the downstream score, the reduced data).
   const bool by_rows = selector->streams_rows() && !flags.score && flags.output_data.empty();
   const Dataset data = load_dataset(flags.data, read, by_rows);
+  const int k = parse_k(flags.k, data.group_count(), flags.data.path);
+  if (!flags.checkpoint.empty()) {
+    callbacks.checkpoint =
+        checkpoint_settings(*selector, k, flags.checkpoint, flags.checkpoint_every, flags.resume);
+  }
   check_picture_data(flags.out, flags.data, data);
   if (ranks) {
     ranks->agree_on_data(data_description(data));
@@ -154,7 +175,7 @@ int fit_and_write(const SelectFlags& flags, Selector& selector_ref, ProcessRanks
   const FitCallbacks reports = make_callbacks(bar, quiet);
   callbacks.progress = reports.progress;
   callbacks.log = reports.log;
-  SelectionResult result = run_selection(data, *selector, flags.k, split, callbacks);
+  SelectionResult result = run_selection(data, *selector, k, split, callbacks);
   bar.finish();
   if (!writer) return 0;
   if (ranks) {
@@ -166,10 +187,15 @@ int fit_and_write(const SelectFlags& flags, Selector& selector_ref, ProcessRanks
         1e3 * ranks->sum_seconds() / std::max(1L, ranks->sum_calls())));
   }
   std::string unused;
-  const auto learned_rows = selection_rows(data, split, unused);
+  return write_outputs(flags, data, selection_rows(data, split, unused), result, selector);
+}
+
+int write_outputs(const SelectFlags& flags, const Dataset& data,
+                  const std::vector<std::int64_t>& learned_rows, SelectionResult& result,
+                  const Selector* selector) {
   if (flags.score) {
     DownstreamOptions downstream;
-    if (selector->has_option("seed"))
+    if (selector && selector->has_option("seed"))
       downstream.seed = selector->options_json().value("seed", 0ULL);
     result.downstream = score_held_out(data, learned_rows, result, downstream);
   }
@@ -200,6 +226,67 @@ int fit_and_write(const SelectFlags& flags, Selector& selector_ref, ProcessRanks
   return 0;
 }
 
+// --k auto, --method auto (evaluation/auto_selection.hpp): the candidates'
+// validation fits on the training rows, then the chosen one's fit.
+int select_automatically(const SelectFlags& flags) {
+  if (distributed_role(flags.distributed).kind != DistributedRole::Alone) {
+    throw OptionError("--k auto and --method auto train in one process: leave out --nproc/--rank");
+  }
+  for (const auto& [flag, given] :
+       {std::pair<const char*, bool>{"--checkpoint", !flags.checkpoint.empty()},
+        {"--resume", flags.resume},
+        {"--save-model", !flags.save_model.empty()},
+        {"--frequency-map", !flags.frequency_map.empty()}}) {
+    if (given) {
+      throw OptionError(fmt::format(
+          "{} is for one method with a fixed k; --k auto and --method auto fit several", flag));
+    }
+  }
+  const std::vector<std::string> names =
+      flags.method.name == "auto"
+          ? std::vector<std::string>(std::begin(kAutoCandidates), std::end(kAutoCandidates))
+          : std::vector<std::string>{flags.method.name};
+  std::vector<SelectorFactory> candidates;
+  for (const auto& name : names) {
+    make_selector(name)->check_options();  // an unknown method fails before the data is read
+    candidates.push_back([name, &flags] {
+      auto selector = make_selector(name);
+      flags.method.apply_where_it_applies(*selector);
+      return selector;
+    });
+  }
+  flags.method.check_applies_to_one_of(names);
+  for (const auto& make : candidates) make()->check_options();
+  AutoOptions options;
+  options.auto_k = flags.k == "auto";
+  if (!options.auto_k) check_k_text(flags.k);
+  options.k_max = flags.k_max;
+  options.folds = flags.k_folds;
+  options.rule = parse_k_rule(flags.k_rule);
+  options.seed = flags.split_seed;
+  if (flags.k_folds < 1)
+    throw OptionError(fmt::format("--k-folds must be at least 1, got {}", flags.k_folds));
+  check_output_paths({{"--output", flags.out.output},
+                      {"--output-data", flags.output_data},
+                      {"--picture", flags.out.picture}},
+                     input_paths(flags.data));
+  const Dataset data = load_dataset(flags.data, flags.data.to_options());
+  if (!options.auto_k) options.k = parse_k(flags.k, data.group_count(), flags.data.path);
+  check_picture_data(flags.out, flags.data, data);
+  SelectionSplitOptions split;
+  split.rows = parse_selection_rows(flags.split);
+  split.test_size = flags.test_size;
+  split.seed = flags.split_seed;
+  std::string note;
+  const std::vector<std::int64_t> rows = selection_rows(data, split, note);
+  ProgressBar bar(!flags.out.quiet);
+  const FitCallbacks callbacks = make_callbacks(bar, flags.out.quiet);
+  SelectionResult result = run_auto_selection(data, candidates, rows, options, callbacks);
+  bar.finish();
+  describe_selection(result, data, rows.size(), split, note);
+  return write_outputs(flags, data, rows, result, nullptr);
+}
+
 }  // namespace
 
 Command add_select_command(CLI::App& app) {
@@ -208,7 +295,31 @@ Command add_select_command(CLI::App& app) {
       app.add_subcommand("select", "Select the k features that best serve a learning model");
   add_reader_flags(*command, flags->data);
   add_groups_flag(*command, flags->data);
-  command->add_option("--k", flags->k, "Number of features to select (1..columns)")->required();
+  command
+      ->add_option("--k", flags->k,
+                   "Number of features to select (1..columns; with --groups, of groups), a "
+                   "percentage of them (e.g. 10%), or auto: chosen on the training rows from a "
+                   "validation curve over 1..--k-max")
+      ->required();
+  auto* choosing = command->add_option_group(
+      "Choosing k and the method",
+      "--k auto and --method auto (dnn-top, elastic-net-top, random-forest): validation fits on "
+      "the training rows, judged by the downstream model (docs/algorithms.md)");
+  choosing
+      ->add_option("--k-max", flags->k_max,
+                   "--k auto: the grid's end (1, 2, 3, 5, 8, ... x1.5 to it); 0 = the smaller of "
+                   "the columns and 100")
+      ->capture_default_str();
+  choosing
+      ->add_option("--k-folds", flags->k_folds,
+                   "Validation: 1 = one stratified part of 20% of the training rows; F >= 2: F "
+                   "folds")
+      ->capture_default_str();
+  choosing
+      ->add_option("--k-rule", flags->k_rule,
+                   "--k auto: 1se (the smallest k within one standard error of the best, as "
+                   "cv.glmnet's lambda.1se) or best")
+      ->capture_default_str();
   add_method_flags(*command, flags->method);
   auto* rows = command->add_option_group("Rows", "Which rows the method learns from");
   rows->add_option("--split", flags->split,

@@ -60,8 +60,10 @@ class TopKSelector(SelectorMixin, BaseEstimator):
         options): "dnn-top", "dfs", "elastic-net-top", "lasso-top",
         "ridge-top", "elastic-net", "lasso", "ridge", and the baselines
         "random-forest", "inffs", "stg", "concrete", "fir".
-    k : int, default=10
-        Number of features to select, 1..n_features.
+    k : int or float, default=10
+        Number of features to select, 1..n_features (with ``groups``: of
+        groups), or a fraction of them in (0, 1): ``k=0.1`` keeps 10%,
+        rounded, at least one.
     options : dict, default=None
         Method options, name -> value (merged with the keyword options; an
         option given in both is an error).
@@ -237,16 +239,7 @@ class TopKSelector(SelectorMixin, BaseEstimator):
         units = n_features  # what k counts: columns, or groups
         if group_labels:
             units = len(set(group_labels) - {None}) + group_labels.count(None)
-        if (
-            not isinstance(self.k, numbers.Integral)
-            or isinstance(self.k, bool)
-            or not 1 <= self.k <= units
-        ):
-            what = "group(s)" if group_labels else "feature(s)"
-            raise ValueError(
-                f"k={self.k!r} is out of range: X has {units} {what}; choose an "
-                f"integer in 1..{units}"
-            )
+        k = self._resolved_k(units, "group(s)" if group_labels else "feature(s)")
         checkpoint_every = whole_number("checkpoint_every", checkpoint_every, 1, 2**31 - 1)
         if not isinstance(resume, (bool, np.bool_)):
             raise TypeError(f"resume takes True or False, not {resume!r}")
@@ -257,7 +250,7 @@ class TopKSelector(SelectorMixin, BaseEstimator):
         result = _topkfs.fit_arrays(
             X,
             self.method,
-            int(self.k),
+            k,
             self._option_texts(),
             labels,
             class_names,
@@ -273,6 +266,24 @@ class TopKSelector(SelectorMixin, BaseEstimator):
         emit_log(result, self.verbose)
         self._store(result, n_features)
         return self
+
+    def _resolved_k(self, units, what):
+        """k as a count: an integer in 1..units, or a fraction in (0, 1) of the
+        units (scikit-learn's SelectPercentile keeps a share the same way)."""
+        k = self.k
+        if isinstance(k, numbers.Real) and not isinstance(k, (bool, numbers.Integral)):
+            if not 0 < k < 1:
+                raise ValueError(
+                    f"k={k!r}: a fraction of the features is above 0 and below 1 (k=0.1 keeps "
+                    "10%); a count is an integer"
+                )
+            return max(1, int(round(k * units)))
+        if isinstance(k, numbers.Integral) and not isinstance(k, bool) and 1 <= k <= units:
+            return int(k)
+        raise ValueError(
+            f"k={k!r} is out of range: X has {units} {what}; choose an integer in 1..{units} or "
+            "a fraction in (0, 1)"
+        )
 
     def _group_labels(self, n_features):
         """One label (str) or None per column from ``groups``; [] without groups."""

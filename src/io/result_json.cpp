@@ -73,6 +73,7 @@ json to_json(const SelectionResult& result) {
     if (d.rmse) out["downstream"]["rmse"] = *d.rmse;
   }
   if (result.encoding) out["encoding"] = to_json(*result.encoding);
+  if (result.automatic) out["auto"] = *result.automatic;
   if (result.groups) {
     out["groups"] = {{"names", result.groups->names}, {"columns", result.groups->columns}};
     out["selected_columns"] = result.selected_columns();
@@ -150,6 +151,7 @@ SelectionResult selection_from_json(const json& object, const std::string& where
     if (d.contains("rmse")) downstream.rmse = field_as<double>(d, "rmse", where);
     result.downstream = downstream;
   }
+  if (object.contains("auto")) result.automatic = object.at("auto");
   if (object.contains("groups")) {
     const json& groups = object.at("groups");
     FeatureGroups read;
@@ -207,7 +209,7 @@ std::string to_json_text(const SelectionResult& result) {
   nlohmann::ordered_json ordered;
   for (const char* key :
        {"format", "version", "method", "k", "selected", "selected_names", "ranking", "scores",
-        "frequency", "history", "fit_seconds", "downstream", "options", "data", "groups",
+        "frequency", "history", "fit_seconds", "downstream", "options", "auto", "data", "groups",
         "selected_columns", "encoding", "notes", "warnings"}) {
     if (sorted.contains(key)) ordered[key] = sorted.at(key);
   }

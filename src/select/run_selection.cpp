@@ -171,10 +171,16 @@ SelectionResult run_selection(const Dataset& data, Selector& selector, int k,
   const std::string whole = whole_matrix_note(data, selector, callbacks.ranks);
   SelectionResult result = fit_table(selector, data, rows, k, callbacks);
   if (!whole.empty()) result.notes.insert(result.notes.begin(), whole);
-  result.notes.insert(result.notes.begin(), note);
+  describe_selection(result, data, rows.size(), split, note);
+  return result;
+}
+
+void describe_selection(SelectionResult& result, const Dataset& data, std::size_t rows,
+                        const SelectionSplitOptions& split, const std::string& rows_note) {
+  result.notes.insert(result.notes.begin(), rows_note);
   result.data.path = data.source;
   result.data.format = data.format;
-  result.data.rows = static_cast<std::int64_t>(rows.size());
+  result.data.rows = static_cast<std::int64_t>(rows);
   result.data.columns = data.cols();
   result.data.target_kind = to_string(data.target_kind);
   result.data.feature_names = data.feature_names;
@@ -186,7 +192,6 @@ SelectionResult run_selection(const Dataset& data, Selector& selector, int k,
     result.options["test_size"] = split.test_size;
     result.options["split_seed"] = split.seed;
   }
-  return result;
 }
 
 }  // namespace topkfs

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
 #include <numeric>
 
@@ -51,6 +52,44 @@ void check_k(int k, std::int64_t columns, const std::string& source) {
     throw OptionError(
         fmt::format("--k {} is out of range: {} has {} feature columns", k, source, columns));
   }
+}
+
+namespace {
+
+struct KText {
+  bool percent = false;
+  double value = 0;
+};
+
+KText read_k_text(const std::string& text) {
+  KText k;
+  k.percent = !text.empty() && text.back() == '%';
+  const std::string number = k.percent ? text.substr(0, text.size() - 1) : text;
+  const char* end = number.data() + number.size();
+  const auto parsed = std::from_chars(number.data(), end, k.value);
+  const bool read = parsed.ec == std::errc() && parsed.ptr == end && !number.empty();
+  const bool fits = k.percent ? k.value > 0 && k.value <= 100
+                              : k.value >= 1 && k.value == std::floor(k.value) && k.value <= 1e9;
+  if (!read || !fits) {
+    throw OptionError(fmt::format(
+        "--k {}: takes a whole number from 1, or a percentage of the columns above 0 and up to "
+        "100% (e.g. 10%)",
+        text));
+  }
+  return k;
+}
+
+}  // namespace
+
+void check_k_text(const std::string& text) { read_k_text(text); }
+
+int parse_k(const std::string& text, std::int64_t count, const std::string& source) {
+  const KText read = read_k_text(text);
+  const int k = read.percent ? static_cast<int>(std::max(
+                                   1.0, std::round(read.value * static_cast<double>(count) / 100)))
+                             : static_cast<int>(read.value);
+  check_k(k, count, source);
+  return k;
 }
 
 void Selector::save_model(const std::string& path) const {

@@ -115,5 +115,25 @@ TEST(FeatureGroups, AResultWithBadGroupsIsRefused) {
       << message;
 }
 
+TEST(KPercentage, CountsColumnsOrGroups) {
+  const auto k_of = [](const std::string& extra) {
+    const CommandResult run =
+        run_cli(fmt::format("select '{}' {} --method lasso --json -q", grouped_csv(), extra));
+    EXPECT_EQ(run.exit_code, 0) << extra << ": " << run.err;
+    return run.exit_code == 0 ? json::parse(run.out)["k"].get<int>() : -1;
+  };
+  EXPECT_EQ(k_of("--k 30%"), 2);  // of 7 columns, rounded
+  EXPECT_EQ(k_of("--k 1%"), 1);   // at least one
+  EXPECT_EQ(k_of("--k 100%"), 7);
+  EXPECT_EQ(k_of(fmt::format("--groups '{}' --k 50%", groups_file())), 2);  // of 4 groups
+  for (const char* bad : {"0", "150%", "0%", "2.5", "ten"}) {
+    const CommandResult run =
+        run_cli(fmt::format("select '{}' --k {} --method lasso -q", grouped_csv(), bad));
+    EXPECT_EQ(run.exit_code, 2) << bad;
+    EXPECT_TRUE(contains(run.err, fmt::format("--k {}: takes a whole number from 1", bad)))
+        << run.err;
+  }
+}
+
 }  // namespace
 }  // namespace topkfs::test

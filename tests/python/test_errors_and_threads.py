@@ -26,7 +26,7 @@ def test_option_errors_carry_the_library_messages(regression_data):
         topkfs.TopKSelector("lasso-top", k=2, max_iter="many").fit(X, y)
     with pytest.raises(ValueError, match=r"k=11 is out of range: X has 10 feature\(s\)"):
         topkfs.TopKSelector("lasso-top", k=11).fit(X, y)
-    with pytest.raises(ValueError, match="k=2.5 is out of range"):
+    with pytest.raises(ValueError, match="k=2.5: a fraction of the features is above 0 and below 1"):
         topkfs.TopKSelector("lasso-top", k=2.5).fit(X, y)
     with pytest.raises(ValueError, match="task takes"):
         topkfs.TopKSelector("lasso-top", k=2, task="ranking").fit(X, y)

@@ -145,3 +145,11 @@ def test_groups_are_selected_whole_and_k_counts_them():
         topkfs.TopKSelector("lasso", k=1, groups=["a", "b", "c"]).fit(X, y)
     with pytest.raises(ValueError, match=r"k=7 is out of range: X has 5 group\(s\)"):
         topkfs.TopKSelector("lasso", k=7, groups=groups).fit(X, y)
+
+
+def test_k_as_a_fraction_keeps_that_share_of_the_columns_or_groups():
+    X, y = planted_classes(n=200, m=20, informative=(1, 5), classes=2, seed=3)
+    assert len(topkfs.TopKSelector("lasso", k=0.1).fit(X, y).selected_) == 2
+    assert len(topkfs.TopKSelector("lasso", k=0.01).fit(X, y).selected_) == 1  # at least one
+    grouped = topkfs.TopKSelector("lasso", k=0.5, groups=[str(j // 2) for j in range(20)])
+    assert len(grouped.fit(X, y).selected_groups_) == 5  # half of 10 groups

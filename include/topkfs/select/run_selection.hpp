@@ -68,6 +68,11 @@ Dataset table_for_methods(const Dataset& data, const std::optional<TableEncoding
 // `result`'s selection.
 std::vector<std::int64_t> method_columns(const SelectionResult& result);
 
+// What run_selection adds to a fit's result: the note on the `rows` rows
+// learned from (selection_rows' note), the data description and the split.
+void describe_selection(SelectionResult& result, const Dataset& data, std::size_t rows,
+                        const SelectionSplitOptions& split, const std::string& rows_note);
+
 // Fits `selector` on the rows chosen by `split` and fills the result's data
 // description and notes.
 SelectionResult run_selection(const Dataset& data, Selector& selector, int k,

@@ -67,6 +67,9 @@ struct SelectionResult {
   // indices above are then of these groups, and selected_columns() are the
   // table columns they hold.
   std::optional<FeatureGroups> groups;
+  // Set by --k auto and --method auto (evaluation/auto_selection.hpp): the
+  // candidates, their validation curves and the choice.
+  std::optional<nlohmann::json> automatic;
 
   // The table columns selected: those of the selected groups, or selected.
   std::vector<std::int64_t> selected_columns() const {

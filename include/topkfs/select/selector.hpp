@@ -19,6 +19,16 @@ namespace topkfs {
 void check_k(int k, std::int64_t columns, const std::string& source);
 inline void check_k(const Dataset& data, int k) { check_k(k, data.cols(), data.source); }
 
+// --k as given: a whole number from 1, or a percentage of `count` (the
+// columns, or the groups of grouped data) such as "10%", rounded to the
+// nearest whole number and at least 1 (as scikit-learn's SelectPercentile
+// keeps a share). Throws OptionError naming --k (and `source` when k
+// exceeds `count`).
+int parse_k(const std::string& text, std::int64_t count, const std::string& source);
+// The form of --k alone, before the data is read: throws as parse_k does for
+// text that is neither.
+void check_k_text(const std::string& text);
+
 // How a method's column scores add up to the score of a group of columns
 // (a categorical column's one-hot columns, a column and its missing
 // indicator: docs/algorithms.md, "Groups"). Norm: the Euclidean norm of the

@@ -1,0 +1,77 @@
+#pragma once
+// Choosing k and the lead model from the training rows alone (`--k auto`,
+// `--method auto`; docs/algorithms.md, "Choosing k and the method"): each
+// candidate method is fitted on part of the rows a selection learns from,
+// its selection at each k of a grid judged by the downstream model of the
+// paper's protocols on the rest, and k taken by the one-standard-error rule
+// (cv.glmnet's lambda.1se) or as the best; the chosen method is then fitted
+// on all those rows with the chosen k.
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+#include "topkfs/data/dataset.hpp"
+#include "topkfs/scoring/downstream.hpp"
+#include "topkfs/select/selector.hpp"
+
+namespace topkfs {
+
+enum class KRule { OneStandardError, Best };
+
+KRule parse_k_rule(const std::string& name);  // 1se|best
+const char* to_string(KRule rule);
+
+struct AutoOptions {
+  bool auto_k = false;
+  int k = 0;      // the k of every candidate when !auto_k
+  int k_max = 0;  // the grid's end; 0: the smaller of the selectable count and 100
+  int folds = 1;  // 1: one validation part of `validation` of the rows; F >= 2: F folds
+  double validation = 0.2;
+  KRule rule = KRule::OneStandardError;
+  std::uint64_t seed = 0;
+  DownstreamOptions downstream;
+};
+
+// One point of a validation curve: the downstream score of the selection of
+// k (accuracy %, or MAE for real targets) over the validation parts.
+struct KCurvePoint {
+  int k = 0;
+  double mean = 0.0;
+  double se = 0.0;  // standard error: over the folds, or of the one part's rows
+};
+
+struct CandidateScore {
+  std::string method;
+  std::vector<KCurvePoint> curve;  // one point (the fixed k) without auto_k
+  int k = 0;                       // the k chosen from the curve
+  double mean = 0.0;               // the curve at k
+  double se = 0.0;
+  double seconds = 0.0;  // the candidate's validation fits and scores
+  int fits = 0;
+};
+
+// 1, 2, 3, 5, 8, ... about x1.5 a step, up to and including k_max.
+std::vector<int> k_grid(int k_max);
+
+// The k `rule` takes from `curve` (higher_is_better: accuracy; else MAE):
+// the best point, or the smallest k within one standard error of it.
+int choose_k(const std::vector<KCurvePoint>& curve, KRule rule, bool higher_is_better);
+
+using SelectorFactory = std::function<std::unique_ptr<Selector>()>;
+
+// Scores each candidate on validation parts of `rows`, chooses the method
+// (best score at its chosen k) and k, fits the chosen one on every row of
+// `rows` and returns that fit's result with the choice in
+// `SelectionResult::automatic` (every candidate's curve and score). A
+// candidate whose training ignores k (Selector::ranking_depends_on_k) is
+// fitted once per part and read at every k; the others once per k and part.
+// Candidates that cannot fit the data's target are skipped with a note.
+SelectionResult run_auto_selection(const Dataset& data,
+                                   const std::vector<SelectorFactory>& candidates,
+                                   const std::vector<std::int64_t>& rows,
+                                   const AutoOptions& options, const FitCallbacks& callbacks);
+
+}  // namespace topkfs

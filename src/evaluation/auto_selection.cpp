@@ -1,0 +1,313 @@
+#include "topkfs/evaluation/auto_selection.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "topkfs/core/clock.hpp"
+#include "topkfs/core/enum_names.hpp"
+#include "topkfs/core/error.hpp"
+#include "topkfs/core/random.hpp"
+#include "topkfs/data/splits.hpp"
+#include "topkfs/data/table_encoding.hpp"
+#include "topkfs/select/run_selection.hpp"
+
+namespace topkfs {
+namespace {
+
+constexpr EnumName<KRule> kKRuleNames[] = {{KRule::OneStandardError, "1se"}, {KRule::Best, "best"}};
+
+// The validation parts of `rows`: one stratified split, or `folds` folds
+// (each class's rows shuffled and dealt out in turn, so every fold has its
+// share of each class).
+std::vector<Split> validation_parts(const Dataset& data, const std::vector<std::int64_t>& rows,
+                                    const AutoOptions& options) {
+  if (options.folds <= 1) {
+    const TrainValTest parts =
+        train_validation_split(data, rows, options.validation, derive_seed(options.seed, 7));
+    return {{parts.train, parts.validation}};
+  }
+  std::map<std::int32_t, std::vector<std::int64_t>> by_class;
+  for (auto row : rows) {
+    const std::int32_t label =
+        data.target_kind == TargetKind::Classes ? data.labels[static_cast<std::size_t>(row)] : 0;
+    by_class[label].push_back(row);
+  }
+  Rng rng(derive_seed(options.seed, 7));
+  std::vector<std::vector<std::int64_t>> fold(static_cast<std::size_t>(options.folds));
+  std::size_t next = 0;
+  for (auto& [label, members] : by_class) {
+    rng.shuffle(members);
+    for (auto row : members) fold[next++ % fold.size()].push_back(row);
+  }
+  std::vector<Split> parts;
+  for (std::size_t f = 0; f < fold.size(); ++f) {
+    Split part;
+    part.test = fold[f];
+    for (std::size_t g = 0; g < fold.size(); ++g) {
+      if (g != f) part.train.insert(part.train.end(), fold[g].begin(), fold[g].end());
+    }
+    std::sort(part.train.begin(), part.train.end());
+    std::sort(part.test.begin(), part.test.end());
+    if (part.test.empty() || part.train.size() < 2) {
+      throw OptionError(fmt::format("--k-folds {}: {} training rows are too few for so many folds",
+                                    options.folds, rows.size()));
+    }
+    parts.push_back(std::move(part));
+  }
+  return parts;
+}
+
+// How many columns (or groups) a fit on `rows` can select: those not missing
+// in every one of them.
+std::int64_t selectable(const Dataset& data, const std::vector<std::int64_t>& rows) {
+  if (!needs_encoding(data)) return data.group_count();
+  const TableEncoding encoding = learn_encoding(data, rows);
+  std::vector<char> usable(static_cast<std::size_t>(data.group_count()), 0);
+  for (std::size_t j = 0; j < encoding.columns.size(); ++j) {
+    if (encoding.columns[j].dropped) continue;
+    usable[data.column_group.empty() ? j : static_cast<std::size_t>(data.column_group[j])] = 1;
+  }
+  return std::count(usable.begin(), usable.end(), 1);
+}
+
+struct PartScore {
+  double value = 0.0;
+  double se = 0.0;  // of the part's rows, for a single part
+};
+
+// The downstream score of `result`'s first k (of its ranking) on one part.
+PartScore score_prefix(const Dataset& data, const SelectionResult& result, int k, const Split& part,
+                       const DownstreamOptions& downstream) {
+  SelectionResult prefix = result;
+  prefix.selected.assign(result.ranking.begin(), result.ranking.begin() + k);
+  const std::vector<std::int64_t> columns = method_columns(prefix);
+  const DownstreamScore score =
+      result.encoding ? score_downstream(encode_table(data, *result.encoding), part.train,
+                                         part.test, columns, downstream)
+                      : score_downstream(data, part.train, part.test, columns, downstream);
+  const auto n = static_cast<double>(part.test.size());
+  if (score.kind == TargetKind::Classes) {
+    const double p = score.accuracy / 100.0;
+    return {score.accuracy, 100.0 * std::sqrt(std::max(0.0, p * (1 - p)) / n)};
+  }
+  // The spread of the absolute errors: E|e|^2 - (E|e|)^2 = RMSE^2 - MAE^2.
+  return {score.mae, std::sqrt(std::max(0.0, score.rmse * score.rmse - score.mae * score.mae) / n)};
+}
+
+KCurvePoint summarise(int k, const std::vector<PartScore>& scores) {
+  KCurvePoint point;
+  point.k = k;
+  for (const auto& s : scores) point.mean += s.value / static_cast<double>(scores.size());
+  if (scores.size() == 1) {
+    point.se = scores.front().se;
+    return point;
+  }
+  double squares = 0.0;
+  for (const auto& s : scores) squares += (s.value - point.mean) * (s.value - point.mean);
+  const auto f = static_cast<double>(scores.size());
+  point.se = std::sqrt(squares / (f - 1) / f);
+  return point;
+}
+
+// The validation curve of one candidate at `ks` (appended to `out`).
+void score_at(const SelectorFactory& make, const Dataset& data, const std::vector<Split>& parts,
+              const std::vector<int>& ks, const AutoOptions& options, const FitCallbacks& callbacks,
+              CandidateScore& out) {
+  std::map<int, std::vector<PartScore>> by_k;
+  for (const Split& part : parts) {
+    auto probe = make();
+    out.method = probe->name();
+    if (!probe->ranking_depends_on_k()) {
+      const SelectionResult fit = fit_table(*probe, data, part.train, ks.back(), callbacks);
+      ++out.fits;
+      for (int k : ks) by_k[k].push_back(score_prefix(data, fit, k, part, options.downstream));
+      continue;
+    }
+    for (int k : ks) {
+      auto selector = make();
+      const SelectionResult fit = fit_table(*selector, data, part.train, k, callbacks);
+      ++out.fits;
+      by_k[k].push_back(score_prefix(data, fit, k, part, options.downstream));
+    }
+  }
+  for (int k : ks) out.curve.push_back(summarise(k, by_k[k]));
+  std::sort(out.curve.begin(), out.curve.end(),
+            [](const KCurvePoint& a, const KCurvePoint& b) { return a.k < b.k; });
+}
+
+// Up to kRefine values of k strictly between `low` and `high`, spread
+// geometrically: where the rule's choice lies between two grid points.
+constexpr int kRefine = 4;
+std::vector<int> between(int low, int high) {
+  std::vector<int> out;
+  for (int i = 1; i <= kRefine; ++i) {
+    const double t = static_cast<double>(i) / (kRefine + 1);
+    const int k = static_cast<int>(std::lround(low * std::pow(static_cast<double>(high) / low, t)));
+    if (k > low && k < high && (out.empty() || out.back() != k)) out.push_back(k);
+  }
+  return out;
+}
+
+CandidateScore score_candidate(const SelectorFactory& make, const Dataset& data,
+                               const std::vector<Split>& parts, const std::vector<int>& ks,
+                               const AutoOptions& options, const FitCallbacks& callbacks) {
+  const auto start = Clock::now();
+  CandidateScore out;
+  score_at(make, data, parts, ks, options, callbacks, out);
+  const bool higher = data.target_kind == TargetKind::Classes;
+  const KRule rule = options.auto_k ? options.rule : KRule::Best;
+  out.k = choose_k(out.curve, rule, higher);
+  // The grid grows by half a step: look between the choice and the grid
+  // point below it, and choose again on the finer curve.
+  const auto at = std::find(ks.begin(), ks.end(), out.k);
+  if (options.auto_k && at != ks.begin() && at != ks.end()) {
+    const std::vector<int> finer = between(*(at - 1), out.k);
+    if (!finer.empty()) {
+      score_at(make, data, parts, finer, options, callbacks, out);
+      out.k = choose_k(out.curve, rule, higher);
+    }
+  }
+  for (const auto& point : out.curve) {
+    if (point.k == out.k) {
+      out.mean = point.mean;
+      out.se = point.se;
+    }
+  }
+  out.seconds = seconds_since(start);
+  return out;
+}
+
+nlohmann::json describe(const std::vector<CandidateScore>& scores, std::size_t chosen,
+                        const AutoOptions& options, const std::vector<int>& ks, const Dataset& data,
+                        std::size_t rows) {
+  nlohmann::json candidates = nlohmann::json::array();
+  for (const auto& c : scores) {
+    nlohmann::json curve = nlohmann::json::array();
+    for (const auto& p : c.curve) curve.push_back({{"k", p.k}, {"mean", p.mean}, {"se", p.se}});
+    candidates.push_back({{"method", c.method},
+                          {"k", c.k},
+                          {"mean", c.mean},
+                          {"se", c.se},
+                          {"fits", c.fits},
+                          {"seconds", c.seconds},
+                          {"curve", curve}});
+  }
+  return {{"metric", data.target_kind == TargetKind::Classes ? "accuracy %" : "MAE"},
+          {"validation",
+           options.folds <= 1
+               ? fmt::format("one stratified validation part of {} of the {} training rows",
+                             options.validation, rows)
+               : fmt::format("{} stratified folds of the {} training rows", options.folds, rows)},
+          {"k_rule", options.auto_k ? to_string(options.rule) : "fixed"},
+          {"k_grid", ks},
+          {"candidates", candidates},
+          {"method", scores[chosen].method},
+          {"k", scores[chosen].k}};
+}
+
+}  // namespace
+
+KRule parse_k_rule(const std::string& name) { return parse_enum(name, kKRuleNames, "--k-rule"); }
+const char* to_string(KRule rule) { return enum_name(rule, kKRuleNames); }
+
+std::vector<int> k_grid(int k_max) {
+  std::vector<int> grid;
+  double k = 1.0;
+  while (static_cast<int>(std::lround(k)) < k_max) {
+    const int next = static_cast<int>(std::lround(k));
+    if (grid.empty() || grid.back() != next) grid.push_back(next);
+    k *= 1.5;
+  }
+  if (grid.empty() || grid.back() != k_max) grid.push_back(k_max);
+  return grid;
+}
+
+int choose_k(const std::vector<KCurvePoint>& curve, KRule rule, bool higher_is_better) {
+  TOPKFS_ASSERT(!curve.empty());
+  const auto better = [&](double a, double b) { return higher_is_better ? a > b : a < b; };
+  const KCurvePoint* best = &curve.front();
+  for (const auto& point : curve) {
+    if (better(point.mean, best->mean)) best = &point;
+  }
+  if (rule == KRule::Best) return best->k;
+  const double bound = higher_is_better ? best->mean - best->se : best->mean + best->se;
+  for (const auto& point : curve) {  // in increasing k
+    if (higher_is_better ? point.mean >= bound : point.mean <= bound) return point.k;
+  }
+  return best->k;
+}
+
+SelectionResult run_auto_selection(const Dataset& data,
+                                   const std::vector<SelectorFactory>& candidates,
+                                   const std::vector<std::int64_t>& rows,
+                                   const AutoOptions& options, const FitCallbacks& callbacks) {
+  TOPKFS_ASSERT(!candidates.empty());
+  if (data.target_kind == TargetKind::None) {
+    throw DataError(fmt::format("{}: choosing k or the method needs a target", data.source));
+  }
+  const std::vector<Split> parts = validation_parts(data, rows, options);
+  const std::int64_t count = selectable(data, parts.front().train);
+  std::vector<int> ks;
+  if (options.auto_k) {
+    const std::int64_t k_max =
+        options.k_max > 0 ? options.k_max : std::min<std::int64_t>(count, 100);
+    if (k_max > count) {
+      throw OptionError(fmt::format("--k-max {} is out of range: {} has {} columns to select",
+                                    k_max, data.source, count));
+    }
+    ks = k_grid(static_cast<int>(k_max));
+  } else {
+    ks = {options.k};
+  }
+  std::vector<CandidateScore> scores;
+  std::vector<std::string> skipped;
+  for (const auto& make : candidates) {
+    try {
+      scores.push_back(score_candidate(make, data, parts, ks, options, callbacks));
+    } catch (const DataError& error) {
+      if (candidates.size() == 1) throw;
+      skipped.push_back(fmt::format("{} ({})", make()->name(), error.what()));
+      continue;
+    }
+    const auto& s = scores.back();
+    callbacks.info(
+        fmt::format("auto: {} chooses k = {}: {} {:.4g} +- {:.2g} on validation ({} fits, "
+                    "{:.1f} s)",
+                    s.method, s.k, data.target_kind == TargetKind::Classes ? "accuracy %" : "MAE",
+                    s.mean, s.se, s.fits, s.seconds));
+  }
+  if (scores.empty()) {
+    throw DataError(fmt::format("{}: no candidate method could be fitted: {}", data.source,
+                                fmt::join(skipped, "; ")));
+  }
+  const bool higher = data.target_kind == TargetKind::Classes;
+  std::size_t chosen = 0;
+  for (std::size_t c = 1; c < scores.size(); ++c) {
+    if (higher ? scores[c].mean > scores[chosen].mean : scores[c].mean < scores[chosen].mean) {
+      chosen = c;
+    }
+  }
+  std::unique_ptr<Selector> selector;
+  for (const auto& make : candidates) {
+    auto made = make();
+    if (made->name() == scores[chosen].method) selector = std::move(made);
+  }
+  SelectionResult result = fit_table(*selector, data, rows, scores[chosen].k, callbacks);
+  result.automatic = describe(scores, chosen, options, ks, data, rows.size());
+  result.notes.push_back(fmt::format(
+      "chosen on the training rows ({}): {}k = {} ({} {:.4g} +- {:.2g}{})",
+      (*result.automatic)["validation"].get<std::string>(),
+      candidates.size() > 1 ? fmt::format("method {} of {}, ", scores[chosen].method, scores.size())
+                            : "",
+      scores[chosen].k, higher ? "accuracy %" : "MAE", scores[chosen].mean, scores[chosen].se,
+      options.auto_k
+          ? fmt::format(", the {} rule over k = {}", to_string(options.rule), fmt::join(ks, ", "))
+          : ""));
+  for (const auto& note : skipped) result.notes.push_back("auto: skipped " + note);
+  return result;
+}
+
+}  // namespace topkfs

@@ -1,0 +1,145 @@
+// --k auto and --method auto (evaluation/auto_selection.hpp): the grid, the
+// one-standard-error rule, recovery of the planted count and support on
+// generated problems, the choice between methods, and the command's flags.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "selection_test_support.hpp"
+#include "test_support.hpp"
+#include "topkfs/core/error.hpp"
+#include "topkfs/data/synthetic.hpp"
+#include "topkfs/evaluation/auto_selection.hpp"
+#include "topkfs/methods/registry.hpp"
+
+namespace topkfs {
+namespace {
+
+using namespace test;  // NOLINT: the suite's helpers
+
+TEST(AutoSelection, TheGridGrowsByHalfAndEndsAtKMax) {
+  EXPECT_EQ(k_grid(100), (std::vector<int>{1, 2, 3, 5, 8, 11, 17, 26, 38, 58, 86, 100}));
+  EXPECT_EQ(k_grid(1), (std::vector<int>{1}));
+  EXPECT_EQ(k_grid(4), (std::vector<int>{1, 2, 3, 4}));
+}
+
+TEST(AutoSelection, TheOneStandardErrorRuleTakesTheSmallestKNearTheBest) {
+  const std::vector<KCurvePoint> accuracy = {
+      {1, 60, 2}, {2, 80, 2}, {5, 89, 2}, {10, 90, 2}, {20, 88, 2}};
+  EXPECT_EQ(choose_k(accuracy, KRule::OneStandardError, true), 5);  // 89 >= 90 - 2
+  EXPECT_EQ(choose_k(accuracy, KRule::Best, true), 10);
+  const std::vector<KCurvePoint> mae = {
+      {1, 3.0, 0.1}, {2, 1.05, 0.1}, {4, 1.0, 0.1}, {8, 1.2, 0.1}};
+  EXPECT_EQ(choose_k(mae, KRule::OneStandardError, false), 2);  // 1.05 <= 1.0 + 0.1
+  EXPECT_EQ(choose_k(mae, KRule::Best, false), 4);
+  EXPECT_EQ(parse_k_rule("1se"), KRule::OneStandardError);
+  EXPECT_THROW(parse_k_rule("median"), OptionError);
+}
+
+struct Planted {
+  SyntheticOptions::Target target;
+  int features;
+  int informative;
+};
+
+// The target: the chosen k within 30% of the planted count, and at
+// least 85% of the planted features selected.
+TEST(AutoSelection, ChoosesAboutThePlantedCountAndFindsThePlantedFeatures) {
+  for (const Planted& planted : {Planted{SyntheticOptions::Target::Classes, 200, 10},
+                                 Planted{SyntheticOptions::Target::Real, 500, 20}}) {
+    SCOPED_TRACE(fmt::format("{} of {}", planted.informative, planted.features));
+    SyntheticOptions options;
+    options.samples = 800;
+    options.features = planted.features;
+    options.informative = planted.informative;
+    options.correlated_decoys = 0;
+    options.relation = SyntheticOptions::Relation::Linear;
+    options.target = planted.target;
+    options.classes = 2;
+    options.noise = 0.2;
+    options.seed = 3;
+    const SyntheticData made = make_synthetic(options);
+    AutoOptions automatic;
+    automatic.auto_k = true;
+    // The ranking by weight alone: the default marginal screen ranks the
+    // noise columns that pass it at p < 0.05 (about 5% of them) before a
+    // planted column of weak marginal signal, which then enters the curve
+    // only at k = 49 of 20 planted (docs/algorithms.md, "Choosing k").
+    const SelectionResult result = run_auto_selection(made.data, {[] {
+                                                        auto selector =
+                                                            make_selector("elastic-net-top");
+                                                        selector->set_option("screen-level", "0");
+                                                        return selector;
+                                                      }},
+                                                      all_rows(made.data), automatic, {});
+    const auto& curve = (*result.automatic)["candidates"][0]["curve"];
+    EXPECT_LE(std::abs(result.k - planted.informative), 0.3 * planted.informative)
+        << result.k << ": " << curve.dump();
+    EXPECT_GE(recovered(result, made.informative), std::ceil(0.85 * planted.informative))
+        << fmt::format("{}", fmt::join(result.selected, ","));
+    // The grid, and the points refined below the choice.
+    EXPECT_GE(curve.size(), k_grid(100).size());
+    EXPECT_EQ((*result.automatic)["k"], result.k);
+  }
+}
+
+TEST(AutoSelection, MethodAutoReportsEveryCandidateAndFitsTheBest) {
+  const SyntheticData made = planted_problem(SyntheticOptions::Target::Classes, 2, 4, 600,
+                                             SyntheticOptions::Relation::Linear);
+  AutoOptions automatic;
+  automatic.k = 5;
+  automatic.folds = 3;
+  const SelectionResult result = run_auto_selection(
+      made.data,
+      {[] { return make_selector("lasso"); }, [] { return make_selector("random-forest"); }},
+      all_rows(made.data), automatic, {});
+  const auto& choice = *result.automatic;
+  ASSERT_EQ(choice["candidates"].size(), 2u);
+  EXPECT_EQ(choice["k_rule"], "fixed");
+  const auto& a = choice["candidates"][0];
+  const auto& b = choice["candidates"][1];
+  const std::string best = a["mean"].get<double>() >= b["mean"].get<double>()
+                               ? a["method"].get<std::string>()
+                               : b["method"].get<std::string>();
+  EXPECT_EQ(choice["method"], best);
+  EXPECT_EQ(result.method, best);
+  EXPECT_EQ(result.k, 5);
+  EXPECT_EQ(a["fits"], 3);  // lasso's ranking serves every k: one fit a fold
+  EXPECT_GT(a["se"].get<double>(), 0.0);
+}
+
+TEST(AutoSelection, TheCommandChoosesAndRefusesWhatCannotCombine) {
+  const std::string csv = [] {
+    const SyntheticData made = planted_problem(SyntheticOptions::Target::Classes, 2, 5, 300,
+                                               SyntheticOptions::Relation::Linear);
+    std::string text;
+    for (std::int64_t j = 0; j < made.data.cols(); ++j) text += fmt::format("x{},", j);
+    text += "y\n";
+    for (std::int64_t i = 0; i < made.data.rows(); ++i) {
+      for (std::int64_t j = 0; j < made.data.cols(); ++j) {
+        text += fmt::format("{:.4f},", made.data.features(i, j));
+      }
+      text += fmt::format("{}\n", made.data.labels[static_cast<std::size_t>(i)]);
+    }
+    return write_temp_file("auto.csv", text);
+  }();
+  const CommandResult run = run_cli(
+      fmt::format("select '{}' --k auto --k-max 20 --method auto --min-steps 200 --json -q", csv));
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto result = nlohmann::json::parse(run.out);
+  ASSERT_EQ(result["auto"]["candidates"].size(), 3u);
+  EXPECT_EQ(result["auto"]["k_grid"].back(), 20);
+  EXPECT_EQ(result["method"], result["auto"]["method"]);
+  for (const char* bad : {"--k auto --checkpoint c.ckpt", "--k auto --k-rule median",
+                          "--method auto --k 3 --lambda9 1", "--k auto --k-folds 0"}) {
+    const CommandResult refused = run_cli(fmt::format("select '{}' {} -q", csv, bad));
+    EXPECT_EQ(refused.exit_code, 2) << bad << ": " << refused.err;
+  }
+}
+
+}  // namespace
+}  // namespace topkfs
