@@ -2,12 +2,15 @@
 // arrays (what TopKSelector.fit calls) and a selection on a file (what
 // `topkfs select` does). The GIL is released while a method trains.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <numeric>
 #include <optional>
 #include <utility>
 
@@ -16,6 +19,7 @@
 #include "topkfs/core/error.hpp"
 #include "topkfs/core/progress_text.hpp"
 #include "topkfs/data/feature_groups.hpp"
+#include "topkfs/evaluation/auto_selection.hpp"
 #include "topkfs/io/result_json.hpp"
 #include "topkfs/io/target_encoding.hpp"
 #include "topkfs/methods/registry.hpp"
@@ -113,6 +117,65 @@ py::dict run(const Dataset& data, Selector& selector, int k, const SelectionSpli
   {
     py::gil_scoped_release release;
     result = run_selection(data, selector, k, split, callbacks);
+  }
+  py::dict out = to_python(to_json(result));
+  out["log"] = reporter.log();
+  return out;
+}
+
+// k="auto" or method="auto" on every row of `data`: `choosing` holds k_max,
+// k_folds, k_rule and seed; `options` go to the candidates that have them.
+py::dict run_automatic(const Dataset& data, const std::string& method, int k,
+                       const py::dict& options, const py::dict& choosing, bool verbose) {
+  const std::vector<std::string> names =
+      method == "auto" ? std::vector<std::string>{"dnn-top", "elastic-net-top", "random-forest"}
+                       : std::vector<std::string>{method};
+  std::vector<std::pair<std::string, std::string>> given;
+  for (const auto& [key, value] : options) {
+    given.emplace_back(key.cast<std::string>(), value.cast<std::string>());
+  }
+  for (const auto& [name, value] : given) {
+    const bool used = std::any_of(names.begin(), names.end(), [&](const std::string& m) {
+      return make_selector(m)->has_option(name);
+    });
+    if (!used) {
+      throw OptionError(fmt::format("option '{}' does not apply to any of the methods {}",
+                                    python_name(name), fmt::join(names, ", ")));
+    }
+  }
+  std::vector<SelectorFactory> candidates;
+  for (const auto& name : names) {
+    candidates.push_back([name, given] {
+      auto selector = make_selector(name);
+      for (const auto& [option, value] : given) {
+        if (selector->has_option(option)) selector->set_option(option, value);
+      }
+      return selector;
+    });
+    candidates.back()()->check_options();
+  }
+  AutoOptions automatic;
+  automatic.auto_k = k == 0;
+  automatic.k = k;
+  if (choosing.contains("k_max")) automatic.k_max = choosing["k_max"].cast<int>();
+  if (choosing.contains("k_folds")) automatic.folds = choosing["k_folds"].cast<int>();
+  if (choosing.contains("k_rule"))
+    automatic.rule = parse_k_rule(choosing["k_rule"].cast<std::string>());
+  if (choosing.contains("seed")) automatic.seed = choosing["seed"].cast<std::uint64_t>();
+  if (automatic.folds < 1) throw OptionError("k_folds must be at least 1");
+  if (!automatic.auto_k) check_k(k, data.group_count(), "X");
+  PythonReporter reporter(verbose);
+  const FitCallbacks callbacks = reporter.callbacks();
+  SelectionResult result;
+  {
+    py::gil_scoped_release release;
+    std::vector<std::int64_t> rows(static_cast<std::size_t>(data.rows()));
+    std::iota(rows.begin(), rows.end(), 0);
+    result = run_auto_selection(data, candidates, rows, automatic, callbacks);
+    SelectionSplitOptions every_row;
+    every_row.rows = SelectionRows::All;
+    describe_selection(result, data, rows.size(), every_row,
+                       fmt::format("learned from all {} rows", data.rows()));
   }
   py::dict out = to_python(to_json(result));
   out["log"] = reporter.log();
@@ -241,9 +304,17 @@ py::dict fit_arrays(const py::array& X, const std::string& method, int k, const 
                     const py::object& targets, const std::vector<std::string>& feature_names,
                     const std::vector<std::vector<std::string>>& column_levels,
                     const std::vector<std::optional<std::string>>& group_labels, bool verbose,
-                    const std::string& checkpoint, int checkpoint_every, bool resume) {
-  auto selector = configured_selector(method, options);
+                    const std::string& checkpoint, int checkpoint_every, bool resume,
+                    const py::dict& choosing) {
+  // k = 0: k="auto"; method "auto": --method auto (evaluation/auto_selection.hpp).
+  const bool automatic = method == "auto" || k == 0;
+  std::unique_ptr<Selector> selector;
   CheckpointSettings checkpointing;
+  if (automatic && !checkpoint.empty()) {
+    throw OptionError(
+        "checkpoint is for one method with a fixed k; k='auto' and method='auto' fit several");
+  }
+  if (!automatic) selector = configured_selector(method, options);
   if (!checkpoint.empty()) {
     checkpointing = checkpoint_settings(*selector, k, checkpoint, checkpoint_every, resume);
   }
@@ -263,6 +334,7 @@ py::dict fit_arrays(const py::array& X, const std::string& method, int k, const 
   name_unnamed_features(data);
   if (!group_labels.empty()) apply_feature_groups(data, groups_from_labels(group_labels, data));
   data.validate();
+  if (automatic) return run_automatic(data, method, k, options, choosing, verbose);
   SelectionSplitOptions every_row;
   every_row.rows = SelectionRows::All;
   return run(data, *selector, k, every_row, verbose, checkpointing);
@@ -310,16 +382,16 @@ py::list methods() {
 
 void bind_selection(py::module_& module) {
   module.def("methods", &methods, "Every registered method with its options and defaults.");
-  module.def("fit_arrays", &fit_arrays, py::arg("X"), py::arg("method"), py::arg("k"),
-             py::arg("options"), py::arg("labels"), py::arg("class_names"), py::arg("targets"),
-             py::arg("feature_names"),
-             py::arg("column_levels") = std::vector<std::vector<std::string>>{},
-             py::arg("group_labels") = std::vector<std::optional<std::string>>{},
-             py::arg("verbose") = false, py::arg("checkpoint") = "",
-             py::arg("checkpoint_every") = 1, py::arg("resume") = false,
-             "Fits a method on arrays (TopKSelector.fit); returns the result as a dict. With a "
-             "checkpoint path, the training state is written there (and resumed from it with "
-             "resume).");
+  module.def(
+      "fit_arrays", &fit_arrays, py::arg("X"), py::arg("method"), py::arg("k"), py::arg("options"),
+      py::arg("labels"), py::arg("class_names"), py::arg("targets"), py::arg("feature_names"),
+      py::arg("column_levels") = std::vector<std::vector<std::string>>{},
+      py::arg("group_labels") = std::vector<std::optional<std::string>>{},
+      py::arg("verbose") = false, py::arg("checkpoint") = "", py::arg("checkpoint_every") = 1,
+      py::arg("resume") = false, py::arg("choosing") = py::dict(),
+      "Fits a method on arrays (TopKSelector.fit); returns the result as a dict. With a "
+      "checkpoint path, the training state is written there (and resumed from it with "
+      "resume).");
   module.def("select_file", &select_file, py::arg("path"), py::arg("method"), py::arg("k"),
              py::arg("options"), py::arg("reader_options"), py::arg("split") = "auto",
              py::arg("test_size") = 0.2, py::arg("split_seed") = 0, py::arg("verbose") = false,

@@ -60,10 +60,18 @@ class TopKSelector(SelectorMixin, BaseEstimator):
         options): "dnn-top", "dfs", "elastic-net-top", "lasso-top",
         "ridge-top", "elastic-net", "lasso", "ridge", and the baselines
         "random-forest", "inffs", "stg", "concrete", "fir".
-    k : int or float, default=10
+    k : int, float or "auto", default=10
         Number of features to select, 1..n_features (with ``groups``: of
-        groups), or a fraction of them in (0, 1): ``k=0.1`` keeps 10%,
-        rounded, at least one.
+        groups), a fraction of them in (0, 1) (``k=0.1`` keeps 10%, rounded,
+        at least one), or "auto": chosen from a validation curve on the
+        rows fitted (``k_max``, ``k_folds``, ``k_rule``; docs/algorithms.md,
+        "Choosing k and the method"). ``method="auto"`` chooses between
+        dnn-top, elastic-net-top and random-forest the same way.
+    k_max, k_folds, k_rule : int or None, int, {"1se", "best"}
+        For k="auto": the grid's end (None: the smaller of the columns and
+        100), the validation (1: one stratified 20% part; F: F folds) and
+        the rule (the smallest k within one standard error of the best, or
+        the best).
     options : dict, default=None
         Method options, name -> value (merged with the keyword options; an
         option given in both is an error).
@@ -109,6 +117,13 @@ class TopKSelector(SelectorMixin, BaseEstimator):
     history_ : list of dict
         Per epoch (or sweep): ``epoch``, ``loss``, ``val_loss`` (when there is
         a validation split), ``seconds``.
+    k_ : int
+        The k of the fit (the chosen one for k="auto").
+    k_curve_ : list of (k, mean, se)
+        With k="auto" or method="auto": the chosen method's validation curve
+        (accuracy %, or MAE for real targets).
+    method_ : str
+        The method fitted (the chosen one for method="auto").
     n_iter_ : int
         Entries in ``history_``: epochs run (neural methods; early stopping
         may end before ``epochs``), coordinate sweeps or path points (linear).
@@ -139,6 +154,9 @@ class TopKSelector(SelectorMixin, BaseEstimator):
         task="auto",
         groups=None,
         random_state=None,
+        k_max=None,
+        k_folds=1,
+        k_rule="1se",
         verbose=False,
         **method_options,
     ):
@@ -148,6 +166,9 @@ class TopKSelector(SelectorMixin, BaseEstimator):
         self.task = task
         self.groups = groups
         self.random_state = random_state
+        self.k_max = k_max
+        self.k_folds = k_folds
+        self.k_rule = k_rule
         self.verbose = verbose
         for name, value in method_options.items():
             self._check_option_name(name, "__init__")
@@ -262,6 +283,7 @@ class TopKSelector(SelectorMixin, BaseEstimator):
             "" if checkpoint is None else os.fspath(checkpoint),
             int(checkpoint_every),
             bool(resume),
+            self._choosing(),
         )
         emit_log(result, self.verbose)
         self._store(result, n_features)
@@ -269,8 +291,11 @@ class TopKSelector(SelectorMixin, BaseEstimator):
 
     def _resolved_k(self, units, what):
         """k as a count: an integer in 1..units, or a fraction in (0, 1) of the
-        units (scikit-learn's SelectPercentile keeps a share the same way)."""
+        units (scikit-learn's SelectPercentile keeps a share the same way);
+        0 for "auto", which the library chooses."""
         k = self.k
+        if isinstance(k, str) and k == "auto":
+            return 0
         if isinstance(k, numbers.Real) and not isinstance(k, (bool, numbers.Integral)):
             if not 0 < k < 1:
                 raise ValueError(
@@ -284,6 +309,18 @@ class TopKSelector(SelectorMixin, BaseEstimator):
             f"k={k!r} is out of range: X has {units} {what}; choose an integer in 1..{units} or "
             "a fraction in (0, 1)"
         )
+
+    def _choosing(self):
+        """k="auto" and method="auto": the grid, the validation and the rule."""
+        choosing = {
+            "k_folds": whole_number("k_folds", self.k_folds, 1, 1000),
+            "k_rule": str(self.k_rule),
+        }
+        if self.k_max is not None:
+            choosing["k_max"] = whole_number("k_max", self.k_max, 1, 2**31 - 1)
+        if self.random_state is not None:
+            choosing["seed"] = whole_number("random_state", self.random_state, 0, 2**64 - 1)
+        return choosing
 
     def _group_labels(self, n_features):
         """One label (str) or None per column from ``groups``; [] without groups."""
@@ -320,7 +357,7 @@ class TopKSelector(SelectorMixin, BaseEstimator):
                     "give one of them"
                 )
             texts["seed"] = seed
-        if "seed" in texts and not method_has_option(self.method, "seed"):
+        if "seed" in texts and self.method != "auto" and not method_has_option(self.method, "seed"):
             del texts["seed"]
         return texts
 
@@ -369,6 +406,9 @@ class TopKSelector(SelectorMixin, BaseEstimator):
         "result_",
         "selected_",
         "selected_groups_",
+        "k_",
+        "k_curve_",
+        "method_",
         "scores_",
         "ranking_",
         "frequency_",
@@ -407,6 +447,11 @@ class TopKSelector(SelectorMixin, BaseEstimator):
         self.scores_ = scores
         self.ranking_ = ranking
         self.frequency_ = frequency
+        self.k_ = int(result["k"])
+        self.method_ = result["method"]
+        if "auto" in result:
+            chosen = [c for c in result["auto"]["candidates"] if c["method"] == self.method_]
+            self.k_curve_ = [(p["k"], p["mean"], p["se"]) for p in chosen[0]["curve"]]
         self.history_ = list(result["history"])
         self.n_iter_ = len(self.history_)
         self.fit_seconds_ = float(result["fit_seconds"])

@@ -153,3 +153,21 @@ def test_k_as_a_fraction_keeps_that_share_of_the_columns_or_groups():
     assert len(topkfs.TopKSelector("lasso", k=0.01).fit(X, y).selected_) == 1  # at least one
     grouped = topkfs.TopKSelector("lasso", k=0.5, groups=[str(j // 2) for j in range(20)])
     assert len(grouped.fit(X, y).selected_groups_) == 5  # half of 10 groups
+
+
+def test_k_auto_and_method_auto_choose_on_the_rows_fitted():
+    X, y = planted_classes(n=400, m=40, informative=(3, 11, 20, 31), classes=2, seed=5)
+    selector = topkfs.TopKSelector(
+        "auto", k="auto", k_max=12, random_state=0, min_steps=200, threads=1
+    ).fit(X, y)
+    assert selector.method_ in ("dnn-top", "elastic-net-top", "random-forest")
+    assert selector.k_ == len(selector.selected_)
+    # The grid up to k_max, and perhaps points refined below the choice.
+    assert {1, 2, 3, 5, 8, 11, 12} <= {point[0] for point in selector.k_curve_}
+    candidates = {c["method"] for c in selector.result_["auto"]["candidates"]}
+    assert candidates == {"dnn-top", "elastic-net-top", "random-forest"}
+    fixed = topkfs.TopKSelector("lasso", k="auto", k_folds=3, k_rule="best").fit(X, y)
+    assert fixed.result_["auto"]["k_rule"] == "best"
+    assert "3 stratified folds" in fixed.result_["auto"]["validation"]
+    with pytest.raises(ValueError, match="k_rule|--k-rule"):
+        topkfs.TopKSelector("lasso", k="auto", k_rule="median").fit(X, y)
