@@ -23,24 +23,6 @@ void MethodFlags::apply(Selector& selector) const {
   }
 }
 
-void MethodFlags::apply_where_it_applies(Selector& selector) const {
-  for (const auto& [option, text] : values) {
-    if (selector.has_option(option)) selector.set_option(option, text);
-  }
-}
-
-void MethodFlags::check_applies_to_one_of(const std::vector<std::string>& methods) const {
-  for (const auto& [option, text] : values) {
-    const bool used = std::any_of(methods.begin(), methods.end(), [&](const std::string& name) {
-      return make_selector(name)->has_option(option);
-    });
-    if (!used) {
-      throw OptionError(fmt::format("--{} does not apply to any of the methods {}", option,
-                                    fmt::join(methods, ", ")));
-    }
-  }
-}
-
 namespace {
 
 // One option as the methods that have it describe it: its help texts (methods

@@ -4,7 +4,6 @@
 #include <CLI/CLI.hpp>
 #include <map>
 #include <string>
-#include <vector>
 
 #include "topkfs/select/selector.hpp"
 
@@ -17,11 +16,6 @@ struct MethodFlags {
   // Sets every given option on `selector`; throws OptionError when one does
   // not belong to the chosen method.
   void apply(Selector& selector) const;
-  // Sets the given options that `selector` has, leaving out the others
-  // (--method auto gives each candidate its own).
-  void apply_where_it_applies(Selector& selector) const;
-  // Throws OptionError for a given option that none of `methods` has.
-  void check_applies_to_one_of(const std::vector<std::string>& methods) const;
 };
 
 void add_method_flags(CLI::App& command, MethodFlags& flags);

@@ -81,12 +81,6 @@ int write_outputs(const SelectFlags& flags, const Dataset& data,
                   const Selector* selector);
 int select_automatically(const SelectFlags& flags);
 
-// The lead models --method auto chooses between: the paper's (dnn-top), the
-// linear one that leads on wide, short data (elastic-net-top), and the
-// forest, best on the mixed tables (docs/algorithms.md, "Choosing k and the
-// method").
-constexpr const char* kAutoCandidates[] = {"dnn-top", "elastic-net-top", "random-forest"};
-
 // Per column of the table: its group's frequency when groups were selected.
 std::vector<double> column_frequency(const SelectionResult& result) {
   if (!result.groups) return result.frequency;
@@ -242,21 +236,10 @@ int select_automatically(const SelectFlags& flags) {
           "{} is for one method with a fixed k; --k auto and --method auto fit several", flag));
     }
   }
-  const std::vector<std::string> names =
-      flags.method.name == "auto"
-          ? std::vector<std::string>(std::begin(kAutoCandidates), std::end(kAutoCandidates))
-          : std::vector<std::string>{flags.method.name};
-  std::vector<SelectorFactory> candidates;
-  for (const auto& name : names) {
-    make_selector(name)->check_options();  // an unknown method fails before the data is read
-    candidates.push_back([name, &flags] {
-      auto selector = make_selector(name);
-      flags.method.apply_where_it_applies(*selector);
-      return selector;
-    });
-  }
-  flags.method.check_applies_to_one_of(names);
-  for (const auto& make : candidates) make()->check_options();
+  const std::vector<std::pair<std::string, std::string>> given(flags.method.values.begin(),
+                                                               flags.method.values.end());
+  const std::vector<SelectorFactory> candidates = candidate_factories(
+      flags.method.name, given, [](const std::string& name) { return "--" + name; });
   AutoOptions options;
   options.auto_k = flags.k == "auto";
   if (!options.auto_k) check_k_text(flags.k);

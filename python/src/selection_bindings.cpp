@@ -127,33 +127,12 @@ py::dict run(const Dataset& data, Selector& selector, int k, const SelectionSpli
 // k_folds, k_rule and seed; `options` go to the candidates that have them.
 py::dict run_automatic(const Dataset& data, const std::string& method, int k,
                        const py::dict& options, const py::dict& choosing, bool verbose) {
-  const std::vector<std::string> names =
-      method == "auto" ? std::vector<std::string>{"dnn-top", "elastic-net-top", "random-forest"}
-                       : std::vector<std::string>{method};
   std::vector<std::pair<std::string, std::string>> given;
   for (const auto& [key, value] : options) {
     given.emplace_back(key.cast<std::string>(), value.cast<std::string>());
   }
-  for (const auto& [name, value] : given) {
-    const bool used = std::any_of(names.begin(), names.end(), [&](const std::string& m) {
-      return make_selector(m)->has_option(name);
-    });
-    if (!used) {
-      throw OptionError(fmt::format("option '{}' does not apply to any of the methods {}",
-                                    python_name(name), fmt::join(names, ", ")));
-    }
-  }
-  std::vector<SelectorFactory> candidates;
-  for (const auto& name : names) {
-    candidates.push_back([name, given] {
-      auto selector = make_selector(name);
-      for (const auto& [option, value] : given) {
-        if (selector->has_option(option)) selector->set_option(option, value);
-      }
-      return selector;
-    });
-    candidates.back()()->check_options();
-  }
+  const std::vector<SelectorFactory> candidates = candidate_factories(
+      method, given, [](const std::string& name) { return "option '" + python_name(name) + "'"; });
   AutoOptions automatic;
   automatic.auto_k = k == 0;
   automatic.k = k;

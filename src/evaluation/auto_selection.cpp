@@ -1,6 +1,7 @@
 #include "topkfs/evaluation/auto_selection.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -12,6 +13,7 @@
 #include "topkfs/core/random.hpp"
 #include "topkfs/data/splits.hpp"
 #include "topkfs/data/table_encoding.hpp"
+#include "topkfs/methods/registry.hpp"
 #include "topkfs/select/run_selection.hpp"
 
 namespace topkfs {
@@ -209,6 +211,39 @@ nlohmann::json describe(const std::vector<CandidateScore>& scores, std::size_t c
 }
 
 }  // namespace
+
+const std::vector<std::string>& auto_method_candidates() {
+  static const std::vector<std::string> names = {"dnn-top", "elastic-net-top", "random-forest"};
+  return names;
+}
+
+std::vector<SelectorFactory> candidate_factories(
+    const std::string& method, const std::vector<std::pair<std::string, std::string>>& options,
+    const std::function<std::string(const std::string&)>& spelled) {
+  const std::vector<std::string> names =
+      method == "auto" ? auto_method_candidates() : std::vector<std::string>{method};
+  for (const auto& [option, value] : options) {
+    const bool used = std::any_of(names.begin(), names.end(), [&](const std::string& name) {
+      return make_selector(name)->has_option(option);
+    });
+    if (!used) {
+      throw OptionError(fmt::format("{} does not apply to any of the methods {}", spelled(option),
+                                    fmt::join(names, ", ")));
+    }
+  }
+  std::vector<SelectorFactory> factories;
+  for (const auto& name : names) {
+    factories.push_back([name, options] {
+      auto selector = make_selector(name);
+      for (const auto& [option, value] : options) {
+        if (selector->has_option(option)) selector->set_option(option, value);
+      }
+      return selector;
+    });
+    factories.back()()->check_options();  // a bad value fails before any data is read
+  }
+  return factories;
+}
 
 KRule parse_k_rule(const std::string& name) { return parse_enum(name, kKRuleNames, "--k-rule"); }
 const char* to_string(KRule rule) { return enum_name(rule, kKRuleNames); }

@@ -208,9 +208,10 @@ std::string to_json_text(const SelectionResult& result) {
   const nlohmann::json sorted = to_json(result);
   nlohmann::ordered_json ordered;
   for (const char* key :
-       {"format", "version", "method", "k", "selected", "selected_names", "ranking", "scores",
-        "frequency", "history", "fit_seconds", "downstream", "options", "auto", "data", "groups",
-        "selected_columns", "encoding", "notes", "warnings"}) {
+       {"format",         "version",          "method",   "k",         "selected",
+        "selected_names", "ranking",          "scores",   "frequency", "history",
+        "fit_seconds",    "downstream",       "options",  "auto",      "data",
+        "groups",         "selected_columns", "encoding", "notes",     "warnings"}) {
     if (sorted.contains(key)) ordered[key] = sorted.at(key);
   }
   return ordered.dump(2) + "\n";

@@ -11,6 +11,7 @@
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "topkfs/data/dataset.hpp"
@@ -61,6 +62,19 @@ std::vector<int> k_grid(int k_max);
 int choose_k(const std::vector<KCurvePoint>& curve, KRule rule, bool higher_is_better);
 
 using SelectorFactory = std::function<std::unique_ptr<Selector>()>;
+
+// The lead models --method auto chooses between: the paper's (dnn-top), the
+// linear one that leads on wide, short data (elastic-net-top), and the
+// forest, best on the mixed tables (docs/algorithms.md).
+const std::vector<std::string>& auto_method_candidates();
+
+// A factory for each registered method of `methods` ("auto": the
+// candidates above), each giving its selector those of `options` (name ->
+// text) it has. Throws OptionError for an option none of them has, naming
+// it as `spelled` spells it (the command's "--lambda9", Python's "lambda9").
+std::vector<SelectorFactory> candidate_factories(
+    const std::string& method, const std::vector<std::pair<std::string, std::string>>& options,
+    const std::function<std::string(const std::string&)>& spelled);
 
 // Scores each candidate on validation parts of `rows`, chooses the method
 // (best score at its chosen k) and k, fits the chosen one on every row of
