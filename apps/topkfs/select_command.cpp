@@ -40,6 +40,7 @@ struct SelectFlags {
   std::string output_data;
   std::string save_model;
   std::string frequency_map;
+  std::string plot;  // --k auto / --method auto: the validation curves
   bool score = false;
   std::string checkpoint;
   int checkpoint_every = 1;
@@ -95,6 +96,9 @@ std::vector<double> column_frequency(const SelectionResult& result) {
 
 int run(const SelectFlags& flags) {
   if (flags.k == "auto" || flags.method.name == "auto") return select_automatically(flags);
+  if (!flags.plot.empty()) {
+    throw OptionError("--plot draws the validation curves of --k auto or --method auto");
+  }
   auto selector = make_selector(flags.method.name);
   flags.method.apply(*selector);
   selector->check_options();  // bad options fail before the data is read
@@ -204,6 +208,9 @@ int write_outputs(const SelectFlags& flags, const Dataset& data,
   if (!flags.out.picture.empty()) {
     write_png(flags.out.picture, draw_selection(data, learned_rows, result.selected_columns()));
   }
+  if (!flags.plot.empty()) {
+    write_png(flags.plot, draw_auto_curves(*result.automatic, flags.data.path));
+  }
   if (!flags.frequency_map.empty()) {
     const std::string title =
         fmt::format("{}: how often each feature was chosen ({} fits, k={})", result.method,
@@ -251,7 +258,8 @@ int select_automatically(const SelectFlags& flags) {
     throw OptionError(fmt::format("--k-folds must be at least 1, got {}", flags.k_folds));
   check_output_paths({{"--output", flags.out.output},
                       {"--output-data", flags.output_data},
-                      {"--picture", flags.out.picture}},
+                      {"--picture", flags.out.picture},
+                      {"--plot", flags.plot}},
                      input_paths(flags.data));
   const Dataset data = load_dataset(flags.data, flags.data.to_options());
   if (!options.auto_k) options.k = parse_k(flags.k, data.group_count(), flags.data.path);
@@ -330,6 +338,9 @@ Command add_select_command(CLI::App& app) {
     out.add_option("--frequency-map", flags->frequency_map,
                    "With --restarts: write a PNG of how often each feature was chosen (image "
                    "data: a heat map of the pixels; other data: bars of the most frequent)");
+    out.add_option("--plot", flags->plot,
+                   "With --k auto or --method auto: write a PNG of every candidate's validation "
+                   "curve (score against k, standard errors) with the choice marked");
     out.add_flag("--score", flags->score,
                  "Also fit the downstream model of the paper on the selected columns of the rows "
                  "the method learned from and score it on the held-out rows (ExtraTrees with 50 "

@@ -13,6 +13,7 @@
 #include "topkfs/core/random.hpp"
 #include "topkfs/data/splits.hpp"
 #include "topkfs/data/table_encoding.hpp"
+#include "topkfs/io/chart.hpp"
 #include "topkfs/methods/registry.hpp"
 #include "topkfs/select/run_selection.hpp"
 
@@ -343,6 +344,37 @@ SelectionResult run_auto_selection(const Dataset& data,
           : ""));
   for (const auto& note : skipped) result.notes.push_back("auto: skipped " + note);
   return result;
+}
+
+RgbImage draw_auto_curves(const nlohmann::json& automatic, const std::string& data_name) {
+  LineChart chart;
+  const std::string metric = automatic.at("metric").get<std::string>();
+  chart.title =
+      fmt::format("{}: validation on the training rows, chosen {} with k = {}", data_name,
+                  automatic.at("method").get<std::string>(), automatic.at("k").get<int>());
+  chart.x_label = "k (number of selected features)";
+  chart.y_label = metric;
+  for (const auto& candidate : automatic.at("candidates")) {
+    ChartSeries series;
+    series.name = candidate.at("method").get<std::string>();
+    for (const auto& point : candidate.at("curve")) {
+      series.x.push_back(point.at("k").get<double>());
+      series.y.push_back(point.at("mean").get<double>());
+      series.error.push_back(point.at("se").get<double>());
+    }
+    chart.series.push_back(std::move(series));
+  }
+  const std::string method = automatic.at("method").get<std::string>();
+  const int k = automatic.at("k").get<int>();
+  for (const auto& candidate : automatic.at("candidates")) {
+    if (candidate.at("method") != method) continue;
+    ChartSeries chosen;
+    chosen.name = fmt::format("chosen: k = {}", k);
+    chosen.x = {static_cast<double>(k)};
+    chosen.y = {candidate.at("mean").get<double>()};
+    chart.series.push_back(std::move(chosen));
+  }
+  return draw_line_chart(chart);
 }
 
 }  // namespace topkfs

@@ -135,7 +135,8 @@ TEST(AutoSelection, TheCommandChoosesAndRefusesWhatCannotCombine) {
   EXPECT_EQ(result["auto"]["k_grid"].back(), 20);
   EXPECT_EQ(result["method"], result["auto"]["method"]);
   for (const char* bad : {"--k auto --checkpoint c.ckpt", "--k auto --k-rule median",
-                          "--method auto --k 3 --lambda9 1", "--k auto --k-folds 0"}) {
+                          "--k 3 --method lasso --plot p.png", "--method auto --k 3 --lambda9 1",
+                          "--k auto --k-folds 0"}) {
     const CommandResult refused = run_cli(fmt::format("select '{}' {} -q", csv, bad));
     EXPECT_EQ(refused.exit_code, 2) << bad << ": " << refused.err;
   }

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "topkfs/data/dataset.hpp"
+#include "topkfs/io/picture.hpp"
 #include "topkfs/scoring/downstream.hpp"
 #include "topkfs/select/selector.hpp"
 
@@ -87,5 +88,10 @@ SelectionResult run_auto_selection(const Dataset& data,
                                    const std::vector<SelectorFactory>& candidates,
                                    const std::vector<std::int64_t>& rows,
                                    const AutoOptions& options, const FitCallbacks& callbacks);
+
+// The validation curves of `automatic` (SelectionResult::automatic): one
+// line per candidate with its standard errors, and the choice marked as a
+// series of its own point ("chosen: k = K"; the title names the method).
+RgbImage draw_auto_curves(const nlohmann::json& automatic, const std::string& data_name);
 
 }  // namespace topkfs
