@@ -11,7 +11,13 @@ process's RssAnon from /proc/PID/status every 20 ms; /usr/bin/time -v's
 "Maximum resident set size" would count the mapped text, which belongs to
 the page cache. Prints the peaks, the growth per row, and the load.
 
-Usage: bench/convert_memory.py [TOPKFS] [--rows N] [--dir DIR] [--keep]
+With --mixed, the table is a mixed one: 10 text columns of 20 levels each
+and 40 numeric columns with 5% empty cells (the issue's 1,000,000-row
+case: `--mixed --rows 1000000`): convert then encodes it (one-hot, medians
+and missing indicators, learned in two more passes by row blocks) and
+writes the encoding beside the matrix.
+
+Usage: bench/convert_memory.py [TOPKFS] [--rows N] [--dir DIR] [--keep] [--mixed]
 """
 import argparse
 import os
@@ -26,6 +32,18 @@ COLUMNS = 50
 BLOCK_ROWS = 100_000
 
 
+def number_cells(rng, count, columns):
+    """count x columns cells d.dddddd, each followed by a comma (as bytes),
+    and the digits they were made of."""
+    digits = rng.integers(0, 10, size=(count, columns, 7), dtype=np.uint8)
+    cells = np.empty((count, columns, 9), dtype=np.uint8)
+    cells[:, :, 0] = digits[:, :, 0] + ord("0")
+    cells[:, :, 1] = ord(".")
+    cells[:, :, 2:8] = digits[:, :, 1:] + ord("0")
+    cells[:, :, 8] = ord(",")
+    return cells, digits
+
+
 def write_csv(path, rows, seed=3):
     """Cells d.dddddd of random digits (values in [0, 10)), and a 0/1 target
     (column 3 above column 7), written as bytes built block by block:
@@ -35,16 +53,40 @@ def write_csv(path, rows, seed=3):
         out.write((",".join(f"f{j}" for j in range(COLUMNS)) + ",y\n").encode())
         for first in range(0, rows, BLOCK_ROWS):
             count = min(BLOCK_ROWS, rows - first)
-            digits = rng.integers(0, 10, size=(count, COLUMNS, 7), dtype=np.uint8)
-            cells = np.empty((count, COLUMNS, 9), dtype=np.uint8)
-            cells[:, :, 0] = digits[:, :, 0] + ord("0")
-            cells[:, :, 1] = ord(".")
-            cells[:, :, 2:8] = digits[:, :, 1:] + ord("0")
-            cells[:, :, 8] = ord(",")
+            cells, digits = number_cells(rng, count, COLUMNS)
             y = (digits[:, 3, 0] > digits[:, 7, 0]).astype(np.uint8) + ord("0")
             lines = np.concatenate(
                 [cells.reshape(count, COLUMNS * 9), y[:, None],
                  np.full((count, 1), ord("\n"), dtype=np.uint8)], axis=1)
+            out.write(lines.tobytes())
+
+
+TEXT_COLUMNS = 10
+LEVELS = 20
+
+
+def write_mixed_csv(path, rows, seed=3):
+    """TEXT_COLUMNS text cells 'cNN' (LEVELS levels), then the numeric cells
+    of write_csv with 5% of them empty (blanks), and a 0/1 target."""
+    rng = np.random.default_rng(seed)
+    numeric = COLUMNS - TEXT_COLUMNS
+    with open(path, "wb") as out:
+        names = [f"t{j}" for j in range(TEXT_COLUMNS)] + [f"f{j}" for j in range(numeric)]
+        out.write((",".join(names) + ",y\n").encode())
+        for first in range(0, rows, BLOCK_ROWS):
+            count = min(BLOCK_ROWS, rows - first)
+            level = rng.integers(0, LEVELS, size=(count, TEXT_COLUMNS), dtype=np.uint8)
+            text = np.empty((count, TEXT_COLUMNS, 4), dtype=np.uint8)
+            text[:, :, 0] = ord("c")
+            text[:, :, 1] = level // 10 + ord("0")
+            text[:, :, 2] = level % 10 + ord("0")
+            text[:, :, 3] = ord(",")
+            cells, _ = number_cells(rng, count, numeric)
+            cells[rng.random(size=(count, numeric)) < 0.05, :8] = ord(" ")
+            y = (level[:, 0] < LEVELS // 2).astype(np.uint8) + ord("0")
+            lines = np.concatenate(
+                [text.reshape(count, TEXT_COLUMNS * 4), cells.reshape(count, numeric * 9),
+                 y[:, None], np.full((count, 1), ord("\n"), dtype=np.uint8)], axis=1)
             out.write(lines.tobytes())
 
 
@@ -63,6 +105,8 @@ def main():
     parser.add_argument("--rows", type=int, default=4_000_000)
     parser.add_argument("--dir", default=os.environ.get("TMPDIR", "/tmp"))
     parser.add_argument("--keep", action="store_true", help="keep the generated files")
+    parser.add_argument("--mixed", action="store_true",
+                        help="10 text columns and 40 numeric ones with empty cells")
     args = parser.parse_args()
 
     small_rows = args.rows // 10
@@ -73,8 +117,9 @@ def main():
         sys.exit("not enough free disk space")
     with scratch_folder(args.dir, "topkfs_convert_memory", args.keep) as work:
         big, small = os.path.join(work, "big.csv"), os.path.join(work, "small.csv")
-        write_csv(big, args.rows)
-        write_csv(small, small_rows)
+        write = write_mixed_csv if args.mixed else write_csv
+        write(big, args.rows)
+        write(small, small_rows)
         print(f"data        {args.rows} x {COLUMNS} + target CSV, "
               f"{os.path.getsize(big) / 1e9:.2f} GB; and its first {small_rows} rows,"
               f" {os.path.getsize(small) / 1e9:.2f} GB")

@@ -33,7 +33,7 @@ ConvertSummary convert(const Flags& flags) {
     stream.data->image_shape = checked_image_shape(flags.data.image_shape, "--image-shape",
                                                    stream.rows->column_count(), flags.data.path);
   }
-  return write_streamable(*stream.data, *stream.rows, flags.convert);
+  return write_encoded_if_needed(*stream.data, *stream.rows, flags.convert);
 }
 
 }  // namespace

@@ -254,7 +254,7 @@ py::dict convert(const std::string& path, const std::string& output, const std::
       stream.data->image_shape =
           checked_image_shape(shape_text, "image_shape", stream.rows->column_count(), path);
     }
-    summary = write_streamable(*stream.data, *stream.rows, options);
+    summary = write_encoded_if_needed(*stream.data, *stream.rows, options);
   }
   py::dict out;
   out["rows"] = summary.rows;

@@ -175,74 +175,206 @@ TableEncoding learn_encoding(const Dataset& data, const std::vector<std::int64_t
   return encoding;
 }
 
-Dataset encode_table(const Dataset& data, const TableEncoding& encoding, std::int64_t* unseen) {
-  TOPKFS_ASSERT(static_cast<std::size_t>(data.cols()) == encoding.columns.size());
-  const std::int64_t n = data.rows();
-  Dataset out;
-  out.features.resize(n, encoding.encoded_columns());
-  out.features.setZero();
-  std::int64_t at = 0;  // first encoded column of the current table column
-  for (std::int64_t j = 0; j < data.cols(); ++j) {
-    const ColumnEncoding& column = encoding.columns[static_cast<std::size_t>(j)];
-    out.group_names.push_back(column.name);
-    if (column.dropped) continue;
-    const auto group = static_cast<std::int64_t>(out.group_names.size()) - 1;
-    for (std::int64_t c = 0; c < column.width(); ++c) out.column_group.push_back(group);
-    if (column.categorical) {
-      // Level names of the data's cells: its own levels, or the numbers it
-      // holds when it read the column as numbers.
-      std::vector<std::string> names;
-      if (data.is_categorical(j)) names = data.column_levels[static_cast<std::size_t>(j)];
-      std::unordered_map<float, std::int64_t> number_codes;
-      for (const auto& level : column.levels)
-        out.feature_names.push_back(column.name + "=" + level);
-      if (column.missing_level) out.feature_names.push_back(column.name + "=" + kMissingSuffix);
-      std::vector<std::int64_t> to_level = level_map(column, names);
-      for (std::int64_t i = 0; i < n; ++i) {
-        const float v = data.features(i, j);
-        std::int64_t level = -1;
-        if (std::isnan(v)) {
-          if (column.missing_level)
-            out.features(i, at + static_cast<std::int64_t>(column.levels.size())) = 1;
-          continue;
-        }
-        if (data.is_categorical(j)) {
-          level = to_level[static_cast<std::size_t>(v)];
-        } else {
-          auto found = number_codes.find(v);
-          if (found == number_codes.end()) {
-            found =
-                number_codes.emplace(v, level_map(column, {number_level_name(v)}).front()).first;
-          }
-          level = found->second;
-        }
-        if (level >= 0) {
-          out.features(i, at + level) = 1;
-        } else if (unseen != nullptr) {
-          ++*unseen;
-        }
+TableEncoder::TableEncoder(const TableEncoding& encoding,
+                           const std::vector<std::vector<std::string>>& levels,
+                           const std::string& source)
+    : encoding_(encoding), table_columns_(static_cast<std::int64_t>(encoding.columns.size())) {
+  std::int64_t at = 0;
+  for (std::size_t j = 0; j < encoding.columns.size(); ++j) {
+    const ColumnEncoding& column = encoding.columns[j];
+    const bool text = !levels.empty() && !levels[j].empty();
+    group_names_.push_back(column.name);
+    Plan plan;
+    plan.at = at;
+    plan.text = text;
+    if (!column.dropped) {
+      for (std::int64_t c = 0; c < column.width(); ++c) {
+        groups_.push_back(static_cast<std::int64_t>(j));
       }
-    } else {
-      if (data.is_categorical(j)) {
-        throw DataError(fmt::format(
-            "{}: column '{}' holds text (e.g. '{}') but the selection learned numbers there",
-            data.source, column.name, data.column_levels[static_cast<std::size_t>(j)].front()));
-      }
-      out.feature_names.push_back(column.name);
-      if (column.indicator) out.feature_names.push_back(column.name + " " + kMissingSuffix);
-      const auto fill = static_cast<float>(column.fill);
-      for (std::int64_t i = 0; i < n; ++i) {
-        const float v = data.features(i, j);
-        const bool missing = std::isnan(v);
-        out.features(i, at) = missing ? fill : v;
-        if (column.indicator) out.features(i, at + 1) = missing ? 1.0f : 0.0f;
+      if (column.categorical) {
+        for (const auto& level : column.levels) names_.push_back(column.name + "=" + level);
+        if (column.missing_level) names_.push_back(column.name + "=" + kMissingSuffix);
+        // Level names of the data's cells: its own levels, or the numbers
+        // it holds when it read the column as numbers.
+        if (text) plan.to_level = level_map(column, levels[j]);
+      } else {
+        if (text) {
+          throw DataError(fmt::format(
+              "{}: column '{}' holds text (e.g. '{}') but the selection learned numbers there",
+              source, column.name, levels[j].front()));
+        }
+        names_.push_back(column.name);
+        if (column.indicator) names_.push_back(column.name + " " + kMissingSuffix);
       }
     }
+    plans_.push_back(std::move(plan));
     at += column.width();
   }
+  columns_ = at;
+}
+
+void TableEncoder::encode(const float* raw, std::int64_t rows, float* out,
+                          std::int64_t* unseen) const {
+  const auto m = static_cast<std::size_t>(table_columns_);
+  const auto width = static_cast<std::size_t>(columns_);
+  std::fill(out, out + static_cast<std::size_t>(rows) * width, 0.0f);
+  for (std::size_t j = 0; j < m; ++j) {
+    const ColumnEncoding& column = encoding_.columns[j];
+    if (column.dropped) continue;
+    const Plan& plan = plans_[j];
+    std::unordered_map<float, std::int64_t> number_codes;
+    const auto fill = static_cast<float>(column.fill);
+    const auto levels = static_cast<std::int64_t>(column.levels.size());
+    for (std::int64_t i = 0; i < rows; ++i) {
+      const float v = raw[static_cast<std::size_t>(i) * m + j];
+      float* row = out + static_cast<std::size_t>(i) * width + static_cast<std::size_t>(plan.at);
+      const bool missing = std::isnan(v);
+      if (!column.categorical) {
+        row[0] = missing ? fill : v;
+        if (column.indicator) row[1] = missing ? 1.0f : 0.0f;
+        continue;
+      }
+      if (missing) {
+        if (column.missing_level) row[levels] = 1;
+        continue;
+      }
+      std::int64_t level = -1;
+      if (plan.text) {
+        level = plan.to_level[static_cast<std::size_t>(v)];
+      } else {
+        auto found = number_codes.find(v);
+        if (found == number_codes.end()) {
+          found = number_codes.emplace(v, level_map(column, {number_level_name(v)}).front()).first;
+        }
+        level = found->second;
+      }
+      if (level >= 0) {
+        row[level] = 1;
+      } else if (unseen != nullptr) {
+        ++*unseen;
+      }
+    }
+  }
+}
+
+void TableEncoder::describe(Dataset& out) const {
+  out.feature_names = names_;
+  out.column_group = groups_;
+  out.group_names = group_names_;
+}
+
+Dataset encode_table(const Dataset& data, const TableEncoding& encoding, std::int64_t* unseen) {
+  TOPKFS_ASSERT(static_cast<std::size_t>(data.cols()) == encoding.columns.size());
+  const TableEncoder encoder(encoding, data.column_levels, data.source);
+  Dataset out;
+  out.features.resize(data.rows(), encoder.columns());
+  encoder.encode(data.features.data(), data.rows(), out.features.data(), unseen);
+  encoder.describe(out);
   copy_rows_target(data, out);
   out.notes = data.notes;
   return out;
+}
+
+TableEncoding learn_encoding(const RowSource& rows, const Dataset& table) {
+  const std::int64_t m = rows.column_count();
+  TOPKFS_ASSERT(static_cast<std::int64_t>(table.feature_names.size()) == m);
+  const std::int64_t block =
+      std::max<std::int64_t>(1, (std::int64_t{1} << 20) / std::max<std::int64_t>(m, 1));
+  // One pass for the missing cells and the levels present, a second for the
+  // values of the numeric columns that miss cells (their medians).
+  std::vector<std::int64_t> missing(static_cast<std::size_t>(m), 0);
+  std::vector<std::vector<char>> seen(static_cast<std::size_t>(m));
+  for (std::int64_t j = 0; j < m; ++j) {
+    if (table.is_categorical(j)) {
+      seen[static_cast<std::size_t>(j)].assign(
+          table.column_levels[static_cast<std::size_t>(j)].size(), 0);
+    }
+  }
+  rows.for_each_block(0, rows.row_count(), block,
+                      [&](std::int64_t, std::int64_t count, const float* values) {
+                        for (std::int64_t i = 0; i < count; ++i) {
+                          for (std::int64_t j = 0; j < m; ++j) {
+                            const float v = values[i * m + j];
+                            auto& levels = seen[static_cast<std::size_t>(j)];
+                            if (std::isnan(v)) {
+                              ++missing[static_cast<std::size_t>(j)];
+                            } else if (!levels.empty()) {
+                              levels[static_cast<std::size_t>(v)] = 1;
+                            }
+                          }
+                        }
+                      });
+  std::vector<std::vector<float>> present(static_cast<std::size_t>(m));
+  bool any = false;
+  for (std::int64_t j = 0; j < m; ++j) {
+    if (!table.is_categorical(j) && missing[static_cast<std::size_t>(j)] > 0) any = true;
+  }
+  for (std::int64_t j = 0; any && j < m; ++j) {
+    const auto at = static_cast<std::size_t>(j);
+    if (!table.is_categorical(j) && missing[at] > 0) {
+      present[at].reserve(static_cast<std::size_t>(rows.row_count() - missing[at]));
+    }
+  }
+  if (any) {
+    rows.for_each_block(
+        0, rows.row_count(), block, [&](std::int64_t, std::int64_t count, const float* values) {
+          for (std::int64_t j = 0; j < m; ++j) {
+            if (table.is_categorical(j) || missing[static_cast<std::size_t>(j)] == 0) continue;
+            for (std::int64_t i = 0; i < count; ++i) {
+              const float v = values[i * m + j];
+              if (!std::isnan(v)) present[static_cast<std::size_t>(j)].push_back(v);
+            }
+          }
+        });
+  }
+  TableEncoding encoding;
+  encoding.learned_rows = rows.row_count();
+  for (std::int64_t j = 0; j < m; ++j) {
+    const auto at = static_cast<std::size_t>(j);
+    ColumnEncoding column;
+    column.name = table.feature_names[at];
+    column.missing_cells = missing[at];
+    if (table.is_categorical(j)) {
+      column.categorical = true;
+      for (std::size_t l = 0; l < seen[at].size(); ++l) {
+        if (seen[at][l]) column.levels.push_back(table.column_levels[at][l]);
+      }
+      column.missing_level = missing[at] > 0;
+      column.dropped = column.levels.empty();
+    } else {
+      column.dropped = missing[at] == rows.row_count();
+      column.indicator = missing[at] > 0 && !column.dropped;
+      if (!present[at].empty()) column.fill = median(present[at]);
+    }
+    encoding.columns.push_back(std::move(column));
+  }
+  return encoding;
+}
+
+bool is_identity(const TableEncoding& encoding) {
+  return std::all_of(encoding.columns.begin(), encoding.columns.end(), [](const ColumnEncoding& c) {
+    return !c.categorical && !c.indicator && !c.dropped;
+  });
+}
+
+EncodedRows::EncodedRows(const RowSource& raw, const TableEncoder& encoder)
+    : raw_(raw), encoder_(encoder) {}
+
+void EncodedRows::copy_rows(const std::int64_t* rows, std::size_t count, float* out) const {
+  std::vector<float> buffer(count * static_cast<std::size_t>(raw_.column_count()));
+  raw_.copy_rows(rows, count, buffer.data());
+  encoder_.encode(buffer.data(), static_cast<std::int64_t>(count), out);
+}
+
+void EncodedRows::for_each_block(std::int64_t first, std::int64_t last, std::int64_t block_rows,
+                                 const RowBlockVisitor& visit) const {
+  std::vector<float> encoded;
+  raw_.for_each_block(first, last, block_rows,
+                      [&](std::int64_t at, std::int64_t count, const float* values) {
+                        encoded.resize(static_cast<std::size_t>(count * encoder_.columns()));
+                        encoder_.encode(values, count, encoded.data());
+                        visit(at, count, encoded.data());
+                      });
 }
 
 nlohmann::json to_json(const TableEncoding& encoding) {

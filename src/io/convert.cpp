@@ -11,6 +11,7 @@
 
 #include "npy_writer.hpp"
 #include "topkfs/core/error.hpp"
+#include "topkfs/data/table_encoding.hpp"
 #include "topkfs/io/atomic_file.hpp"
 #include "topkfs/io/read_dataset.hpp"
 
@@ -221,7 +222,45 @@ ConvertSummary convert_dataset(const std::string& path, const ReadOptions& read,
                                const ConvertOptions& options) {
   check_convert_outputs(path, read, options);  // before the data is read
   const RowStream stream = open_row_stream(path, read);
-  return write_streamable(*stream.data, *stream.rows, options);
+  return write_encoded_if_needed(*stream.data, *stream.rows, options);
+}
+
+std::string encoding_sidecar(const std::string& output) {
+  return std::filesystem::path(output).replace_extension(".encoding.json").string();
+}
+
+ConvertSummary write_encoded_if_needed(const Dataset& data, const RowSource& rows,
+                                       const ConvertOptions& options) {
+  const bool in_memory = rows.storage() == RowStorage::InMemory && data.cols() > 0;
+  const bool encode =
+      data.has_categorical() || (in_memory ? needs_encoding(data) : data.missing_cells_seen);
+  if (!encode) return write_streamable(data, rows, options);
+  const TableEncoding encoding = learn_encoding(rows, data);
+  if (is_identity(encoding)) return write_streamable(data, rows, options);
+  const TableEncoder encoder(encoding, data.column_levels, data.source);
+  const EncodedRows encoded(rows, encoder);
+  Dataset described;
+  described.features.resize(rows.row_count(), 0);  // the rows come from `encoded`
+  copy_rows_target(data, described);
+  described.image_shape.reset();
+  encoder.describe(described);
+  // The sidecar first: a failing write then leaves no matrix behind it
+  // whose columns nothing explains; both are written atomically.
+  OutputGroup outputs;
+  const std::string sidecar = encoding_sidecar(options.output);
+  const nlohmann::json beside = {
+      {"format", "topkfs-encoding/1"},          {"source", data.source},
+      {"encoding", to_json(encoding)},          {"feature_names", described.feature_names},
+      {"column_group", described.column_group}, {"group_names", described.group_names}};
+  write_file_atomically(sidecar, beside.dump(2) + "\n");
+  ConvertSummary summary = write_streamable(described, encoded, options);
+  outputs.commit();
+  summary.written.insert(summary.written.begin(), sidecar);
+  summary.notes.push_back(fmt::format(
+      "{}; written encoded ({} columns), the encoding and the groups in {}, which select reads "
+      "back: k counts the {} columns of {}",
+      encoding.summary(), encoder.columns(), sidecar, rows.column_count(), data.source));
+  return summary;
 }
 
 }  // namespace topkfs

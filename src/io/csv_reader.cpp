@@ -938,24 +938,30 @@ void finish_csv(Dataset& data, TargetCells& targets, const CsvLayout& layout, co
 // of order cost a parse from the first record each.
 class CsvRowBlocks final : public RowPasses {
  public:
+  // `levels`: the first pass's plan for the categorical columns (null when
+  // there are none). A pass parses from the first record, so its text
+  // codes are the first pass's, and the plan maps them to level indices.
   CsvRowBlocks(std::shared_ptr<const detail::MappedFile> file, CsvLayout layout, std::string path,
-               std::int64_t rows)
+               std::int64_t rows, std::shared_ptr<const detail::LevelPlan> levels)
       : RowPasses(rows, layout.columns.features),
         file_(std::move(file)),
         layout_(std::move(layout)),
-        path_(std::move(path)) {}
+        path_(std::move(path)),
+        levels_(std::move(levels)) {}
 
   void for_each_block(std::int64_t first, std::int64_t last, std::int64_t block_rows,
                       const RowBlockVisitor& visit) const override {
     const std::int64_t step = std::max<std::int64_t>(1, block_rows);
+    detail::TextColumns text(column_count());
     RowParser parser(path_, layout_.dialect, layout_.columns, layout_.pre, layout_.markers,
-                     nullptr);
+                     levels_ ? &text : nullptr);
     std::vector<float> buffer(static_cast<std::size_t>(step * column_count()));
     Cursor c = layout_.pre.data;
     for (std::int64_t at = 0; at < last;) {
       TargetCells targets;  // read again on each pass, and not kept
       const std::int64_t n = parser.run_some(c, buffer.data(), std::min(step, last - at), targets);
       TOPKFS_ASSERT(n > 0);
+      if (levels_) levels_->apply(buffer.data(), n);
       // The part of the block from `first` on.
       const std::int64_t skip = std::max<std::int64_t>(0, first - at);
       if (skip < n) visit(at + skip, n - skip, buffer.data() + skip * column_count());
@@ -967,6 +973,7 @@ class CsvRowBlocks final : public RowPasses {
   std::shared_ptr<const detail::MappedFile> file_;  // keeps the text of layout_ alive
   CsvLayout layout_;
   std::string path_;
+  std::shared_ptr<const detail::LevelPlan> levels_;
 };
 
 }  // namespace
@@ -980,38 +987,56 @@ Dataset read_csv_by_row_blocks(const std::string& path, const ReadOptions& optio
   data.source = path;
   data.format = layout.dialect.delimiter == '\t' ? "tsv" : "csv";
   // The first pass: every record parsed, block by block, for the row count,
-  // the target and the checks; the features are checked and let go.
-  RowParser parser(path, layout.dialect, layout.columns, layout.pre, layout.markers, nullptr);
+  // the target, the levels of text columns and the checks; the features are
+  // checked and let go (each column's distinct numbers are kept up to
+  // --max-levels, for the columns that turn out categorical).
   const std::int64_t m = layout.columns.features;
+  detail::TextColumns text(m);
+  detail::NumberSets numbers(m, options.max_levels);
+  RowParser parser(path, layout.dialect, layout.columns, layout.pre, layout.markers, &text);
   const std::int64_t block =
       std::max<std::int64_t>(1, (std::int64_t{1} << 20) / std::max<std::int64_t>(1, m));
   std::vector<float> buffer(static_cast<std::size_t>(block * m));
   TargetCells targets;
   Cursor c = layout.pre.data;
   std::int64_t n = 0;
+  // A missing cell (NaN) is imputed when the rows are encoded (convert), so
+  // under Impute only an infinite value is refused here; a text cell is
+  // never a bad value.
+  const bool impute = options.nan == NanPolicy::Impute;
   std::vector<std::pair<std::int64_t, std::int64_t>> non_finite;  // first only: (row, column)
   while (const std::int64_t got = parser.run_some(c, buffer.data(), block, targets)) {
+    numbers.add_block(buffer.data(), got);
     for (std::int64_t at = 0; non_finite.empty() && at < got * m; ++at) {
-      if (!std::isfinite(buffer[static_cast<std::size_t>(at)]))
-        non_finite.push_back({n + at / m, at % m});
+      const float v = buffer[static_cast<std::size_t>(at)];
+      if (v != v && detail::text_code(v) < 0) data.missing_cells_seen = true;
+      const bool bad = impute ? std::isinf(v) : !std::isfinite(v) && detail::text_code(v) < 0;
+      if (bad) non_finite.push_back({n + at / m, at % m});
     }
     n += got;
   }
   if (n == 0) no_rows(layout.pre, path);
   data.features.resize(n, 0);
   finish_csv(data, targets, layout, body.data() + body.size(), options, path);
+  auto levels = std::make_shared<const detail::LevelPlan>(
+      text, numbers, detail::ColumnKinds{layout.columns.categorical}, options.max_levels,
+      data.feature_names, path, data.notes);
+  data.column_levels = levels->column_levels();
+  if (!levels->any()) levels.reset();
   if (!non_finite.empty() &&
       (options.nan == NanPolicy::Error || options.nan == NanPolicy::Impute)) {
     const auto [row, column] = non_finite.front();
     std::vector<float> value(static_cast<std::size_t>(m));
     // Parse the row again for its value (NaN or infinite) for the message.
-    rows = std::make_shared<CsvRowBlocks>(file, layout, path, n);
+    rows = std::make_shared<CsvRowBlocks>(file, layout, path, n, levels);
     rows->copy_rows(&row, 1, value.data());
     refuse_feature_value(data, row, column, value[static_cast<std::size_t>(column)], path);
   }
   // Rows dropped while the target was read (a missing class label under
   // NanPolicy::Keep) would leave the features out of step: no row blocks.
-  if (data.rows() == n) rows = std::make_shared<CsvRowBlocks>(std::move(file), layout, path, n);
+  if (data.rows() == n) {
+    rows = std::make_shared<CsvRowBlocks>(std::move(file), layout, path, n, std::move(levels));
+  }
   return data;
 }
 

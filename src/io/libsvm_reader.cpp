@@ -249,17 +249,23 @@ Dataset read_libsvm_by_row_blocks(const std::string& path, const ReadOptions& op
   SparseRows counts;
   std::vector<std::string> labels;
   std::optional<std::pair<std::int64_t, std::pair<std::int64_t, float>>> non_finite;
-  parse_each_line(std::string_view(file->data(), static_cast<std::size_t>(file->size())), path,
-                  counts, [&] {
-                    if (counts.labels.empty()) return;
-                    for (const auto& entry : counts.entries) {
-                      if (!non_finite && !std::isfinite(entry.second)) {
-                        non_finite.emplace(static_cast<std::int64_t>(labels.size()), entry);
-                      }
-                    }
-                    labels.push_back(std::move(counts.labels.front()));
-                    forget_lines(counts);
-                  });
+  // Under Impute a NaN is a missing cell that convert imputes; only an
+  // infinite value is refused.
+  const bool impute = options.nan == NanPolicy::Impute;
+  bool missing = false;
+  parse_each_line(
+      std::string_view(file->data(), static_cast<std::size_t>(file->size())), path, counts, [&] {
+        if (counts.labels.empty()) return;
+        for (const auto& entry : counts.entries) {
+          missing = missing || std::isnan(entry.second);
+          const bool bad = impute ? std::isinf(entry.second) : !std::isfinite(entry.second);
+          if (!non_finite && bad) {
+            non_finite.emplace(static_cast<std::int64_t>(labels.size()), entry);
+          }
+        }
+        labels.push_back(std::move(counts.labels.front()));
+        forget_lines(counts);
+      });
   const auto n = static_cast<std::int64_t>(labels.size());
   check_not_empty(n, counts.columns, path);
   detail::check_feature_shape(static_cast<std::uint64_t>(n),
@@ -268,6 +274,7 @@ Dataset read_libsvm_by_row_blocks(const std::string& path, const ReadOptions& op
                               /*mapped=*/true);
   Dataset data;
   data.features.resize(n, 0);
+  data.missing_cells_seen = missing;
   finish_libsvm(data, counts, labels, options, path);
   if (non_finite && (options.nan == NanPolicy::Error || options.nan == NanPolicy::Impute)) {
     refuse_feature_value(data, non_finite->first, non_finite->second.first,

@@ -8,10 +8,12 @@
 #include <cmath>
 #include <fstream>
 #include <memory>
+#include <nlohmann/json.hpp>
 
 #include "topkfs/core/enum_names.hpp"
 #include "topkfs/core/error.hpp"
 #include "topkfs/core/rank_group.hpp"
+#include "topkfs/io/convert.hpp"
 #include "topkfs/io/file_util.hpp"
 #include "topkfs/io/read_option_scope.hpp"
 #include "topkfs/io/readers.hpp"
@@ -192,6 +194,39 @@ RowStream open_row_stream(const std::string& path, const ReadOptions& options) {
 
 namespace {
 
+// The sidecar `convert` writes beside an encoded table (convert.hpp): the
+// encoded columns' names and their groups, the table's columns, so that a
+// selection counts k in those.
+void read_encoding_sidecar(Dataset& data, const std::string& path) {
+  const std::string sidecar = encoding_sidecar(path);
+  struct stat info {};
+  if (::stat(sidecar.c_str(), &info) != 0) return;
+  nlohmann::json beside;
+  try {
+    beside = nlohmann::json::parse(read_file_bytes(sidecar));
+    data.feature_names = beside.at("feature_names").get<std::vector<std::string>>();
+    data.column_group = beside.at("column_group").get<std::vector<std::int64_t>>();
+    data.group_names = beside.at("group_names").get<std::vector<std::string>>();
+  } catch (const nlohmann::json::exception& error) {
+    throw DataError(fmt::format("{}: not the encoding of {} that convert writes ({})", sidecar,
+                                path, error.what()));
+  }
+  const auto groups = static_cast<std::int64_t>(data.group_names.size());
+  const bool fits = static_cast<std::int64_t>(data.feature_names.size()) == data.cols() &&
+                    static_cast<std::int64_t>(data.column_group.size()) == data.cols() &&
+                    std::all_of(data.column_group.begin(), data.column_group.end(),
+                                [&](std::int64_t g) { return g >= 0 && g < groups; });
+  if (!fits) {
+    throw DataError(fmt::format(
+        "{}: describes {} columns in {} groups, but {} has {} columns; convert the table again, "
+        "or remove the stale file",
+        sidecar, data.column_group.size(), groups, path, data.cols()));
+  }
+  data.notes.push_back(fmt::format(
+      "{}: the {} columns are the encoding of {} columns of a table, each selected whole", sidecar,
+      data.cols(), groups));
+}
+
 // Every reader's data: default names for unnamed columns, and at least one
 // column and one row.
 void name_and_require_values(Dataset& data, const std::string& path) {
@@ -259,8 +294,14 @@ Dataset read_dataset(const std::string& path, const ReadOptions& options) {
     case Format::Idx: data = read_idx(path, options); break;
     case Format::Mat: data = read_mat(path, options); break;
     case Format::Hdf5: data = read_hdf5(path, options); break;
-    case Format::Npy: data = read_npy(path, options); break;
-    case Format::Npz: data = read_npz(path, options); break;
+    case Format::Npy:
+      data = read_npy(path, options);
+      read_encoding_sidecar(data, path);
+      break;
+    case Format::Npz:
+      data = read_npz(path, options);
+      read_encoding_sidecar(data, path);
+      break;
     case Format::Auto: TOPKFS_ASSERT(false);
   }
   data.source = path;

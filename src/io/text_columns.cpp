@@ -101,70 +101,141 @@ float TextColumns::add(std::int64_t feature, std::string text, std::int64_t line
   return text_cell(code);
 }
 
-void finish_text_columns(Dataset& data, const TextColumns& text, const ColumnKinds& kinds,
-                         int max_levels, const std::string& path) {
-  const std::int64_t n = data.rows();
-  const std::int64_t m = data.cols();
-  for (std::int64_t j = 0; j < m; ++j) {
-    const auto& column = text.column(j);
-    const bool forced =
-        !kinds.categorical.empty() && kinds.categorical[static_cast<std::size_t>(j)];
-    if (column.cells == 0 && !forced) continue;
-    // Every distinct cell as a level's text, with the rows' old codes mapped
-    // onto it: text codes from the parse, numbers by their value.
-    std::vector<std::string> names = column.levels;
-    std::map<float, std::uint32_t> number_codes;
-    std::int64_t numbers = 0;
-    for (std::int64_t i = 0; i < n; ++i) {
-      const float v = data.features(i, j);
+void NumberSets::add_block(const float* values, std::int64_t rows, const std::vector<char>& which) {
+  const std::size_t m = sets_.size();
+  if (counts_.empty()) counts_.assign(m, 0);
+  for (std::int64_t i = 0; i < rows; ++i) {
+    for (std::size_t j = 0; j < m; ++j) {
+      if (!which.empty() && !which[j]) continue;
+      const float v = values[static_cast<std::size_t>(i) * m + j];
       if (v != v) continue;
-      ++numbers;
-      if (number_codes.emplace(v, 0).second) {
-        number_codes[v] = static_cast<std::uint32_t>(names.size());
-        names.push_back(number_level_name(v));
+      ++counts_[j];
+      if (overflow_[j]) continue;
+      auto& set = sets_[j];
+      const auto at = std::lower_bound(set.begin(), set.end(), v);
+      if (at != set.end() && *at == v) continue;
+      if (set.size() > cap_) {
+        overflow_[j] = 1;
+        set.clear();
+        set.shrink_to_fit();
+        continue;
       }
+      set.insert(at, v);
     }
-    // Merge texts that name the same level ("1" read as a number and as a
-    // quoted text cannot both occur, but "01" and "1" do): first name wins.
-    std::vector<std::size_t> order(names.size());
+  }
+}
+
+const std::vector<float>& NumberSets::numbers(std::int64_t feature) const {
+  return sets_[static_cast<std::size_t>(feature)];
+}
+
+LevelPlan::LevelPlan(const TextColumns& text, const NumberSets& numbers, const ColumnKinds& kinds,
+                     int max_levels, const std::vector<std::string>& names, const std::string& path,
+                     std::vector<std::string>& notes)
+    : columns_(names.size()) {
+  for (std::size_t j = 0; j < names.size(); ++j) {
+    const auto feature = static_cast<std::int64_t>(j);
+    const auto& column = text.column(feature);
+    const bool forced = !kinds.categorical.empty() && kinds.categorical[j];
+    if (column.cells == 0 && !forced) continue;
+    if (numbers.overflow(feature)) {
+      throw DataError(fmt::format(
+          "{}: column '{}' has more than --max-levels {} levels (its numbers alone); a column of "
+          "so many distinct values is an identifier rather than a category: leave it out of the "
+          "file, or raise --max-levels",
+          path, names[j], max_levels));
+    }
+    // Every distinct cell as a level's text: the parse's text codes first,
+    // then the numbers.
+    std::vector<std::string> texts = column.levels;
+    for (float v : numbers.numbers(feature)) texts.push_back(number_level_name(v));
+    std::vector<std::size_t> order(texts.size());
     std::iota(order.begin(), order.end(), 0);
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-      return level_before(names[a], names[b]);
+      return level_before(texts[a], texts[b]);
     });
-    std::vector<std::uint32_t> final_code(names.size());
-    std::vector<std::string> levels;
+    std::vector<float> final_code(texts.size());
+    Column& plan = columns_[j];
     for (std::size_t r = 0; r < order.size(); ++r) {
-      if (levels.empty() || levels.back() != names[order[r]]) levels.push_back(names[order[r]]);
-      final_code[order[r]] = static_cast<std::uint32_t>(levels.size() - 1);
+      // Texts that name the same level ("01" and "1" both print as "1")
+      // merge: the first name wins.
+      if (plan.levels.empty() || plan.levels.back() != texts[order[r]]) {
+        plan.levels.push_back(texts[order[r]]);
+      }
+      final_code[order[r]] = static_cast<float>(plan.levels.size() - 1);
     }
-    if (static_cast<std::int64_t>(levels.size()) > max_levels) {
+    if (static_cast<std::int64_t>(plan.levels.size()) > max_levels) {
       throw DataError(fmt::format(
           "{}: column '{}' has {} levels, more than --max-levels {} allows; a column of {} "
           "distinct texts is an identifier rather than a category: leave it out of the file, or "
           "raise --max-levels",
-          path, data.feature_names[static_cast<std::size_t>(j)], levels.size(), max_levels,
-          levels.size()));
+          path, names[j], plan.levels.size(), max_levels, plan.levels.size()));
     }
-    for (std::int64_t i = 0; i < n; ++i) {
-      float& v = data.features(i, j);
-      if (v == v) {
-        v = static_cast<float>(final_code[number_codes.at(v)]);
-      } else if (const std::int64_t code = text_code(v); code >= 0) {
-        v = static_cast<float>(final_code[static_cast<std::size_t>(code)]);
-      }
+    const std::size_t text_levels = column.levels.size();
+    plan.of_text.assign(final_code.begin(),
+                        final_code.begin() + static_cast<std::ptrdiff_t>(text_levels));
+    const auto& values = numbers.numbers(feature);
+    for (std::size_t v = 0; v < values.size(); ++v) {
+      plan.of_number.emplace_back(values[v], final_code[text_levels + v]);
     }
-    if (data.column_levels.empty()) data.column_levels.resize(static_cast<std::size_t>(m));
-    data.column_levels[static_cast<std::size_t>(j)] = std::move(levels);
-    if (numbers > 0 && column.cells > 0) {
-      data.notes.push_back(fmt::format(
+    any_ = true;
+    const std::int64_t number_cells = numbers.cells(feature);
+    if (number_cells > 0 && column.cells > 0) {
+      notes.push_back(fmt::format(
           "column '{}' mixes numbers ({} cells) and text ({} cells, the first '{}' on line {}): "
           "read as categorical with {} levels (--numeric {} refuses its text instead)",
-          data.feature_names[static_cast<std::size_t>(j)], numbers, column.cells,
-          column.first_text.substr(0, 40), column.first_line,
-          data.column_levels[static_cast<std::size_t>(j)].size(),
-          data.feature_names[static_cast<std::size_t>(j)]));
+          names[j], number_cells, column.cells, column.first_text.substr(0, 40), column.first_line,
+          plan.levels.size(), names[j]));
     }
   }
+}
+
+void LevelPlan::apply(float* values, std::int64_t rows) const {
+  const std::size_t m = columns_.size();
+  for (std::size_t j = 0; j < m; ++j) {
+    const Column& plan = columns_[j];
+    if (plan.levels.empty()) continue;
+    for (std::int64_t i = 0; i < rows; ++i) {
+      float& v = values[static_cast<std::size_t>(i) * m + j];
+      if (v == v) {
+        const auto at = std::lower_bound(
+            plan.of_number.begin(), plan.of_number.end(), v,
+            [](const std::pair<float, float>& entry, float x) { return entry.first < x; });
+        TOPKFS_ASSERT(at != plan.of_number.end() && at->first == v);
+        v = at->second;
+      } else if (const std::int64_t code = text_code(v); code >= 0) {
+        v = plan.of_text[static_cast<std::size_t>(code)];
+      }
+    }
+  }
+}
+
+std::vector<std::vector<std::string>> LevelPlan::column_levels() const {
+  std::vector<std::vector<std::string>> out;
+  if (!any_) return out;
+  for (const auto& column : columns_) out.push_back(column.levels);
+  return out;
+}
+
+void finish_text_columns(Dataset& data, const TextColumns& text, const ColumnKinds& kinds,
+                         int max_levels, const std::string& path) {
+  // The whole matrix is here: every number of the file is seen (the cap
+  // only ends the count of a column that can have no more levels).
+  std::vector<char> categorical(static_cast<std::size_t>(data.cols()), 0);
+  bool any = false;
+  for (std::int64_t j = 0; j < data.cols(); ++j) {
+    const bool forced =
+        !kinds.categorical.empty() && kinds.categorical[static_cast<std::size_t>(j)];
+    categorical[static_cast<std::size_t>(j)] = forced || text.column(j).cells > 0;
+    any = any || categorical[static_cast<std::size_t>(j)];
+  }
+  if (!any) return;  // every column numeric: nothing to look at again
+  NumberSets numbers(data.cols(), max_levels);
+  numbers.add_block(data.features.data(), data.rows(), categorical);
+  const LevelPlan plan(text, numbers, kinds, max_levels, data.feature_names, path, data.notes);
+  if (!plan.any()) return;
+  plan.apply(data.features.data(), data.rows());
+  data.column_levels = plan.column_levels();
 }
 
 }  // namespace topkfs::detail

@@ -80,12 +80,60 @@ struct ColumnKinds {
   std::vector<char> categorical;  // per feature: read numbers as levels too
 };
 
+// The distinct numbers of each feature column, as many as a categorical
+// column may have levels and one more (then `overflow`): what a pass by row
+// blocks keeps of the numbers, for the columns that turn out categorical.
+class NumberSets {
+ public:
+  NumberSets(std::int64_t features, int max_levels)
+      : sets_(static_cast<std::size_t>(features)), overflow_(sets_.size(), 0), cap_(max_levels) {}
+  // Adds the numbers of a row-major block of `rows` rows; with `which`
+  // (per feature), of those columns only.
+  void add_block(const float* values, std::int64_t rows, const std::vector<char>& which = {});
+  const std::vector<float>& numbers(std::int64_t feature) const;
+  bool overflow(std::int64_t feature) const { return overflow_[static_cast<std::size_t>(feature)]; }
+  std::int64_t cells(std::int64_t feature) const {
+    return counts_.empty() ? 0 : counts_[static_cast<std::size_t>(feature)];
+  }
+
+ private:
+  std::vector<std::vector<float>> sets_;  // sorted
+  std::vector<char> overflow_;
+  std::vector<std::int64_t> counts_;  // number cells per column
+  std::size_t cap_;
+};
+
+// What becomes of the cells of the categorical columns, once every row has
+// been read: level indices in natural order (numbers by value, then text).
+class LevelPlan {
+ public:
+  // Builds the plan from the text levels met and each column's distinct
+  // numbers; throws DataError naming the column and --max-levels when one
+  // has too many levels. Adds a note for a column mixing numbers and text.
+  LevelPlan(const TextColumns& text, const NumberSets& numbers, const ColumnKinds& kinds,
+            int max_levels, const std::vector<std::string>& names, const std::string& path,
+            std::vector<std::string>& notes);
+
+  // Rewrites a row-major block of parsed cells (`rows` x the features):
+  // text codes and numbers of categorical columns become level indices.
+  void apply(float* values, std::int64_t rows) const;
+  // Per feature: its levels (empty: numeric), as Dataset::column_levels.
+  std::vector<std::vector<std::string>> column_levels() const;
+  bool any() const { return any_; }
+
+ private:
+  struct Column {
+    std::vector<std::string> levels;
+    std::vector<float> of_text;                      // text code -> level index
+    std::vector<std::pair<float, float>> of_number;  // sorted by number
+  };
+  std::vector<Column> columns_;
+  bool any_ = false;
+};
+
 // Makes every feature column that holds text, or that `kinds` makes
-// categorical, a categorical column of `data`: level indices in natural
-// order (numbers by value, then text), NaN where missing, and
-// data.column_levels filled; a column mixing numbers and text gets a note.
-// Throws DataError naming the column and --max-levels when a column has more
-// than `max_levels` levels.
+// categorical, a categorical column of `data` (the whole file parsed into
+// it): the LevelPlan of its cells applied, data.column_levels filled.
 void finish_text_columns(Dataset& data, const TextColumns& text, const ColumnKinds& kinds,
                          int max_levels, const std::string& path);
 

@@ -136,6 +136,35 @@ TEST(MixedTableCli, InfoListsCategoricalColumnsAndMissingCells) {
   EXPECT_GT(summary["missing_by_column"]["n2"].get<int>(), 40);
 }
 
+TEST(MixedTableCli, ConvertWritesTheEncodedTableAndSelectReadsItsGroupsBack) {
+  const std::string npz = in_temp("planted_mixed.npz");
+  const CommandResult convert =
+      run_cli(fmt::format("convert '{}' --output '{}' -q", planted_csv(), npz));
+  ASSERT_EQ(convert.exit_code, 0) << convert.err;
+  const std::string sidecar = in_temp("planted_mixed.encoding.json");
+  ASSERT_TRUE(path_exists(sidecar));
+  const json beside = json::parse(read_text(sidecar));
+  EXPECT_EQ(beside["group_names"].size(), 7u);
+  EXPECT_EQ(beside["encoding"]["columns"][0]["levels"], json({"blue", "green", "grey", "red"}));
+  // The same selection from the encoded file as from the table (both
+  // encoded on every row: --split none).
+  const auto selected = [](const std::string& data) {
+    const CommandResult run = run_cli(
+        fmt::format("select '{}' --method random-forest --k 2 --split none --json -q", data));
+    EXPECT_EQ(run.exit_code, 0) << run.err;
+    return run.exit_code == 0 ? json::parse(run.out)["selected_names"] : json();
+  };
+  EXPECT_EQ(selected(npz), selected(planted_csv()));
+  EXPECT_EQ(as_set(selected(npz)), (std::set<std::string>{"colour", "size"}));
+  // A sidecar that no longer fits its matrix is refused, naming both.
+  json stale = beside;
+  stale["column_group"].erase(0);
+  write_temp_file("planted_mixed.encoding.json", stale.dump());
+  const CommandResult refused = run_cli(fmt::format("info '{}'", npz));
+  EXPECT_EQ(refused.exit_code, 1);
+  EXPECT_TRUE(contains(refused.err, "planted_mixed.encoding.json: describes")) << refused.err;
+}
+
 // The two real mixed tables of the shared data, as given.
 TEST(MixedTableCli, SoybeanAndHouseVotesRunWithTheirTextAndEmptyCells) {
   TOPKFS_REQUIRE_SHARED_DATA("soybean");

@@ -307,9 +307,11 @@ TEST(Convert, StreamedTextRefusesANaNAsTheReaderDoes) {
     options.output = test::in_temp(name + ".npz");
     EXPECT_EQ(error_of<DataError>([&] { convert_dataset(path, strict, options); }), expected);
     EXPECT_FALSE(test::path_exists(options.output));
-    // convert reads by row blocks, where a missing cell cannot be imputed:
-    // refused under the default too (read_dataset keeps it for imputation).
-    EXPECT_EQ(error_of<DataError>([&] { convert_dataset(path, {}, options); }), expected);
+    // Under the default (--nan impute) convert writes the table encoded,
+    // the missing cell imputed, with the encoding beside it.
+    const ConvertSummary encoded = convert_dataset(path, {}, options);
+    EXPECT_EQ(encoded.columns, 3);  // a, b and b's missing indicator
+    EXPECT_TRUE(test::path_exists(encoding_sidecar(options.output)));
   }
 }
 

@@ -80,6 +80,10 @@ struct Dataset {
   std::string source;              // path as given by the user
   std::string format;              // reader that produced it ("csv", "idx", ...)
   std::vector<std::string> notes;  // things the reader wants the user to know
+  // A reader of rows by blocks that looked at every cell (CSV, LIBSVM) saw a
+  // missing feature cell: `convert` then encodes the rows (the data is not
+  // in memory to be scanned for it).
+  bool missing_cells_seen = false;
 
   std::int64_t rows() const { return features.rows(); }
   std::int64_t cols() const { return row_blocks ? row_blocks->column_count() : features.cols(); }

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "topkfs/data/dataset.hpp"
+#include "topkfs/data/row_source.hpp"
 
 namespace topkfs {
 
@@ -65,6 +66,64 @@ TableEncoding learn_encoding(const Dataset& data, const std::vector<std::int64_t
 // a column learned as numbers holds text.
 Dataset encode_table(const Dataset& data, const TableEncoding& encoding,
                      std::int64_t* unseen = nullptr);
+
+// Encodes the rows of a table as `encoding` says, block by block: what
+// encode_table does for a whole dataset and `convert` for row blocks.
+class TableEncoder {
+ public:
+  // `levels`: the table's Dataset::column_levels (empty: every column
+  // numeric); `source` names it in messages. Throws DataError naming the
+  // column when a column learned as numbers holds text.
+  TableEncoder(const TableEncoding& encoding, const std::vector<std::vector<std::string>>& levels,
+               const std::string& source);
+
+  std::int64_t columns() const { return columns_; }  // encoded columns
+  // `rows` rows of the table (row-major cells as read: numbers, level
+  // indices, NaN) into rows x columns() encoded cells; `unseen` as
+  // encode_table's.
+  void encode(const float* raw, std::int64_t rows, float* out,
+              std::int64_t* unseen = nullptr) const;
+  // Sets the encoded names, column_group and group_names of `out`.
+  void describe(Dataset& out) const;
+
+ private:
+  struct Plan {
+    std::int64_t at = 0;                 // first encoded column
+    bool text = false;                   // the table holds the column as level indices
+    std::vector<std::int64_t> to_level;  // table level -> encoding level (-1: unseen)
+  };
+  const TableEncoding& encoding_;
+  std::int64_t table_columns_ = 0;
+  std::int64_t columns_ = 0;
+  std::vector<Plan> plans_;
+  std::vector<std::string> names_;
+  std::vector<std::int64_t> groups_;
+  std::vector<std::string> group_names_;
+};
+
+// The encoding learned from every row of `rows` (a table's rows read by
+// blocks: two passes, never held whole), `table` giving the names and
+// levels. What `convert` writes.
+TableEncoding learn_encoding(const RowSource& rows, const Dataset& table);
+
+// True when `encoding` changes nothing: numeric columns without missing cells.
+bool is_identity(const TableEncoding& encoding);
+
+// The rows of `raw` encoded by `encoder`, block by block.
+class EncodedRows final : public RowSource {
+ public:
+  EncodedRows(const RowSource& raw, const TableEncoder& encoder);
+  std::int64_t row_count() const override { return raw_.row_count(); }
+  std::int64_t column_count() const override { return encoder_.columns(); }
+  RowStorage storage() const override { return raw_.storage(); }
+  void copy_rows(const std::int64_t* rows, std::size_t count, float* out) const override;
+  void for_each_block(std::int64_t first, std::int64_t last, std::int64_t block_rows,
+                      const RowBlockVisitor& visit) const override;
+
+ private:
+  const RowSource& raw_;
+  const TableEncoder& encoder_;
+};
 
 // The name a number has as a categorical level: integers plainly ("3", not
 // "3.0"), others in the shortest form that reads back the same.

@@ -37,6 +37,17 @@ struct ConvertSummary {
 ConvertSummary convert_dataset(const std::string& path, const ReadOptions& read,
                                const ConvertOptions& options);
 
+// write_streamable, or, for a table with categorical columns or missing
+// cells, its rows encoded (data/table_encoding.hpp, learned from every row
+// in two passes by row blocks) with the encoding and the groups written to
+// encoding_sidecar(options.output), which read_dataset reads back beside an
+// .npy or .npz: a selection then counts k in the table's columns.
+ConvertSummary write_encoded_if_needed(const Dataset& data, const RowSource& rows,
+                                       const ConvertOptions& options);
+
+// "X.encoding.json" beside "X.npy" or "X.npz".
+std::string encoding_sidecar(const std::string& output);
+
 // The checks convert_dataset makes before reading: output extensions, an
 // output naming the input (the data, `read.y_file` or `read.labels_path`)
 // or both outputs one file (OptionError).
