@@ -115,18 +115,26 @@ KCurvePoint summarise(int k, const std::vector<PartScore>& scores) {
   return point;
 }
 
-// The validation curve of one candidate at `ks` (appended to `out`).
+// The validation curve of one candidate at `ks` (appended to `out`). A
+// method whose ranking ignores k is fitted once per part, at `k_max`, and
+// that fit kept in `ranked` for later calls.
 void score_at(const SelectorFactory& make, const Dataset& data, const std::vector<Split>& parts,
-              const std::vector<int>& ks, const AutoOptions& options, const FitCallbacks& callbacks,
+              const std::vector<int>& ks, int k_max, const AutoOptions& options,
+              const FitCallbacks& callbacks, std::vector<SelectionResult>& ranked,
               CandidateScore& out) {
   std::map<int, std::vector<PartScore>> by_k;
-  for (const Split& part : parts) {
+  for (std::size_t p = 0; p < parts.size(); ++p) {
+    const Split& part = parts[p];
     auto probe = make();
     out.method = probe->name();
     if (!probe->ranking_depends_on_k()) {
-      const SelectionResult fit = fit_table(*probe, data, part.train, ks.back(), callbacks);
-      ++out.fits;
-      for (int k : ks) by_k[k].push_back(score_prefix(data, fit, k, part, options.downstream));
+      if (ranked.size() <= p) {
+        ranked.push_back(fit_table(*probe, data, part.train, k_max, callbacks));
+        ++out.fits;
+      }
+      for (int k : ks) {
+        by_k[k].push_back(score_prefix(data, ranked[p], k, part, options.downstream));
+      }
       continue;
     }
     for (int k : ks) {
@@ -159,7 +167,8 @@ CandidateScore score_candidate(const SelectorFactory& make, const Dataset& data,
                                const AutoOptions& options, const FitCallbacks& callbacks) {
   const auto start = Clock::now();
   CandidateScore out;
-  score_at(make, data, parts, ks, options, callbacks, out);
+  std::vector<SelectionResult> ranked;
+  score_at(make, data, parts, ks, ks.back(), options, callbacks, ranked, out);
   const bool higher = data.target_kind == TargetKind::Classes;
   const KRule rule = options.auto_k ? options.rule : KRule::Best;
   out.k = choose_k(out.curve, rule, higher);
@@ -169,7 +178,7 @@ CandidateScore score_candidate(const SelectorFactory& make, const Dataset& data,
   if (options.auto_k && at != ks.begin() && at != ks.end()) {
     const std::vector<int> finer = between(*(at - 1), out.k);
     if (!finer.empty()) {
-      score_at(make, data, parts, finer, options, callbacks, out);
+      score_at(make, data, parts, finer, ks.back(), options, callbacks, ranked, out);
       out.k = choose_k(out.curve, rule, higher);
     }
   }
