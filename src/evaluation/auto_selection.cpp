@@ -232,7 +232,8 @@ std::vector<SelectorFactory> candidate_factories(
     const std::function<std::string(const std::string&)>& spelled) {
   const std::vector<std::string> names =
       method == "auto" ? auto_method_candidates() : std::vector<std::string>{method};
-  for (const auto& [option, value] : options) {
+  for (const auto& given : options) {
+    const std::string& option = given.first;  // a structured binding cannot be captured
     const bool used = std::any_of(names.begin(), names.end(), [&](const std::string& name) {
       return make_selector(name)->has_option(option);
     });
