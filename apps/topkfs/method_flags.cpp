@@ -69,7 +69,11 @@ void add_method_flags(CLI::App& command, MethodFlags& flags) {
   std::string names;
   for (const auto& method : registered_methods())
     names += (names.empty() ? "" : ", ") + method.name;
-  command.add_option("--method,-m", flags.name, "Selection method: " + names)
+  command
+      .add_option("--method,-m", flags.name,
+                  "Selection method: " + names +
+                      "; select also takes auto (chosen on the training rows: --k-folds, "
+                      "docs/algorithms.md)")
       ->capture_default_str();
   auto* group = command.add_option_group(
       "Method options",
