@@ -3,6 +3,8 @@
 // a table on stdout, the report as JSON/CSV and the pictures.
 #include <fmt/format.h>
 
+#include <algorithm>
+
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -55,6 +57,11 @@ std::vector<std::string> split_list(const std::string& text) {
 EvaluationOptions to_options(const EvaluateFlags& flags) {
   EvaluationOptions options;
   options.methods = split_list(flags.method.name);
+  if (std::find(options.methods.begin(), options.methods.end(), "auto") != options.methods.end()) {
+    throw OptionError(
+        "--method auto chooses a method on the training rows of one selection: it is select's; "
+        "evaluate compares named methods (e.g. --method dnn-top,elastic-net-top,random-forest)");
+  }
   options.ks = flags.ks;
   options.protocol = parse_protocol(flags.protocol);
   options.seeds = flags.seeds;

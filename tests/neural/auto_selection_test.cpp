@@ -140,6 +140,9 @@ TEST(AutoSelection, TheCommandChoosesAndRefusesWhatCannotCombine) {
     const CommandResult refused = run_cli(fmt::format("select '{}' {} -q", csv, bad));
     EXPECT_EQ(refused.exit_code, 2) << bad << ": " << refused.err;
   }
+  const CommandResult evaluate = run_cli(fmt::format("evaluate '{}' --method auto --k 2 -q", csv));
+  EXPECT_EQ(evaluate.exit_code, 2);
+  EXPECT_TRUE(contains(evaluate.err, "--method auto chooses a method")) << evaluate.err;
 }
 
 }  // namespace
