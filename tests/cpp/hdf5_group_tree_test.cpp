@@ -124,7 +124,7 @@ TEST(Hdf5GroupTree, ANameInTheHeapOfTheHeadersMessageIsChecked) {
 }
 
 // A soft link's entry has no object header, only the offset of its target
-// path in the local heap: until session 18 the walk took it for an object
+// path in the local heap: before 7883cb4 the walk took it for an object
 // without an address and refused every such file as corrupt.
 TEST(Hdf5GroupTree, ASoftLinkReadsAndItsTargetMustEndInTheHeap) {
   const std::string soft_link = std::string(kWriteXY) + "    f['alias'] = h5py.SoftLink('/X')\n";

@@ -692,7 +692,7 @@ TEST(Hdf5Reader, DatatypesAreWalkedBeforeLibhdf5DecodesThem) {
   }
 }
 
-// Found by the long fuzz run (session 15, in the probe process): an
+// Found by a long fuzz run (fixed in dab0713, in the probe process): an
 // enumerated type whose own size (268,435,457 bytes) is not its base type's
 // (1 byte). libhdf5 decodes the values by the base type's size and copies
 // them by the type's own, 536 MB from 2 bytes, when it opens the dataset.
