@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <unordered_map>
 
@@ -23,47 +24,6 @@ double median(std::vector<float>& values) {
   return 0.5 * (lower + upper);
 }
 
-ColumnEncoding learn_categorical(const Dataset& data, std::int64_t j,
-                                 const std::vector<std::int64_t>& rows) {
-  const auto& all_levels = data.column_levels[static_cast<std::size_t>(j)];
-  std::vector<char> seen(all_levels.size(), 0);
-  ColumnEncoding column;
-  column.categorical = true;
-  for (auto i : rows) {
-    const float v = data.features(i, j);
-    if (std::isnan(v)) {
-      ++column.missing_cells;
-    } else {
-      seen[static_cast<std::size_t>(v)] = 1;
-    }
-  }
-  for (std::size_t level = 0; level < all_levels.size(); ++level) {
-    if (seen[level]) column.levels.push_back(all_levels[level]);
-  }
-  column.missing_level = column.missing_cells > 0;
-  column.dropped = column.levels.empty();
-  return column;
-}
-
-ColumnEncoding learn_numeric(const Dataset& data, std::int64_t j,
-                             const std::vector<std::int64_t>& rows) {
-  ColumnEncoding column;
-  std::vector<float> present;
-  present.reserve(rows.size());
-  for (auto i : rows) {
-    const float v = data.features(i, j);
-    if (std::isnan(v)) {
-      ++column.missing_cells;
-    } else {
-      present.push_back(v);
-    }
-  }
-  column.dropped = present.empty();
-  column.indicator = column.missing_cells > 0 && !column.dropped;
-  if (!present.empty()) column.fill = median(present);
-  return column;
-}
-
 // The level index of each level name of a column as `data` holds it, in
 // the encoding's levels (-1 where the encoding does not know it).
 std::vector<std::int64_t> level_map(const ColumnEncoding& column,
@@ -79,6 +39,82 @@ std::vector<std::int64_t> level_map(const ColumnEncoding& column,
     out.push_back(found == index.end() ? -1 : found->second);
   }
   return out;
+}
+
+using RowsVisitor = std::function<void(std::int64_t rows, const float* values)>;
+
+// The encoding of `table`'s columns from the `count` rows that `pass`
+// visits (in blocks, row-major) each time it is called: one pass for the
+// missing cells and the levels present, a second, when a numeric column
+// misses cells, for those columns' values (their medians).
+TableEncoding learn_by_passes(const Dataset& table, std::int64_t count,
+                              const std::function<void(const RowsVisitor&)>& pass) {
+  const auto m = static_cast<std::int64_t>(table.feature_names.size());
+  std::vector<std::int64_t> missing(static_cast<std::size_t>(m), 0);
+  std::vector<std::vector<char>> seen(static_cast<std::size_t>(m));
+  for (std::int64_t j = 0; j < m; ++j) {
+    if (table.is_categorical(j)) {
+      seen[static_cast<std::size_t>(j)].assign(
+          table.column_levels[static_cast<std::size_t>(j)].size(), 0);
+    }
+  }
+  pass([&](std::int64_t rows, const float* values) {
+    for (std::int64_t i = 0; i < rows; ++i) {
+      for (std::int64_t j = 0; j < m; ++j) {
+        const float v = values[i * m + j];
+        auto& levels = seen[static_cast<std::size_t>(j)];
+        if (std::isnan(v)) {
+          ++missing[static_cast<std::size_t>(j)];
+        } else if (!levels.empty()) {
+          levels[static_cast<std::size_t>(v)] = 1;
+        }
+      }
+    }
+  });
+  std::vector<std::vector<float>> present(static_cast<std::size_t>(m));
+  bool any = false;
+  for (std::int64_t j = 0; j < m; ++j) {
+    if (!table.is_categorical(j) && missing[static_cast<std::size_t>(j)] > 0) any = true;
+  }
+  for (std::int64_t j = 0; any && j < m; ++j) {
+    const auto at = static_cast<std::size_t>(j);
+    if (!table.is_categorical(j) && missing[at] > 0) {
+      present[at].reserve(static_cast<std::size_t>(count - missing[at]));
+    }
+  }
+  if (any) {
+    pass([&](std::int64_t rows, const float* values) {
+      for (std::int64_t j = 0; j < m; ++j) {
+        if (table.is_categorical(j) || missing[static_cast<std::size_t>(j)] == 0) continue;
+        for (std::int64_t i = 0; i < rows; ++i) {
+          const float v = values[i * m + j];
+          if (!std::isnan(v)) present[static_cast<std::size_t>(j)].push_back(v);
+        }
+      }
+    });
+  }
+  TableEncoding encoding;
+  encoding.learned_rows = count;
+  for (std::int64_t j = 0; j < m; ++j) {
+    const auto at = static_cast<std::size_t>(j);
+    ColumnEncoding column;
+    column.name = table.feature_names[at];
+    column.missing_cells = missing[at];
+    if (table.is_categorical(j)) {
+      column.categorical = true;
+      for (std::size_t l = 0; l < seen[at].size(); ++l) {
+        if (seen[at][l]) column.levels.push_back(table.column_levels[at][l]);
+      }
+      column.missing_level = missing[at] > 0;
+      column.dropped = column.levels.empty();
+    } else {
+      column.dropped = missing[at] == count;
+      column.indicator = missing[at] > 0 && !column.dropped;
+      if (!present[at].empty()) column.fill = median(present[at]);
+    }
+    encoding.columns.push_back(std::move(column));
+  }
+  return encoding;
 }
 
 }  // namespace
@@ -164,15 +200,12 @@ bool needs_encoding(const Dataset& data) {
 }
 
 TableEncoding learn_encoding(const Dataset& data, const std::vector<std::int64_t>& rows) {
-  TableEncoding encoding;
-  encoding.learned_rows = static_cast<std::int64_t>(rows.size());
-  for (std::int64_t j = 0; j < data.cols(); ++j) {
-    ColumnEncoding column =
-        data.is_categorical(j) ? learn_categorical(data, j, rows) : learn_numeric(data, j, rows);
-    column.name = data.feature_names[static_cast<std::size_t>(j)];
-    encoding.columns.push_back(std::move(column));
-  }
-  return encoding;
+  const std::int64_t block =
+      std::max<std::int64_t>(1, (std::int64_t{1} << 20) / std::max<std::int64_t>(data.cols(), 1));
+  return learn_by_passes(data, static_cast<std::int64_t>(rows.size()),
+                         [&](const RowsVisitor& visit) {
+                           for_each_gathered_block(data.features, rows, block, visit);
+                         });
 }
 
 TableEncoder::TableEncoder(const TableEncoding& encoding,
@@ -276,79 +309,14 @@ Dataset encode_table(const Dataset& data, const TableEncoding& encoding, std::in
 }
 
 TableEncoding learn_encoding(const RowSource& rows, const Dataset& table) {
-  const std::int64_t m = rows.column_count();
-  TOPKFS_ASSERT(static_cast<std::int64_t>(table.feature_names.size()) == m);
-  const std::int64_t block =
-      std::max<std::int64_t>(1, (std::int64_t{1} << 20) / std::max<std::int64_t>(m, 1));
-  // One pass for the missing cells and the levels present, a second for the
-  // values of the numeric columns that miss cells (their medians).
-  std::vector<std::int64_t> missing(static_cast<std::size_t>(m), 0);
-  std::vector<std::vector<char>> seen(static_cast<std::size_t>(m));
-  for (std::int64_t j = 0; j < m; ++j) {
-    if (table.is_categorical(j)) {
-      seen[static_cast<std::size_t>(j)].assign(
-          table.column_levels[static_cast<std::size_t>(j)].size(), 0);
-    }
-  }
-  rows.for_each_block(0, rows.row_count(), block,
-                      [&](std::int64_t, std::int64_t count, const float* values) {
-                        for (std::int64_t i = 0; i < count; ++i) {
-                          for (std::int64_t j = 0; j < m; ++j) {
-                            const float v = values[i * m + j];
-                            auto& levels = seen[static_cast<std::size_t>(j)];
-                            if (std::isnan(v)) {
-                              ++missing[static_cast<std::size_t>(j)];
-                            } else if (!levels.empty()) {
-                              levels[static_cast<std::size_t>(v)] = 1;
-                            }
-                          }
-                        }
-                      });
-  std::vector<std::vector<float>> present(static_cast<std::size_t>(m));
-  bool any = false;
-  for (std::int64_t j = 0; j < m; ++j) {
-    if (!table.is_categorical(j) && missing[static_cast<std::size_t>(j)] > 0) any = true;
-  }
-  for (std::int64_t j = 0; any && j < m; ++j) {
-    const auto at = static_cast<std::size_t>(j);
-    if (!table.is_categorical(j) && missing[at] > 0) {
-      present[at].reserve(static_cast<std::size_t>(rows.row_count() - missing[at]));
-    }
-  }
-  if (any) {
+  TOPKFS_ASSERT(static_cast<std::int64_t>(table.feature_names.size()) == rows.column_count());
+  const std::int64_t block = std::max<std::int64_t>(
+      1, (std::int64_t{1} << 20) / std::max<std::int64_t>(rows.column_count(), 1));
+  return learn_by_passes(table, rows.row_count(), [&](const RowsVisitor& visit) {
     rows.for_each_block(
-        0, rows.row_count(), block, [&](std::int64_t, std::int64_t count, const float* values) {
-          for (std::int64_t j = 0; j < m; ++j) {
-            if (table.is_categorical(j) || missing[static_cast<std::size_t>(j)] == 0) continue;
-            for (std::int64_t i = 0; i < count; ++i) {
-              const float v = values[i * m + j];
-              if (!std::isnan(v)) present[static_cast<std::size_t>(j)].push_back(v);
-            }
-          }
-        });
-  }
-  TableEncoding encoding;
-  encoding.learned_rows = rows.row_count();
-  for (std::int64_t j = 0; j < m; ++j) {
-    const auto at = static_cast<std::size_t>(j);
-    ColumnEncoding column;
-    column.name = table.feature_names[at];
-    column.missing_cells = missing[at];
-    if (table.is_categorical(j)) {
-      column.categorical = true;
-      for (std::size_t l = 0; l < seen[at].size(); ++l) {
-        if (seen[at][l]) column.levels.push_back(table.column_levels[at][l]);
-      }
-      column.missing_level = missing[at] > 0;
-      column.dropped = column.levels.empty();
-    } else {
-      column.dropped = missing[at] == rows.row_count();
-      column.indicator = missing[at] > 0 && !column.dropped;
-      if (!present[at].empty()) column.fill = median(present[at]);
-    }
-    encoding.columns.push_back(std::move(column));
-  }
-  return encoding;
+        0, rows.row_count(), block,
+        [&](std::int64_t, std::int64_t n, const float* values) { visit(n, values); });
+  });
 }
 
 bool is_identity(const TableEncoding& encoding) {

@@ -28,7 +28,8 @@ struct ColumnEncoding {
   // then the "missing" column when missing_level.
   std::vector<std::string> levels;
   bool missing_level = false;
-  // Numeric: missing cells take `fill`; `indicator` adds the 0/1 column.
+  // Numeric: missing cells take `fill` (the learned rows' median; 0 when
+  // they miss none); `indicator` adds the 0/1 column.
   double fill = 0.0;
   bool indicator = false;
   std::int64_t missing_cells = 0;  // in the rows the encoding was learned from
