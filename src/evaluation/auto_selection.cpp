@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <optional>
 
 #include "topkfs/core/clock.hpp"
 #include "topkfs/core/enum_names.hpp"
@@ -81,16 +82,14 @@ struct PartScore {
   double se = 0.0;  // of the part's rows, for a single part
 };
 
-// The downstream score of `result`'s first k (of its ranking) on one part.
-PartScore score_prefix(const Dataset& data, const SelectionResult& result, int k, const Split& part,
-                       const DownstreamOptions& downstream) {
+// The downstream score of `result`'s first k (of its ranking) on one part;
+// `table` is the data as the fit saw it (encoded when the fit encoded it).
+PartScore score_prefix(const Dataset& table, const SelectionResult& result, int k,
+                       const Split& part, const DownstreamOptions& downstream) {
   SelectionResult prefix = result;
   prefix.selected.assign(result.ranking.begin(), result.ranking.begin() + k);
-  const std::vector<std::int64_t> columns = method_columns(prefix);
   const DownstreamScore score =
-      result.encoding ? score_downstream(encode_table(data, *result.encoding), part.train,
-                                         part.test, columns, downstream)
-                      : score_downstream(data, part.train, part.test, columns, downstream);
+      score_downstream(table, part.train, part.test, method_columns(prefix), downstream);
   const auto n = static_cast<double>(part.test.size());
   if (score.kind == TargetKind::Classes) {
     const double p = score.accuracy / 100.0;
@@ -125,6 +124,11 @@ void score_at(const SelectorFactory& make, const Dataset& data, const std::vecto
   std::map<int, std::vector<PartScore>> by_k;
   for (std::size_t p = 0; p < parts.size(); ++p) {
     const Split& part = parts[p];
+    // Every fit on this part encodes the table as learned from its
+    // training rows: encoded once here for all their scores.
+    std::optional<Dataset> encoded;
+    if (needs_encoding(data)) encoded = encode_table(data, learn_encoding(data, part.train));
+    const Dataset& table = encoded ? *encoded : data;
     auto probe = make();
     out.method = probe->name();
     if (!probe->ranking_depends_on_k()) {
@@ -133,7 +137,7 @@ void score_at(const SelectorFactory& make, const Dataset& data, const std::vecto
         ++out.fits;
       }
       for (int k : ks) {
-        by_k[k].push_back(score_prefix(data, ranked[p], k, part, options.downstream));
+        by_k[k].push_back(score_prefix(table, ranked[p], k, part, options.downstream));
       }
       continue;
     }
@@ -141,7 +145,7 @@ void score_at(const SelectorFactory& make, const Dataset& data, const std::vecto
       auto selector = make();
       const SelectionResult fit = fit_table(*selector, data, part.train, k, callbacks);
       ++out.fits;
-      by_k[k].push_back(score_prefix(data, fit, k, part, options.downstream));
+      by_k[k].push_back(score_prefix(table, fit, k, part, options.downstream));
     }
   }
   for (int k : ks) out.curve.push_back(summarise(k, by_k[k]));
