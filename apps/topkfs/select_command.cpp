@@ -77,6 +77,14 @@ std::string data_description(const Dataset& data) {
 }
 
 int fit_and_write(const SelectFlags& flags, Selector& selector, ProcessRanks* ranks);
+
+SelectionSplitOptions split_options(const SelectFlags& flags) {
+  SelectionSplitOptions split;
+  split.rows = parse_selection_rows(flags.split);
+  split.test_size = flags.test_size;
+  split.seed = flags.split_seed;
+  return split;
+}
 int write_outputs(const SelectFlags& flags, const Dataset& data,
                   const std::vector<std::int64_t>& learned_rows, SelectionResult& result,
                   const Selector* selector);
@@ -163,10 +171,7 @@ int fit_and_write(const SelectFlags& flags, Selector& selector_ref, ProcessRanks
     ranks->agree_on_data(data_description(data));
     callbacks.ranks = ranks;
   }
-  SelectionSplitOptions split;
-  split.rows = parse_selection_rows(flags.split);
-  split.test_size = flags.test_size;
-  split.seed = flags.split_seed;
+  const SelectionSplitOptions split = split_options(flags);
 
   const bool quiet = flags.out.quiet || !writer;
   ProgressBar bar(!quiet);
@@ -264,10 +269,7 @@ int select_automatically(const SelectFlags& flags) {
   const Dataset data = load_dataset(flags.data, flags.data.to_options());
   if (!options.auto_k) options.k = parse_k(flags.k, data.group_count(), flags.data.path);
   check_picture_data(flags.out, flags.data, data);
-  SelectionSplitOptions split;
-  split.rows = parse_selection_rows(flags.split);
-  split.test_size = flags.test_size;
-  split.seed = flags.split_seed;
+  const SelectionSplitOptions split = split_options(flags);
   std::string note;
   const std::vector<std::int64_t> rows = selection_rows(data, split, note);
   ProgressBar bar(!flags.out.quiet);

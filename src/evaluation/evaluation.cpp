@@ -197,9 +197,9 @@ class GridRunner {
   }
 
   SelectionResult fit(Selector& selector, const RunData& run, int k) {
-    SelectionResult result = run.encoding
-                                 ? fit_groups(selector, *run.encoded, run.train, k, callbacks_.fit)
-                                 : fit_on_rows(selector, *run.data, run.train, k, callbacks_.fit);
+    SelectionResult result =
+        run.grouped() ? fit_groups(selector, run.for_methods(), run.train, k, callbacks_.fit)
+                      : fit_on_rows(selector, *run.data, run.train, k, callbacks_.fit);
     note_scaling(selector.name(), result);
     for (const auto& warning : result.warnings) {
       callbacks_.fit.warn(fmt::format("{} k={}: {}", selector.name(), k, warning));

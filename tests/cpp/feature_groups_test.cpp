@@ -93,6 +93,15 @@ TEST(FeatureGroups, EvaluateSelectsGroupsAndDetectionRefusesThem) {
                   "--protocol mae --json -q",
                   grouped_csv(), groups_file()));
   ASSERT_EQ(run.exit_code, 0) << run.err;
+  // Each run selects groups (alpha = 0, c = 1 of 4) and is scored on all
+  // their columns: with both, only the noise is left.
+  for (const auto& entry : json::parse(run.out)["runs"]) {
+    if (entry["method"] != "lasso-top" || entry["k"] != 2) continue;
+    EXPECT_EQ(std::set<int>(entry["selected"].begin(), entry["selected"].end()),
+              (std::set<int>{0, 1}))
+        << entry.dump();
+    EXPECT_LT(entry["score"].get<double>(), 0.4) << entry.dump();
+  }
   const CommandResult detection = run_cli(
       fmt::format("evaluate '{}' --groups '{}' --method lasso-top --k 2 --protocol detection -q",
                   grouped_csv(), groups_file()));
