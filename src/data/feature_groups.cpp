@@ -12,7 +12,7 @@
 namespace topkfs {
 namespace {
 
-std::string trimmed(const std::string& text) {
+std::string group_file_field(const std::string& text) {
   const auto begin = text.find_first_not_of(" \t\r");
   if (begin == std::string::npos) return "";
   const auto end = text.find_last_not_of(" \t\r");
@@ -24,7 +24,7 @@ std::string trimmed(const std::string& text) {
 
 // The column `spec` names: a column name first, else a 0-based index; -1
 // when it names none.
-std::int64_t find_column(const std::string& spec, const Dataset& data) {
+std::int64_t group_file_column(const std::string& spec, const Dataset& data) {
   for (std::size_t j = 0; j < data.feature_names.size(); ++j) {
     if (data.feature_names[j] == spec) return static_cast<std::int64_t>(j);
   }
@@ -38,8 +38,8 @@ std::int64_t find_column(const std::string& spec, const Dataset& data) {
 }
 
 // Assigns the columns to groups by label (-1: a group of its own).
-FeatureGroups build(const std::vector<std::string>& label_of, const std::vector<char>& labelled,
-                    const Dataset& data) {
+FeatureGroups groups_by_label(const std::vector<std::string>& label_of,
+                              const std::vector<char>& labelled, const Dataset& data) {
   FeatureGroups groups;
   std::map<std::string, std::size_t> index;
   for (std::int64_t j = 0; j < data.cols(); ++j) {
@@ -85,16 +85,16 @@ FeatureGroups read_feature_groups(const std::string& path, const Dataset& data) 
   bool first = true;
   while (std::getline(in, line)) {
     ++number;
-    if (trimmed(line).empty()) continue;
+    if (group_file_field(line).empty()) continue;
     const auto comma = line.find(',');
     if (comma == std::string::npos) {
       throw DataError(
           fmt::format("{}: line {}: '{}' is not 'column,group' (two fields separated by a comma)",
-                      path, number, trimmed(line)));
+                      path, number, group_file_field(line)));
     }
-    const std::string spec = trimmed(line.substr(0, comma));
-    const std::string group = trimmed(line.substr(comma + 1));
-    const std::int64_t column = find_column(spec, data);
+    const std::string spec = group_file_field(line.substr(0, comma));
+    const std::string group = group_file_field(line.substr(comma + 1));
+    const std::int64_t column = group_file_column(spec, data);
     if (first && column < 0 && spec == "column" && group == "group") {
       first = false;
       continue;  // the header line
@@ -120,7 +120,7 @@ FeatureGroups read_feature_groups(const std::string& path, const Dataset& data) 
     label_of[at] = group;
     line_of[at] = number;
   }
-  return build(label_of, labelled, data);
+  return groups_by_label(label_of, labelled, data);
 }
 
 FeatureGroups groups_from_labels(const std::vector<std::optional<std::string>>& labels,
@@ -136,7 +136,7 @@ FeatureGroups groups_from_labels(const std::vector<std::optional<std::string>>& 
     label_of[j] = *labels[j];
     labelled[j] = 1;
   }
-  return build(label_of, labelled, data);
+  return groups_by_label(label_of, labelled, data);
 }
 
 void apply_feature_groups(Dataset& data, const FeatureGroups& groups) {

@@ -13,9 +13,9 @@
 namespace topkfs {
 namespace {
 
-constexpr const char* kMissingSuffix = "(missing)";
+constexpr const char* kMissingLevelName = "(missing)";
 
-double median(std::vector<float>& values) {
+double column_median(std::vector<float>& values) {
   const auto middle = values.begin() + static_cast<std::ptrdiff_t>(values.size() / 2);
   std::nth_element(values.begin(), middle, values.end());
   const double upper = *middle;
@@ -26,8 +26,8 @@ double median(std::vector<float>& values) {
 
 // The level index of each level name of a column as `data` holds it, in
 // the encoding's levels (-1 where the encoding does not know it).
-std::vector<std::int64_t> level_map(const ColumnEncoding& column,
-                                    const std::vector<std::string>& data_levels) {
+std::vector<std::int64_t> encoding_level_map(const ColumnEncoding& column,
+                                             const std::vector<std::string>& data_levels) {
   std::unordered_map<std::string, std::int64_t> index;
   for (std::size_t l = 0; l < column.levels.size(); ++l) {
     index.emplace(column.levels[l], static_cast<std::int64_t>(l));
@@ -110,7 +110,7 @@ TableEncoding learn_by_passes(const Dataset& table, std::int64_t count,
     } else {
       column.dropped = missing[at] == count;
       column.indicator = missing[at] > 0 && !column.dropped;
-      if (!present[at].empty()) column.fill = median(present[at]);
+      if (!present[at].empty()) column.fill = column_median(present[at]);
     }
     encoding.columns.push_back(std::move(column));
   }
@@ -177,7 +177,7 @@ std::string TableEncoding::summary() const {
   }
   if (imputed > 0) {
     text += fmt::format(
-        "; {} numeric column{} with missing cells filled by the median, each with "
+        "; {} numeric column{} with missing cells filled by the column_median, each with "
         "a missing-indicator column",
         imputed, imputed == 1 ? "" : "s");
   }
@@ -226,10 +226,10 @@ TableEncoder::TableEncoder(const TableEncoding& encoding,
       }
       if (column.categorical) {
         for (const auto& level : column.levels) names_.push_back(column.name + "=" + level);
-        if (column.missing_level) names_.push_back(column.name + "=" + kMissingSuffix);
+        if (column.missing_level) names_.push_back(column.name + "=" + kMissingLevelName);
         // Level names of the data's cells: its own levels, or the numbers
         // it holds when it read the column as numbers.
-        if (text) plan.to_level = level_map(column, levels[j]);
+        if (text) plan.to_level = encoding_level_map(column, levels[j]);
       } else {
         if (text) {
           throw DataError(fmt::format(
@@ -237,7 +237,7 @@ TableEncoder::TableEncoder(const TableEncoding& encoding,
               source, column.name, levels[j].front()));
         }
         names_.push_back(column.name);
-        if (column.indicator) names_.push_back(column.name + " " + kMissingSuffix);
+        if (column.indicator) names_.push_back(column.name + " " + kMissingLevelName);
       }
     }
     plans_.push_back(std::move(plan));
@@ -277,7 +277,9 @@ void TableEncoder::encode(const float* raw, std::int64_t rows, float* out,
       } else {
         auto found = number_codes.find(v);
         if (found == number_codes.end()) {
-          found = number_codes.emplace(v, level_map(column, {number_level_name(v)}).front()).first;
+          found =
+              number_codes.emplace(v, encoding_level_map(column, {number_level_name(v)}).front())
+                  .first;
         }
         level = found->second;
       }

@@ -26,8 +26,8 @@ constexpr EnumName<KRule> kKRuleNames[] = {{KRule::OneStandardError, "1se"}, {KR
 // The validation parts of `rows`: one stratified split, or `folds` folds
 // (each class's rows shuffled and dealt out in turn, so every fold has its
 // share of each class).
-std::vector<Split> validation_parts(const Dataset& data, const std::vector<std::int64_t>& rows,
-                                    const AutoOptions& options) {
+std::vector<Split> auto_validation_parts(const Dataset& data, const std::vector<std::int64_t>& rows,
+                                         const AutoOptions& options) {
   if (options.folds <= 1) {
     const TrainValTest parts =
         train_validation_split(data, rows, options.validation, derive_seed(options.seed, 7));
@@ -66,7 +66,7 @@ std::vector<Split> validation_parts(const Dataset& data, const std::vector<std::
 
 // How many columns (or groups) a fit on `rows` can select: those not missing
 // in every one of them.
-std::int64_t selectable(const Dataset& data, const std::vector<std::int64_t>& rows) {
+std::int64_t selectable_count(const Dataset& data, const std::vector<std::int64_t>& rows) {
   if (!needs_encoding(data)) return data.group_count();
   const TableEncoding encoding = learn_encoding(data, rows);
   std::vector<char> usable(static_cast<std::size_t>(data.group_count()), 0);
@@ -77,15 +77,15 @@ std::int64_t selectable(const Dataset& data, const std::vector<std::int64_t>& ro
   return std::count(usable.begin(), usable.end(), 1);
 }
 
-struct PartScore {
+struct AutoPartScore {
   double value = 0.0;
   double se = 0.0;  // of the part's rows, for a single part
 };
 
 // The downstream score of `result`'s first k (of its ranking) on one part;
 // `table` is the data as the fit saw it (encoded when the fit encoded it).
-PartScore score_prefix(const Dataset& table, const SelectionResult& result, int k,
-                       const Split& part, const DownstreamOptions& downstream) {
+AutoPartScore score_ranking_prefix(const Dataset& table, const SelectionResult& result, int k,
+                                   const Split& part, const DownstreamOptions& downstream) {
   SelectionResult prefix = result;
   prefix.selected.assign(result.ranking.begin(), result.ranking.begin() + k);
   const DownstreamScore score =
@@ -99,7 +99,7 @@ PartScore score_prefix(const Dataset& table, const SelectionResult& result, int 
   return {score.mae, std::sqrt(std::max(0.0, score.rmse * score.rmse - score.mae * score.mae) / n)};
 }
 
-KCurvePoint summarise(int k, const std::vector<PartScore>& scores) {
+KCurvePoint curve_point(int k, const std::vector<AutoPartScore>& scores) {
   KCurvePoint point;
   point.k = k;
   for (const auto& s : scores) point.mean += s.value / static_cast<double>(scores.size());
@@ -117,11 +117,11 @@ KCurvePoint summarise(int k, const std::vector<PartScore>& scores) {
 // The validation curve of one candidate at `ks` (appended to `out`). A
 // method whose ranking ignores k is fitted once per part, at `k_max`, and
 // that fit kept in `ranked` for later calls.
-void score_at(const SelectorFactory& make, const Dataset& data, const std::vector<Split>& parts,
-              const std::vector<int>& ks, int k_max, const AutoOptions& options,
-              const FitCallbacks& callbacks, std::vector<SelectionResult>& ranked,
-              CandidateScore& out) {
-  std::map<int, std::vector<PartScore>> by_k;
+void score_curve_at(const SelectorFactory& make, const Dataset& data,
+                    const std::vector<Split>& parts, const std::vector<int>& ks, int k_max,
+                    const AutoOptions& options, const FitCallbacks& callbacks,
+                    std::vector<SelectionResult>& ranked, CandidateScore& out) {
+  std::map<int, std::vector<AutoPartScore>> by_k;
   for (std::size_t p = 0; p < parts.size(); ++p) {
     const Split& part = parts[p];
     // Every fit on this part encodes the table as learned from its
@@ -137,7 +137,7 @@ void score_at(const SelectorFactory& make, const Dataset& data, const std::vecto
         ++out.fits;
       }
       for (int k : ks) {
-        by_k[k].push_back(score_prefix(table, ranked[p], k, part, options.downstream));
+        by_k[k].push_back(score_ranking_prefix(table, ranked[p], k, part, options.downstream));
       }
       continue;
     }
@@ -145,21 +145,21 @@ void score_at(const SelectorFactory& make, const Dataset& data, const std::vecto
       auto selector = make();
       const SelectionResult fit = fit_table(*selector, data, part.train, k, callbacks);
       ++out.fits;
-      by_k[k].push_back(score_prefix(table, fit, k, part, options.downstream));
+      by_k[k].push_back(score_ranking_prefix(table, fit, k, part, options.downstream));
     }
   }
-  for (int k : ks) out.curve.push_back(summarise(k, by_k[k]));
+  for (int k : ks) out.curve.push_back(curve_point(k, by_k[k]));
   std::sort(out.curve.begin(), out.curve.end(),
             [](const KCurvePoint& a, const KCurvePoint& b) { return a.k < b.k; });
 }
 
-// Up to kRefine values of k strictly between `low` and `high`, spread
+// Up to kAutoRefine values of k strictly between `low` and `high`, spread
 // geometrically: where the rule's choice lies between two grid points.
-constexpr int kRefine = 4;
-std::vector<int> between(int low, int high) {
+constexpr int kAutoRefine = 4;
+std::vector<int> refined_between(int low, int high) {
   std::vector<int> out;
-  for (int i = 1; i <= kRefine; ++i) {
-    const double t = static_cast<double>(i) / (kRefine + 1);
+  for (int i = 1; i <= kAutoRefine; ++i) {
+    const double t = static_cast<double>(i) / (kAutoRefine + 1);
     const int k = static_cast<int>(std::lround(low * std::pow(static_cast<double>(high) / low, t)));
     if (k > low && k < high && (out.empty() || out.back() != k)) out.push_back(k);
   }
@@ -172,7 +172,7 @@ CandidateScore score_candidate(const SelectorFactory& make, const Dataset& data,
   const auto start = Clock::now();
   CandidateScore out;
   std::vector<SelectionResult> ranked;
-  score_at(make, data, parts, ks, ks.back(), options, callbacks, ranked, out);
+  score_curve_at(make, data, parts, ks, ks.back(), options, callbacks, ranked, out);
   const bool higher = data.target_kind == TargetKind::Classes;
   const KRule rule = options.auto_k ? options.rule : KRule::Best;
   out.k = choose_k(out.curve, rule, higher);
@@ -180,9 +180,9 @@ CandidateScore score_candidate(const SelectorFactory& make, const Dataset& data,
   // point below it, and choose again on the finer curve.
   const auto at = std::find(ks.begin(), ks.end(), out.k);
   if (options.auto_k && at != ks.begin() && at != ks.end()) {
-    const std::vector<int> finer = between(*(at - 1), out.k);
+    const std::vector<int> finer = refined_between(*(at - 1), out.k);
     if (!finer.empty()) {
-      score_at(make, data, parts, finer, ks.back(), options, callbacks, ranked, out);
+      score_curve_at(make, data, parts, finer, ks.back(), options, callbacks, ranked, out);
       out.k = choose_k(out.curve, rule, higher);
     }
   }
@@ -196,9 +196,9 @@ CandidateScore score_candidate(const SelectorFactory& make, const Dataset& data,
   return out;
 }
 
-nlohmann::json describe(const std::vector<CandidateScore>& scores, std::size_t chosen,
-                        const AutoOptions& options, const std::vector<int>& ks, const Dataset& data,
-                        std::size_t rows) {
+nlohmann::json describe_choice(const std::vector<CandidateScore>& scores, std::size_t chosen,
+                               const AutoOptions& options, const std::vector<int>& ks,
+                               const Dataset& data, std::size_t rows) {
   nlohmann::json candidates = nlohmann::json::array();
   for (const auto& c : scores) {
     nlohmann::json curve = nlohmann::json::array();
@@ -298,8 +298,8 @@ SelectionResult run_auto_selection(const Dataset& data,
   if (data.target_kind == TargetKind::None) {
     throw DataError(fmt::format("{}: choosing k or the method needs a target", data.source));
   }
-  const std::vector<Split> parts = validation_parts(data, rows, options);
-  const std::int64_t count = selectable(data, parts.front().train);
+  const std::vector<Split> parts = auto_validation_parts(data, rows, options);
+  const std::int64_t count = selectable_count(data, parts.front().train);
   std::vector<int> ks;
   if (options.auto_k) {
     const std::int64_t k_max =
@@ -346,7 +346,7 @@ SelectionResult run_auto_selection(const Dataset& data,
     if (made->name() == scores[chosen].method) selector = std::move(made);
   }
   SelectionResult result = fit_table(*selector, data, rows, scores[chosen].k, callbacks);
-  result.automatic = describe(scores, chosen, options, ks, data, rows.size());
+  result.automatic = describe_choice(scores, chosen, options, ks, data, rows.size());
   result.notes.push_back(fmt::format(
       "chosen on the training rows ({}): {}k = {} ({} {:.4g} +- {:.2g}{})",
       (*result.automatic)["validation"].get<std::string>(),

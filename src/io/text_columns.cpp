@@ -15,28 +15,28 @@
 namespace topkfs::detail {
 namespace {
 
-constexpr std::uint32_t kQuietNan = 0x7FC00000u;
-constexpr std::uint32_t kPayload = 0x003FFFFFu;
+constexpr std::uint32_t kQuietNanBits = 0x7FC00000u;
+constexpr std::uint32_t kNanPayloadBits = 0x003FFFFFu;
 
-std::uint32_t bits_of(float value) {
+std::uint32_t float_bits(float value) {
   std::uint32_t bits = 0;
   std::memcpy(&bits, &value, sizeof bits);
   return bits;
 }
 
 // The number a level's text reads as, when it is one.
-bool level_number(const std::string& text, double& value) {
+bool level_as_number(const std::string& text, double& value) {
   const char* end = text.data() + text.size();
   const auto result = std::from_chars(text.data(), end, value);
   return !text.empty() && result.ec == std::errc() && result.ptr == end && std::isfinite(value);
 }
 
 // Natural order of levels: numbers by value, before text in byte order.
-bool level_before(const std::string& a, const std::string& b) {
+bool level_ranks_before(const std::string& a, const std::string& b) {
   double x = 0;
   double y = 0;
-  const bool a_number = level_number(a, x);
-  const bool b_number = level_number(b, y);
+  const bool a_number = level_as_number(a, x);
+  const bool b_number = level_as_number(b, y);
   if (a_number != b_number) return a_number;
   if (a_number && x != y) return x < y;
   return a < b;
@@ -68,7 +68,7 @@ bool MissingMarkers::operator()(std::string_view text) const {
 
 float text_cell(std::uint32_t code) {
   TOPKFS_ASSERT(code <= kMaxTextCode);
-  const std::uint32_t bits = kQuietNan | (code + 1);
+  const std::uint32_t bits = kQuietNanBits | (code + 1);
   float value = 0;
   std::memcpy(&value, &bits, sizeof value);
   return value;
@@ -76,7 +76,7 @@ float text_cell(std::uint32_t code) {
 
 std::int64_t text_code(float value) {
   if (value == value) return -1;
-  const std::uint32_t payload = bits_of(value) & kPayload;
+  const std::uint32_t payload = float_bits(value) & kNanPayloadBits;
   return payload == 0 ? -1 : static_cast<std::int64_t>(payload) - 1;
 }
 
@@ -152,7 +152,7 @@ LevelPlan::LevelPlan(const TextColumns& text, const NumberSets& numbers, const C
     std::vector<std::size_t> order(texts.size());
     std::iota(order.begin(), order.end(), 0);
     std::stable_sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b) {
-      return level_before(texts[a], texts[b]);
+      return level_ranks_before(texts[a], texts[b]);
     });
     std::vector<float> final_code(texts.size());
     Column& plan = columns_[j];

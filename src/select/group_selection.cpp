@@ -11,20 +11,20 @@
 namespace topkfs {
 namespace {
 
-std::vector<std::int64_t> group_sizes(const Dataset& data) {
+std::vector<std::int64_t> columns_per_group(const Dataset& data) {
   std::vector<std::int64_t> sizes(data.group_names.size(), 0);
   for (auto group : data.column_group) ++sizes[static_cast<std::size_t>(group)];
   return sizes;
 }
 
-std::int64_t groups_with_columns(const std::vector<std::int64_t>& sizes) {
+std::int64_t groups_holding_columns(const std::vector<std::int64_t>& sizes) {
   return std::count_if(sizes.begin(), sizes.end(), [](auto size) { return size > 0; });
 }
 
 }  // namespace
 
 int columns_for_groups(const Dataset& data, int k_groups) {
-  const auto used = groups_with_columns(group_sizes(data));
+  const auto used = groups_holding_columns(columns_per_group(data));
   const double mean_size =
       static_cast<double>(data.cols()) / static_cast<double>(std::max<std::int64_t>(used, 1));
   const auto columns = static_cast<std::int64_t>(std::lround(k_groups * mean_size));
@@ -35,8 +35,8 @@ SelectionResult fit_groups(Selector& selector, const Dataset& data,
                            const std::vector<std::int64_t>& rows, int k_groups,
                            const FitCallbacks& callbacks) {
   TOPKFS_ASSERT(!data.column_group.empty());
-  const std::vector<std::int64_t> sizes = group_sizes(data);
-  const std::int64_t usable = groups_with_columns(sizes);
+  const std::vector<std::int64_t> sizes = columns_per_group(data);
+  const std::int64_t usable = groups_holding_columns(sizes);
   if (k_groups < 1 || k_groups > usable) {
     throw OptionError(fmt::format(
         "--k {} is out of range: {} has {} columns that can be selected ({} of {} were dropped, "
