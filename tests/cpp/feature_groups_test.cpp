@@ -95,7 +95,8 @@ TEST(FeatureGroups, EvaluateSelectsGroupsAndDetectionRefusesThem) {
   ASSERT_EQ(run.exit_code, 0) << run.err;
   // Each run selects groups (alpha = 0, c = 1 of 4) and is scored on all
   // their columns: with both, only the noise is left.
-  for (const auto& entry : json::parse(run.out)["runs"]) {
+  const json report = json::parse(run.out);
+  for (const auto& entry : report["runs"]) {
     if (entry["method"] != "lasso-top" || entry["k"] != 2) continue;
     EXPECT_EQ(std::set<int>(entry["selected"].begin(), entry["selected"].end()),
               (std::set<int>{0, 1}))
