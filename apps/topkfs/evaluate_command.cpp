@@ -193,6 +193,7 @@ Command add_evaluate_command(CLI::App& app) {
       "evaluate", "Score methods by what a downstream model does with their selections");
   add_reader_flags(*command, flags->data);
   add_groups_flag(*command, flags->data);
+  add_weight_flags(*command, flags->data);
   command->add_option("--k", flags->ks, "Numbers of features to select, comma-separated")
       ->delimiter(',')
       ->capture_default_str();

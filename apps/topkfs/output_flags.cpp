@@ -53,7 +53,9 @@ std::vector<NamedPath> input_paths(const ReaderFlags& flags) {
   return {{"DATA", flags.path},
           {"--y-file", flags.y_file},
           {"--labels", flags.labels},
-          {"--groups", flags.groups}};
+          {"--groups", flags.groups},
+          {"--weight-file", flags.weight_file},
+          {"--class-weight", flags.class_weight == "balanced" ? "" : flags.class_weight}};
 }
 
 void check_output_paths(const std::vector<NamedPath>& outputs,

@@ -5,6 +5,7 @@
 #include "topkfs/core/error.hpp"
 #include "topkfs/data/feature_groups.hpp"
 #include "topkfs/data/image_padding.hpp"
+#include "topkfs/data/sample_weights.hpp"
 #include "topkfs/io/read_dataset.hpp"
 #include "topkfs/io/read_option_scope.hpp"
 
@@ -168,6 +169,23 @@ void add_groups_flag(CLI::App& command, ReaderFlags& flags) {
       "their own");
 }
 
+void add_weight_flags(CLI::App& command, ReaderFlags& flags) {
+  auto* group = command.get_option_group("Data");
+  auto* column = group->add_option(
+      "--sample-weight", flags.sample_weight,
+      "A column of DATA (name or 0-based index) holding each row's weight (>= 0): a row of "
+      "weight w counts as w copies in every method's loss and in the scores; the column is "
+      "not a feature");
+  auto* file = group->add_option("--weight-file", flags.weight_file,
+                                 "A file of one weight per row, in the rows' order (an optional "
+                                 "header line first): as --sample-weight");
+  column->excludes(file);
+  group->add_option("--class-weight", flags.class_weight,
+                    "balanced (each class weighs n / (classes x its rows) over the rows a fit "
+                    "learns from), or a CSV of class,weight lines; multiplies the sample "
+                    "weights in training (scores count sample weights only)");
+}
+
 Dataset load_dataset(const ReaderFlags& flags, const ReadOptions& options, bool by_rows) {
   Dataset data = by_rows && flags.pad_images.empty() ? read_dataset_by_rows(flags.path, options)
                                                      : read_dataset(flags.path, options);
@@ -178,6 +196,11 @@ Dataset load_dataset(const ReaderFlags& flags, const ReadOptions& options, bool 
   if (!flags.pad_images.empty()) {
     data = pad_images_with_noise(data, parse_image_shape(flags.pad_images, "--pad-images"));
   }
+  if (!flags.sample_weight.empty()) take_weight_column(data, flags.sample_weight);
+  if (!flags.weight_file.empty()) {
+    apply_sample_weights(data, read_weight_file(flags.weight_file, data.rows()), flags.weight_file);
+  }
+  if (!flags.class_weight.empty()) data.class_weight = read_class_weight(flags.class_weight, data);
   if (!flags.groups.empty()) apply_feature_groups(data, read_feature_groups(flags.groups, data));
   return data;
 }

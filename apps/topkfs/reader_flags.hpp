@@ -34,6 +34,10 @@ struct ReaderFlags {
   bool in_memory = false;
   // select and evaluate (add_groups_flag): groups of columns selected whole.
   std::string groups;
+  // select and evaluate (add_weight_flags): sample and class weights.
+  std::string sample_weight;  // a column of the data
+  std::string weight_file;    // one weight per row
+  std::string class_weight;   // "balanced" or a file of class,weight lines
 
   // Converts the flags; throws OptionError on a bad value.
   ReadOptions to_options() const;
@@ -45,11 +49,17 @@ void add_reader_flags(CLI::App& command, ReaderFlags& flags);
 // Adds --groups FILE (select, evaluate: the commands that select).
 void add_groups_flag(CLI::App& command, ReaderFlags& flags);
 
+// Adds --sample-weight COL, --weight-file FILE and --class-weight
+// balanced|FILE (select, evaluate).
+void add_weight_flags(CLI::App& command, ReaderFlags& flags);
+
 // Reads the dataset the flags describe with `options` (normally
 // flags.to_options(), adjusted by the command) and applies --image-shape.
 // `by_rows`: for a method that reads the feature rows by index, HDF5 is read
 // by row blocks (read_dataset_by_rows) unless --pad-images needs the matrix.
-// With --groups, the groups are read and set on the data.
+// With --sample-weight, --weight-file or --class-weight, the weights are set
+// on the data (the weight column leaves the features); with --groups, the
+// groups are read and set.
 Dataset load_dataset(const ReaderFlags& flags, const ReadOptions& options, bool by_rows = false);
 
 }  // namespace topkfs::cli

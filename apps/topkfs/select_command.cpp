@@ -288,6 +288,7 @@ Command add_select_command(CLI::App& app) {
       app.add_subcommand("select", "Select the k features that best serve a learning model");
   add_reader_flags(*command, flags->data);
   add_groups_flag(*command, flags->data);
+  add_weight_flags(*command, flags->data);
   command
       ->add_option("--k", flags->k,
                    "Number of features to select (1..columns; with --groups, of groups), a "

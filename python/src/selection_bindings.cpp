@@ -8,6 +8,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdint>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <numeric>
@@ -19,6 +20,7 @@
 #include "topkfs/core/error.hpp"
 #include "topkfs/core/progress_text.hpp"
 #include "topkfs/data/feature_groups.hpp"
+#include "topkfs/data/sample_weights.hpp"
 #include "topkfs/evaluation/auto_selection.hpp"
 #include "topkfs/io/result_json.hpp"
 #include "topkfs/io/target_encoding.hpp"
@@ -278,13 +280,40 @@ void set_targets(Dataset& data, const Dense<double>& targets) {
 
 // TopKSelector.fit: the Python layer has validated X and encoded y
 // (class codes 0..C-1 with their names, or real values n x q).
+// sample_weight (float64, one per row, or None) and class_weight
+// ("balanced", {class name: weight}, or None), as the Python face checked
+// their shapes; the values are checked here (data/sample_weights.hpp).
+void set_weights(Dataset& data, const py::object& sample_weight, const py::object& class_weight) {
+  if (!sample_weight.is_none()) {
+    const auto weights = sample_weight.cast<std::vector<double>>();
+    apply_sample_weights(data, weights, "sample_weight");
+  }
+  if (class_weight.is_none()) return;
+  if (py::isinstance<py::str>(class_weight)) {
+    data.class_weight.balanced = class_weight.cast<std::string>() == "balanced";
+    return;
+  }
+  data.class_weight.per_class.assign(data.class_names.size(), 1.0);
+  for (const auto& [name, value] : class_weight.cast<std::map<std::string, double>>()) {
+    const auto at = std::find(data.class_names.begin(), data.class_names.end(), name);
+    TOPKFS_ASSERT(at != data.class_names.end());
+    if (!std::isfinite(value) || value < 0) {
+      throw DataError(
+          fmt::format("class_weight: class '{}' weighs {}; a class weight is a finite number >= 0",
+                      name, value));
+    }
+    data.class_weight.per_class[static_cast<std::size_t>(at - data.class_names.begin())] = value;
+  }
+}
+
 py::dict fit_arrays(const py::array& X, const std::string& method, int k, const py::dict& options,
                     const py::object& labels, const std::vector<std::string>& class_names,
                     const py::object& targets, const std::vector<std::string>& feature_names,
                     const std::vector<std::vector<std::string>>& column_levels,
                     const std::vector<std::optional<std::string>>& group_labels, bool verbose,
                     const std::string& checkpoint, int checkpoint_every, bool resume,
-                    const py::dict& choosing) {
+                    const py::dict& choosing, const py::object& sample_weight,
+                    const py::object& class_weight) {
   // k = 0: k="auto"; method "auto": --method auto (evaluation/auto_selection.hpp).
   const bool automatic = method == "auto" || k == 0;
   std::unique_ptr<Selector> selector;
@@ -312,6 +341,7 @@ py::dict fit_arrays(const py::array& X, const std::string& method, int k, const 
   data.feature_names = feature_names;
   name_unnamed_features(data);
   if (!group_labels.empty()) apply_feature_groups(data, groups_from_labels(group_labels, data));
+  set_weights(data, sample_weight, class_weight);
   data.validate();
   if (automatic) return run_automatic(data, method, k, options, choosing, verbose);
   SelectionSplitOptions every_row;
@@ -368,6 +398,7 @@ void bind_selection(py::module_& module) {
       py::arg("group_labels") = std::vector<std::optional<std::string>>{},
       py::arg("verbose") = false, py::arg("checkpoint") = "", py::arg("checkpoint_every") = 1,
       py::arg("resume") = false, py::arg("choosing") = py::dict(),
+      py::arg("sample_weight") = py::none(), py::arg("class_weight") = py::none(),
       "Fits a method on arrays (TopKSelector.fit); returns the result as a dict. With a "
       "checkpoint path, the training state is written there (and resumed from it with "
       "resume).");

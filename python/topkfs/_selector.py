@@ -35,6 +35,25 @@ def _allow_nan():
             "allow-nan"}
 
 
+# The methods in which a weight of 0 removes a row exactly (the linear
+# models' weighted sums); the others draw minibatches, bootstrap samples or
+# validation rows from every row, so removing one changes the draws.
+_EXACT_WEIGHTS = {"lasso", "lasso-top", "ridge", "ridge-top", "elastic-net", "elastic-net-top"}
+_INEXACT_WEIGHTS = (
+    "a zero sample_weight leaves the row out of the loss, but the random draws (minibatches, "
+    "bootstrap, validation rows) are of every row, so they differ from those without the row"
+)
+_INFFS_WEIGHTS = "inffs refuses sample weights (its graph has no weighted form)"
+_WEIGHT_CHECKS = (
+    "check_sample_weights_invariance",
+    "check_sample_weights_not_an_array",
+    "check_sample_weights_pandas_series",
+    "check_sample_weights_list",
+    "check_sample_weights_shape",
+    "check_sample_weights_not_overwritten",
+)
+
+
 class TopKSelector(SelectorMixin, BaseEstimator):
     """Selects the ``k`` features that best serve a learning model.
 
@@ -153,6 +172,7 @@ class TopKSelector(SelectorMixin, BaseEstimator):
         options=None,
         task="auto",
         groups=None,
+        class_weight=None,
         random_state=None,
         k_max=None,
         k_folds=1,
@@ -165,6 +185,7 @@ class TopKSelector(SelectorMixin, BaseEstimator):
         self.options = options
         self.task = task
         self.groups = groups
+        self.class_weight = class_weight
         self.random_state = random_state
         self.k_max = k_max
         self.k_folds = k_folds
@@ -214,8 +235,15 @@ class TopKSelector(SelectorMixin, BaseEstimator):
 
     # --- fitting
 
-    def fit(self, X, y=None, checkpoint=None, checkpoint_every=1, resume=False):
+    def fit(self, X, y=None, sample_weight=None, checkpoint=None, checkpoint_every=1,
+            resume=False):
         """Runs the method on X, y and stores the selection.
+
+        sample_weight: one weight >= 0 per row (scikit-learn's name; a
+        Pipeline routes it as ``step__sample_weight``): a row of weight w
+        counts as w copies in the method's loss, a tree's impurity and the
+        downstream scores; 0 leaves the row out. ``class_weight`` (the
+        constructor's) multiplies it per class.
 
         checkpoint: a file path (dnn-top and dfs): the training state is
         written there atomically every ``checkpoint_every`` epochs; with
@@ -267,6 +295,8 @@ class TopKSelector(SelectorMixin, BaseEstimator):
         if resume and checkpoint is None:
             raise ValueError("resume=True continues from a checkpoint: give checkpoint=PATH")
         labels, class_names, targets = self._encode_target(y)
+        weights = self._sample_weights(sample_weight, X.shape[0])
+        class_weight = self._class_weights(class_names if labels is not None else None)
         feature_names = [str(name) for name in getattr(self, "feature_names_in_", [])]
         result = _topkfs.fit_arrays(
             X,
@@ -284,6 +314,8 @@ class TopKSelector(SelectorMixin, BaseEstimator):
             int(checkpoint_every),
             bool(resume),
             self._choosing(),
+            weights,
+            class_weight,
         )
         emit_log(result, self.verbose)
         self._store(result, n_features)
@@ -360,6 +392,54 @@ class TopKSelector(SelectorMixin, BaseEstimator):
         if "seed" in texts and self.method != "auto" and not method_has_option(self.method, "seed"):
             del texts["seed"]
         return texts
+
+    @staticmethod
+    def _sample_weights(sample_weight, n_rows):
+        """sample_weight as float64, one per row; None when not given."""
+        if sample_weight is None:
+            return None
+        try:
+            weights = np.asarray(sample_weight, dtype=np.float64)
+        except (TypeError, ValueError) as error:
+            raise ValueError(f"sample_weight: weights are numbers: {error}") from None
+        if weights.ndim == 0:
+            weights = np.full(n_rows, float(weights))
+        if weights.shape != (n_rows,):
+            raise ValueError(
+                f"sample_weight has shape {weights.shape}; X has {n_rows} rows: give one weight "
+                "per row"
+            )
+        return np.ascontiguousarray(weights)
+
+    def _class_weights(self, class_names):
+        """class_weight as the library takes it: "balanced", {class name: weight}
+        (a class left out weighs 1), or None."""
+        weight = self.class_weight
+        if weight is None:
+            return None
+        if class_names is None:
+            raise ValueError("class_weight needs class labels in y; this y is a real target")
+        if isinstance(weight, str):
+            if weight != "balanced":
+                raise ValueError(
+                    f"class_weight takes 'balanced', a dict of class: weight or None, not "
+                    f"{weight!r}"
+                )
+            return weight
+        if not isinstance(weight, dict):
+            raise ValueError(
+                f"class_weight takes 'balanced', a dict of class: weight or None, not {weight!r}"
+            )
+        named = {}
+        for label, value in weight.items():
+            name = str(label.item() if isinstance(label, np.generic) else label)
+            if name not in class_names:
+                raise ValueError(
+                    f"class_weight names class {label!r}, which y does not hold (its classes: "
+                    f"{', '.join(class_names)})"
+                )
+            named[name] = float(value)
+        return named
 
     def _encode_target(self, y):
         """Class codes and names, or real targets (n x q), from y."""
@@ -466,7 +546,13 @@ class TopKSelector(SelectorMixin, BaseEstimator):
 
     def _more_tags(self):
         # Text columns are categorical features (python/topkfs/_tables.py).
-        return {"requires_y": True, "allow_nan": True, "X_types": ["2darray", "string"]}
+        tags = {"requires_y": True, "allow_nan": True, "X_types": ["2darray", "string"]}
+        method = self.method if isinstance(self.method, str) else ""
+        if method == "inffs":
+            tags["_xfail_checks"] = {name: _INFFS_WEIGHTS for name in _WEIGHT_CHECKS}
+        elif method not in _EXACT_WEIGHTS or self.k == "auto":
+            tags["_xfail_checks"] = {"check_sample_weights_invariance": _INEXACT_WEIGHTS}
+        return tags
 
     def __sklearn_tags__(self):  # scikit-learn >= 1.6
         tags = super().__sklearn_tags__()

@@ -5,6 +5,7 @@
 #include "baseline_support.hpp"
 #include "topkfs/baselines/inffs.hpp"
 #include "topkfs/core/clock.hpp"
+#include "topkfs/data/sample_weights.hpp"
 
 namespace topkfs {
 namespace {
@@ -43,6 +44,13 @@ class InfFsSelector final : public TableSelector<InfFsOptions> {
     const auto start = Clock::now();
     options_.validate();
     baselines_detail::check_fit_request(data, k, name(), options_.supervised);
+    if (has_weights(data)) {
+      throw OptionError(fmt::format(
+          "{}: sample and class weights are not supported: its graph of rank correlations "
+          "between features has no weighted form here; choose another method or drop the "
+          "weights",
+          name()));
+    }
     callbacks.info(
         fmt::format("{}: graph of {} features from {} rows", name(), data.cols(), rows.size()));
     const Eigen::MatrixXd graph = inffs_graph(data, rows, options_);

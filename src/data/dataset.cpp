@@ -80,6 +80,10 @@ void Dataset::validate() const {
       throw DataError(fmt::format("{}: {} target values for {} rows", source, targets.rows(), n));
     }
   }
+  if (!sample_weight.empty() && static_cast<std::int64_t>(sample_weight.size()) != n) {
+    throw DataError(
+        fmt::format("{}: {} sample weights for {} rows", source, sample_weight.size(), n));
+  }
   if (predefined_split) {
     std::vector<char> seen(static_cast<std::size_t>(n), 0);
     for (const auto* part : {&predefined_split->train, &predefined_split->test}) {
@@ -137,6 +141,8 @@ void copy_rows_target(const Dataset& from, Dataset& to) {
   to.class_names = from.class_names;
   to.targets = from.targets;
   to.target_names = from.target_names;
+  to.sample_weight = from.sample_weight;
+  to.class_weight = from.class_weight;
   to.predefined_split = from.predefined_split;
   to.source = from.source;
   to.format = from.format;
@@ -165,6 +171,12 @@ Dataset take_rows(const Dataset& data, const std::vector<std::int64_t>& rows) {
       out.targets.row(static_cast<Eigen::Index>(i)) = data.targets.row(rows[i]);
     }
   }
+  if (!data.sample_weight.empty()) {
+    out.sample_weight.reserve(rows.size());
+    for (auto row : rows)
+      out.sample_weight.push_back(data.sample_weight[static_cast<std::size_t>(row)]);
+  }
+  out.class_weight = data.class_weight;
   out.image_shape = data.image_shape;
   out.source = data.source;
   out.format = data.format;

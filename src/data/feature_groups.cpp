@@ -1,41 +1,15 @@
 #include "topkfs/data/feature_groups.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
-#include <charconv>
-#include <fstream>
 #include <map>
-#include <sstream>
 
 #include "topkfs/core/error.hpp"
+#include "topkfs/io/side_file.hpp"
 
 namespace topkfs {
 namespace {
-
-std::string group_file_field(const std::string& text) {
-  const auto begin = text.find_first_not_of(" \t\r");
-  if (begin == std::string::npos) return "";
-  const auto end = text.find_last_not_of(" \t\r");
-  std::string out = text.substr(begin, end - begin + 1);
-  if (out.size() >= 2 && out.front() == '"' && out.back() == '"')
-    out = out.substr(1, out.size() - 2);
-  return out;
-}
-
-// The column `spec` names: a column name first, else a 0-based index; -1
-// when it names none.
-std::int64_t group_file_column(const std::string& spec, const Dataset& data) {
-  for (std::size_t j = 0; j < data.feature_names.size(); ++j) {
-    if (data.feature_names[j] == spec) return static_cast<std::int64_t>(j);
-  }
-  std::int64_t index = -1;
-  const auto [end, error] = std::from_chars(spec.data(), spec.data() + spec.size(), index);
-  if (error != std::errc() || end != spec.data() + spec.size() || index < 0 ||
-      index >= data.cols()) {
-    return -1;
-  }
-  return index;
-}
 
 // Assigns the columns to groups by label (-1: a group of its own).
 FeatureGroups groups_by_label(const std::vector<std::string>& label_of,
@@ -74,27 +48,21 @@ std::vector<std::int64_t> FeatureGroups::columns_of(const std::vector<std::int64
 }
 
 FeatureGroups read_feature_groups(const std::string& path, const Dataset& data) {
-  std::ifstream in(path);
-  if (!in) throw DataError(fmt::format("{}: cannot open the groups file", path));
   const auto columns = static_cast<std::size_t>(data.cols());
   std::vector<std::string> label_of(columns);
   std::vector<char> labelled(columns, 0);
   std::vector<std::int64_t> line_of(columns, 0);
-  std::string line;
-  std::int64_t number = 0;
   bool first = true;
-  while (std::getline(in, line)) {
-    ++number;
-    if (group_file_field(line).empty()) continue;
-    const auto comma = line.find(',');
-    if (comma == std::string::npos) {
+  for (const auto& line : read_side_file(path, "groups file")) {
+    const auto number = line.number;
+    if (line.fields.size() != 2) {
       throw DataError(
           fmt::format("{}: line {}: '{}' is not 'column,group' (two fields separated by a comma)",
-                      path, number, group_file_field(line)));
+                      path, number, fmt::join(line.fields, ",")));
     }
-    const std::string spec = group_file_field(line.substr(0, comma));
-    const std::string group = group_file_field(line.substr(comma + 1));
-    const std::int64_t column = group_file_column(spec, data);
+    const std::string& spec = line.fields[0];
+    const std::string& group = line.fields[1];
+    const std::int64_t column = column_named(data, spec);
     if (first && column < 0 && spec == "column" && group == "group") {
       first = false;
       continue;  // the header line

@@ -23,20 +23,29 @@ constexpr double min_weight = 1e-5;
 // Rows per block of the multinomial shift: 256 rows of 10 classes are 20 KB.
 constexpr Eigen::Index shift_block = 256;
 
+// The weight of row i (1 without weights).
+double weight_of(const ClassTarget& target, Eigen::Index i) {
+  return target.weights.size() > 0 ? target.weights[i] : 1.0;
+}
+
 void expand_binomial(const Eigen::MatrixXd& eta, const ClassTarget& target, Expansion& out) {
   const Eigen::Index n = eta.rows();
   out.residual.resize(n, 1);
   out.weight.resize(n, 1);
+  out.row_weight.resize(0);  // in `weight` already
   double loss = 0.0;
   for (Eigen::Index i = 0; i < n; ++i) {
     const double e = eta(i, 0);
     const double y = target.labels[static_cast<std::size_t>(i)] == 1 ? 1.0 : 0.0;
+    const double w = weight_of(target, i);
     // log(1 + exp(e)) - y e, and p = 1 / (1 + exp(-e)), without overflow.
     const double t = std::exp(-std::abs(e));
-    loss += std::max(e, 0.0) + std::log1p(t) - y * e;
+    loss += w * (std::max(e, 0.0) + std::log1p(t) - y * e);
     const double p = e >= 0 ? 1.0 / (1.0 + t) : t / (1.0 + t);
-    out.residual(i, 0) = y - p;
-    out.weight(i, 0) = std::max(p * (1.0 - p), min_weight);
+    out.residual(i, 0) = w * (y - p);
+    // The floor scaled by w: a row of weight 0 has no curvature, as if it
+    // were not there.
+    out.weight(i, 0) = w * std::max(p * (1.0 - p), min_weight);
   }
   out.loss = loss / static_cast<double>(n);
 }
@@ -46,6 +55,7 @@ void expand_multinomial(const Eigen::MatrixXd& eta, const ClassTarget& target, E
   const Eigen::Index classes = eta.cols();
   out.residual.resize(n, classes);
   out.weight.resize(n, classes);
+  out.row_weight = target.weights;
   double loss = 0.0;
   Eigen::VectorXd p(classes);
   for (Eigen::Index i = 0; i < n; ++i) {
@@ -56,10 +66,11 @@ void expand_multinomial(const Eigen::MatrixXd& eta, const ClassTarget& target, E
       sum += p[c];
     }
     const auto label = static_cast<Eigen::Index>(target.labels[static_cast<std::size_t>(i)]);
-    loss += top + std::log(sum) - eta(i, label);
+    const double w = weight_of(target, i);
+    loss += w * (top + std::log(sum) - eta(i, label));
     for (Eigen::Index c = 0; c < classes; ++c) {
       const double prob = p[c] / sum;
-      out.residual(i, c) = (c == label ? 1.0 : 0.0) - prob;
+      out.residual(i, c) = w * ((c == label ? 1.0 : 0.0) - prob);
       out.weight(i, c) = prob;
     }
   }
@@ -90,6 +101,7 @@ void shift(Expansion& e, LinearFamily family, const Eigen::Ref<const Eigen::Vect
   const Eigen::Index n = e.weight.rows();
   const Eigen::Index classes = e.weight.cols();
   double mean[shift_block];
+  double weighted[shift_block];
   for (Eigen::Index i0 = 0; i0 < n; i0 += shift_block) {
     const Eigen::Index rows = std::min<Eigen::Index>(shift_block, n - i0);
     std::fill(mean, mean + rows, 0.0);
@@ -98,6 +110,10 @@ void shift(Expansion& e, LinearFamily family, const Eigen::Ref<const Eigen::Vect
       for (Eigen::Index i = 0; i < rows; ++i) mean[i] += p[i] * delta[c];
     }
     const double* x = column.data() + i0;
+    if (e.row_weight.size() > 0) {  // each row's Hessian times its weight
+      for (Eigen::Index i = 0; i < rows; ++i) weighted[i] = x[i] * e.row_weight[i0 + i];
+      x = weighted;
+    }
     for (Eigen::Index c = 0; c < classes; ++c) {
       const double* p = e.weight.col(c).data() + i0;
       double* r = e.residual.col(c).data() + i0;
@@ -109,12 +125,18 @@ void shift(Expansion& e, LinearFamily family, const Eigen::Ref<const Eigen::Vect
 Eigen::MatrixXd row_curvature(const Expansion& e, LinearFamily family,
                               const Eigen::Ref<const Eigen::VectorXd>& column) {
   const double inv_n = 1.0 / static_cast<double>(e.weight.rows());
-  const Eigen::VectorXd squares = column.cwiseAbs2();
+  Eigen::VectorXd squares = column.cwiseAbs2();
   if (family == LinearFamily::Binomial) {
     return Eigen::MatrixXd::Constant(1, 1, e.weight.col(0).dot(squares) * inv_n);
   }
-  // sum_i x_i^2 (diag(p_i) - p_i p_i') = diag(P' x^2) - (x P)'(x P).
-  const Eigen::MatrixXd scaled = e.weight.array().colwise() * column.array();
+  // sum_i w_i x_i^2 (diag(p_i) - p_i p_i') = diag(P' w x^2) - (r P)'(r P),
+  // r = sqrt(w) x.
+  Eigen::VectorXd root = column;
+  if (e.row_weight.size() > 0) {
+    squares.array() *= e.row_weight.array();
+    root.array() *= e.row_weight.array().sqrt();
+  }
+  const Eigen::MatrixXd scaled = e.weight.array().colwise() * root.array();
   Eigen::MatrixXd curvature;
   gram_full(scaled, -inv_n, curvature);
   curvature.diagonal() += e.weight.transpose() * squares * inv_n;
@@ -134,12 +156,13 @@ Eigen::MatrixXd intercept_curvature(const Expansion& e, LinearFamily family) {
 
 Eigen::VectorXd null_intercepts(const ClassTarget& target, LinearFamily family) {
   Eigen::VectorXd count = Eigen::VectorXd::Zero(target.classes);
-  for (auto label : target.labels) count[label] += 1.0;
+  for (std::size_t i = 0; i < target.labels.size(); ++i)
+    count[target.labels[i]] += weight_of(target, static_cast<Eigen::Index>(i));
   for (int c = 0; c < target.classes; ++c) {
-    if (count[c] == 0) {
+    if (!(count[c] > 0)) {
       throw DataError(fmt::format(
-          "class {} has no training row: the {} model needs every class among the rows it learns "
-          "from",
+          "class {} has no training row (of weight above 0): the {} model needs every class "
+          "among the rows it learns from",
           c, to_string(family)));
     }
   }

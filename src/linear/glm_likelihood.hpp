@@ -15,10 +15,14 @@ namespace topkfs::linear_detail {
 // steps (shift). Binomial: Hessian diag(p (1 - p)), `weight` = p (1 - p).
 // Multinomial: per row diag(p) - p p' (the cross-class terms included, so
 // that the outer loop converges as Newton does), `weight` = P.
+// With row weights w (ClassTarget::weights) every row's residual and
+// Hessian are multiplied by w_i: `row_weight` keeps w for the multinomial,
+// whose `weight` stays P (the binomial's `weight` holds w p (1 - p)).
 struct Expansion {
   Eigen::MatrixXd residual;
   Eigen::MatrixXd weight;
-  double loss = 0.0;  // L(eta): negative log-likelihood / n
+  Eigen::VectorXd row_weight;  // empty: every row weighs 1
+  double loss = 0.0;           // L(eta): negative log-likelihood / n
 };
 
 void expand(const Eigen::MatrixXd& eta, const ClassTarget& target, LinearFamily family,

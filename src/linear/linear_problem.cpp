@@ -45,18 +45,29 @@ double* allocate_columns(std::size_t count) {
   return static_cast<double*>(memory);
 }
 
+// The rows' weights as a standardisation uses them: w (scaled to mean 1)
+// for the sums, and the factor sqrt(w) each row is multiplied by (null for
+// rows kept as they are).
+struct WeightView {
+  const double* weight = nullptr;  // null: every row weighs 1
+  const double* root = nullptr;
+};
+
 // Copies columns [j0, j1) of rows `rows` into `out` (column-major, n rows),
 // centres them and, when `standardise`, divides them by their standard
-// deviation; fills mean, scale (sd, or 1 unscaled; 0 for a constant column),
-// norm and X^T y / n for them.
+// deviation (both weighted by `weights`), then scales the rows by their
+// factor; fills mean, scale (sd, or 1 unscaled; 0 for a constant column),
+// norm and X^T y / n (weighted) for them.
 void standardise_columns(const FeatureMatrix& features, const std::vector<std::int64_t>& rows,
-                         const Eigen::VectorXd& y, bool standardise, Eigen::Index j0,
-                         Eigen::Index j1, LinearProblem::ColumnMatrix& out, Eigen::VectorXd& mean,
-                         Eigen::VectorXd& scale, Eigen::VectorXd& norm, Eigen::VectorXd& xty) {
+                         const Eigen::VectorXd& y, bool standardise, const WeightView& weights,
+                         Eigen::Index j0, Eigen::Index j1, LinearProblem::ColumnMatrix& out,
+                         Eigen::VectorXd& mean, Eigen::VectorXd& scale, Eigen::VectorXd& norm,
+                         Eigen::VectorXd& xty) {
   const Eigen::Index n = out.rows();
   const double inv_n = 1.0 / static_cast<double>(n);
   const float* data = features.data();
   const auto stride = static_cast<std::size_t>(features.cols());
+  const double* w = weights.weight;
   double sums[tile] = {};
   for (Eigen::Index i0 = 0; i0 < n; i0 += tile) {
     const Eigen::Index i1 = std::min(n, i0 + tile);
@@ -66,26 +77,32 @@ void standardise_columns(const FeatureMatrix& features, const std::vector<std::i
       for (Eigen::Index i = i0; i < i1; ++i) {
         target[i] = data[static_cast<std::size_t>(rows[static_cast<std::size_t>(i)]) * stride +
                          static_cast<std::size_t>(j)];
-        sum += target[i];
+        sum += w != nullptr ? w[i] * target[i] : target[i];
       }
       sums[j - j0] += sum;
     }
   }
   // Each column is in cache by now; Eigen's reductions vectorise.
+  const Eigen::Map<const Eigen::VectorXd> weight(w, w != nullptr ? n : 0);
   for (Eigen::Index j = j0; j < j1; ++j) {
     auto column = out.col(j);
     const double m = sums[j - j0] * inv_n;
     column.array() -= m;  // centre, then measure: exact for columns far from 0
-    const double squares = column.squaredNorm();
+    const double squares = w != nullptr ? column.cwiseAbs2().dot(weight) : column.squaredNorm();
     double sd = std::sqrt(squares * inv_n);
     if (is_constant(sd, m)) sd = 0.0;
     if (!standardise && sd > 0) sd = 1.0;  // centred only: the intercept stays unpenalised
     const double inv_sd = sd > 0 ? 1.0 / sd : 0.0;
     column *= inv_sd;
+    if (weights.root != nullptr) {
+      column.array() *= Eigen::Map<const Eigen::ArrayXd>(weights.root, n);
+      xty[j] = column.dot(y) * inv_n;  // y's rows are scaled too
+    } else {
+      xty[j] = (w != nullptr ? column.cwiseProduct(weight).dot(y) : column.dot(y)) * inv_n;
+    }
     mean[j] = m;
     scale[j] = sd;
-    norm[j] = squares * inv_sd * inv_sd * inv_n;  // ||x_j||^2 / n of the scaled column
-    xty[j] = column.dot(y) * inv_n;
+    norm[j] = squares * inv_sd * inv_sd * inv_n;  // ||x_j||^2 / n of the scaled column (weighted)
   }
 }
 
@@ -123,16 +140,35 @@ const char* to_string(LinearSolver solver) {
 }
 
 LinearProblem::LinearProblem(const FeatureMatrix& features, const std::vector<std::int64_t>& rows,
-                             const Eigen::VectorXd& y, int threads, ScalingKind scaling) {
+                             const Eigen::VectorXd& y, int threads, ScalingKind scaling,
+                             const std::vector<double>& weights, RowWeighting weighting) {
   const auto n = checked_rows(rows, y, scaling);
   const Eigen::Index m = features.cols();
   threads_ = linear_detail::set_dense_threads(threads);
   const double inv_n = 1.0 / static_cast<double>(n);
   n_ = n;
+  weighting_ = weighting;
+  weight_total_ = static_cast<double>(n);
 
-  y_mean_ = y.mean();
+  WeightView view;
+  Eigen::VectorXd root;
+  if (!weights.empty()) {
+    TOPKFS_ASSERT(static_cast<Eigen::Index>(weights.size()) == n);
+    weights_ = Eigen::Map<const Eigen::VectorXd>(weights.data(), n);
+    const double total = weights_.sum();
+    TOPKFS_ASSERT(total > 0);
+    weight_total_ = total;
+    weights_ *= static_cast<double>(n) / total;
+    view.weight = weights_.data();
+    if (weighting == RowWeighting::ScaledRows) {
+      root = weights_.cwiseSqrt();
+      view.root = root.data();
+    }
+  }
+  y_mean_ = weights_.size() > 0 ? weights_.dot(y) * inv_n : y.mean();
   y_ = y.array() - y_mean_;
-  yy_ = y_.squaredNorm() * inv_n;
+  yy_ = (weights_.size() > 0 ? y_.cwiseAbs2().dot(weights_) : y_.squaredNorm()) * inv_n;
+  if (root.size() > 0) y_.array() *= root.array();
 
   storage_.reset(allocate_columns(static_cast<std::size_t>(n) * static_cast<std::size_t>(m)));
   new (&x_) ColumnMatrix(storage_.get(), n, m);
@@ -145,7 +181,7 @@ LinearProblem::LinearProblem(const FeatureMatrix& features, const std::vector<st
   // result does not depend on it.
 #pragma omp parallel for schedule(dynamic, 1) num_threads(threads_)
   for (Eigen::Index t = 0; t < tiles; ++t) {
-    standardise_columns(features, rows, y_, scaling == ScalingKind::Standard, t * tile,
+    standardise_columns(features, rows, y_, scaling == ScalingKind::Standard, view, t * tile,
                         std::min(m, (t + 1) * tile), x_, mean_, scale_, norm_, xty_);
   }
 }
@@ -157,6 +193,7 @@ LinearProblem::LinearProblem(const FeatureMatrix& features, const std::vector<st
   const Eigen::Index m = features.cols();
   threads_ = linear_detail::set_dense_threads(threads);
   n_ = n;
+  weight_total_ = static_cast<double>(n);
   // Sums of the rows minus the first row (and of y minus its first value):
   // moments about a point inside the data lose little to cancellation.
   const float* pivot = features.row(rows.front()).data();

@@ -13,6 +13,7 @@
 #include "linear_target.hpp"
 #include "topkfs/core/clock.hpp"
 #include "topkfs/core/error.hpp"
+#include "topkfs/data/sample_weights.hpp"
 #include "topkfs/data/scaling.hpp"
 #include "topkfs/linear/glm_model.hpp"
 #include "topkfs/linear/linear_model.hpp"
@@ -176,7 +177,7 @@ class LinearSelector final : public TableSelector<LinearOptions> {
     SelectionResult result;
     result.method = name();
     result.k = k;
-    const linear_detail::LinearTarget target =
+    linear_detail::LinearTarget target =
         linear_detail::linear_target(data, rows, options_.family, name());
     if (!target.note.empty()) result.notes.push_back(target.note);
 
@@ -189,10 +190,22 @@ class LinearSelector final : public TableSelector<LinearOptions> {
           "in one process)",
           name(), to_string(target.family)));
     }
-    LinearProblem problem =
-        callbacks.ranks ? LinearProblem(data.features, rows, target.y, options_.threads, scaling,
-                                        *callbacks.ranks)
-                        : LinearProblem(data.features, rows, target.y, options_.threads, scaling);
+    const std::vector<double> weights = row_weights(data, rows);
+    check_rows_weigh(weights, data.source);
+    if (callbacks.ranks && !weights.empty()) {
+      throw OptionError(fmt::format(
+          "{}: a data-parallel fit (--nproc, WORLD_SIZE) of the linear models sums unweighted "
+          "moments; run a weighted fit in one process",
+          name()));
+    }
+    const RowWeighting weighting =
+        target.family == LinearFamily::Gaussian ? RowWeighting::ScaledRows : RowWeighting::Apart;
+    LinearProblem problem = callbacks.ranks
+                                ? LinearProblem(data.features, rows, target.y, options_.threads,
+                                                scaling, *callbacks.ranks)
+                                : LinearProblem(data.features, rows, target.y, options_.threads,
+                                                scaling, weights, weighting);
+    target.classes.weights = problem.row_weights();
     if (target.family == LinearFamily::Gaussian) {
       select_with(GaussianFits{problem}, problem, data, k, callbacks, start, result);
     } else {

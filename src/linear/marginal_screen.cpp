@@ -11,8 +11,9 @@ namespace topkfs {
 
 Eigen::VectorXd marginal_score_statistics(const LinearProblem& problem) {
   // The columns and y are centred: n (x'y)^2 / (x'x y'y), from the problem's
-  // per-sample sums x'y/n, x'x/n and y'y/n.
-  const double n = static_cast<double>(problem.rows());
+  // per-sample sums x'y/n, x'x/n and y'y/n; weighted, n is the weights'
+  // sum (a weight counts its row that many times).
+  const double n = problem.weight_total();
   Eigen::VectorXd out = Eigen::VectorXd::Zero(problem.cols());
   if (!(problem.yy() > 0)) return out;
   for (Eigen::Index j = 0; j < out.size(); ++j) {
@@ -30,9 +31,11 @@ Eigen::VectorXd marginal_score_statistics(const LinearProblem& problem, const Cl
   Eigen::MatrixXd sums = Eigen::MatrixXd::Zero(problem.cols(), target.classes);
   Eigen::VectorXd counts = Eigen::VectorXd::Zero(target.classes);
   Eigen::MatrixXd indicator = Eigen::MatrixXd::Zero(n, target.classes);
+  // Weighted rows count w_i times (the weights have mean 1, so n stays).
   for (Eigen::Index i = 0; i < n; ++i) {
-    indicator(i, target.labels[static_cast<std::size_t>(i)]) = 1.0;
-    counts[target.labels[static_cast<std::size_t>(i)]] += 1.0;
+    const double w = target.weights.size() > 0 ? target.weights[i] : 1.0;
+    indicator(i, target.labels[static_cast<std::size_t>(i)]) = w;
+    counts[target.labels[static_cast<std::size_t>(i)]] += w;
   }
   sums.noalias() = problem.x().transpose() * indicator;
   Eigen::VectorXd out = Eigen::VectorXd::Zero(problem.cols());
@@ -43,7 +46,7 @@ Eigen::VectorXd marginal_score_statistics(const LinearProblem& problem, const Cl
     for (Eigen::Index c = 0; c < sums.cols(); ++c) {
       if (counts[c] > 0) between += sums(j, c) * sums(j, c) / counts[c];
     }
-    out[j] = between / norm;
+    out[j] = between / norm * problem.weight_total() / static_cast<double>(n);
   }
   return out;
 }

@@ -100,7 +100,7 @@ class DnnTopModel final : public LoopModel {
     const bool warming_up = progress < options_.warmup;
     const Tensor subset = warming_up ? no_subset() : subset_at(progress);
     const Tensor data = lead_and_sub_loss(network_.forward(x, subset, seat), y, task_,
-                                          warming_up ? 0.0 : options_.lambda3);
+                                          warming_up ? 0.0 : options_.lambda3, step.weights);
     const Tensor penalty = elastic_penalty_of(network_, options_);
     return penalty.defined() ? data + penalty : data;
   }
@@ -112,10 +112,11 @@ class DnnTopModel final : public LoopModel {
   // the final top-k set whatever the schedule, so that every epoch's figure
   // compares with every other's: the lead plus lambda3 times the sub-model,
   // or with --stop-on sub the sub-model alone.
-  Tensor validation_loss(const Tensor& x, const Tensor& y) override {
+  Tensor validation_loss(const Tensor& x, const Tensor& y, const Tensor& weights) override {
     const ModelOutputs out = network_.forward(x, final_subset());
-    if (options_.stop_on == "sub" && out.sub.defined()) return data_loss(out.sub, y, task_);
-    return lead_and_sub_loss(out, y, task_, options_.lambda3);
+    if (options_.stop_on == "sub" && out.sub.defined())
+      return data_loss(out.sub, y, task_, weights);
+    return lead_and_sub_loss(out, y, task_, options_.lambda3, weights);
   }
 
  private:
@@ -191,11 +192,11 @@ class DnnTopModel final : public LoopModel {
 
 }  // namespace
 
-Tensor lead_and_sub_loss(const ModelOutputs& out, const Tensor& y, NeuralTask task,
-                         double lambda3) {
-  if (!out.sub.defined()) return data_loss(out.lead, y, task);
+Tensor lead_and_sub_loss(const ModelOutputs& out, const Tensor& y, NeuralTask task, double lambda3,
+                         const Tensor& weights) {
+  if (!out.sub.defined()) return data_loss(out.lead, y, task, weights);
   // 1/B for the lead's rows, lambda3/B for the sub-model's.
-  return stacked_data_loss(out.rows, y, task, lambda3);
+  return stacked_data_loss(out.rows, y, task, lambda3, weights);
 }
 
 Tensor elastic_penalty_of(const TopKNetwork& network, const DnnTopOptions& options) {

@@ -77,8 +77,10 @@ double EpochRunner::loss_and_gradients(const std::vector<std::int64_t>& rows, st
                                        std::size_t end, const StepInfo& info) {
   if (team_step_) return team_step_->gradients(rows, begin, end, info);
   const Tensor x = gather_batch(data_, rows, begin, end, model_.input_order());
+  StepInfo weighted = info;
+  weighted.weights = gather_weights(data_, rows, begin, end);
   const Tensor loss =
-      model_.batch_loss(x, gather_targets(data_, rows, begin, end), info, /*seat=*/nullptr);
+      model_.batch_loss(x, gather_targets(data_, rows, begin, end), weighted, /*seat=*/nullptr);
   const double value = loss.item<double>();
   if (std::isfinite(value)) loss.backward();
   return value;
@@ -99,7 +101,9 @@ double EpochRunner::step(const StepInfo& info, std::size_t begin, std::size_t en
       // anyway, on no rows, so that its state stays the same on every rank.
       torch::NoGradGuard no_grad;
       const Tensor none = gather_batch(data_, local_, 0, 0, model_.input_order());
-      model_.batch_loss(none, gather_targets(data_, local_, 0, 0), info, nullptr);
+      StepInfo weighted = info;
+      weighted.weights = gather_weights(data_, local_, 0, 0);
+      model_.batch_loss(none, gather_targets(data_, local_, 0, 0), weighted, nullptr);
     }
     value = data_parallel_->sum_step(parameters_, value, share, model_.step_statistics());
   } else {

@@ -9,6 +9,7 @@
 #include "topkfs/core/error.hpp"
 #include "topkfs/core/random.hpp"
 #include "topkfs/core/rank_group.hpp"
+#include "topkfs/data/sample_weights.hpp"
 #include "topkfs/data/scaling.hpp"
 #include "topkfs/data/splits.hpp"
 
@@ -118,6 +119,26 @@ void scale_inputs(const Dataset& data, TrainingSet& set, const std::string& scal
   set.inv_scale = 1.0 / as_tensor(scaler.scale);
 }
 
+// The weights of `rows` (data/sample_weights.hpp) over all rows of the
+// data, 0 elsewhere, scaled to mean 1 over `train_rows`; undefined when the
+// data carries none.
+torch::Tensor weight_tensor(const Dataset& data, const std::vector<std::int64_t>& rows,
+                            const std::vector<std::int64_t>& train_rows) {
+  const std::vector<double> weights = row_weights(data, rows);
+  if (weights.empty()) return {};
+  std::vector<double> full(static_cast<std::size_t>(data.rows()), 0.0);
+  for (std::size_t i = 0; i < rows.size(); ++i)
+    full[static_cast<std::size_t>(rows[i])] = weights[i];
+  double total = 0.0;
+  for (auto row : train_rows) total += full[static_cast<std::size_t>(row)];
+  check_rows_weigh(std::vector<double>{total}, data.source);
+  torch::Tensor out = torch::empty({data.rows()});
+  float* to = out.data_ptr<float>();
+  const double scale = static_cast<double>(train_rows.size()) / total;
+  for (std::size_t i = 0; i < full.size(); ++i) to[i] = static_cast<float>(full[i] * scale);
+  return out;
+}
+
 }  // namespace
 
 NeuralTask task_of(const Dataset& data) {
@@ -175,6 +196,7 @@ NeuralProblem prepare_problem(const Dataset& data, const std::vector<std::int64_
       options.scaling == "auto" ? auto_scaling(statistics, image_data) : options.scaling;
   scale_inputs(data, set, problem.scaling_used, statistics);
   set.targets = target_tensor(data, problem.task, set.train_rows);
+  set.weights = weight_tensor(data, rows, set.train_rows);
   return problem;
 }
 

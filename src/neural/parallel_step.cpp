@@ -60,7 +60,9 @@ void ParallelStep::part_loss_and_gradients(Part& part, const torch::Tensor& x,
   // Weighted by the part's share of the rows, so that the parts' losses (and
   // the penalties inside each) add up to the whole minibatch's.
   const double share = static_cast<double>(hi - lo) / static_cast<double>(end - begin);
-  const torch::Tensor loss = model_.batch_loss(x, y, step, seat) * share;
+  StepInfo part_step = step;
+  part_step.weights = gather_weights(data_, order, lo, hi);
+  const torch::Tensor loss = model_.batch_loss(x, y, part_step, seat) * share;
   part.loss = loss.item<double>();
   // In lockstep (with a seat) the backward pass meets the other members
   // inside the first layer, so every member takes it; a loss that is not

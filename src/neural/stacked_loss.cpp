@@ -56,10 +56,12 @@ float logistic_loss(float z, float t) {
 float sigmoid(float z) { return 1.0f / (1.0f + std::exp(-z)); }
 
 struct StackedLoss : public torch::autograd::Function<StackedLoss> {
-  static Tensor forward(AutogradContext* ctx, Tensor output, Tensor targets, int64_t task_code,
-                        double second_weight) {
+  static Tensor forward(AutogradContext* ctx, Tensor output, Tensor targets, Tensor weights,
+                        int64_t task_code, double second_weight) {
     const auto task = static_cast<NeuralTask>(task_code);
     const Shape shape = shape_of(output, targets, task);
+    TOPKFS_ASSERT(weights.numel() == 0 || weights.numel() == shape.batch);
+    const float* w = weights.numel() > 0 ? weights.data_ptr<float>() : nullptr;
     const float* z = output.data_ptr<float>();
     // Per row, for the backward pass: log-sum-exp (classes), else unused.
     Tensor log_norms = torch::empty({task == NeuralTask::MultiClass ? shape.rows : 0});
@@ -83,9 +85,10 @@ struct StackedLoss : public torch::autograd::Function<StackedLoss> {
         }
         row_loss = sum / static_cast<double>(shape.width);
       }
+      if (w != nullptr) row_loss *= w[target_row];
       (i < shape.batch ? first : second) += row_loss;
     }
-    ctx->save_for_backward({output, targets, log_norms});
+    ctx->save_for_backward({output, targets, log_norms, weights});
     ctx->saved_data["task"] = task_code;
     ctx->saved_data["second_weight"] = second_weight;
     const double mean = (first + second_weight * second) / static_cast<double>(shape.batch);
@@ -100,13 +103,15 @@ struct StackedLoss : public torch::autograd::Function<StackedLoss> {
     const auto task = static_cast<NeuralTask>(ctx->saved_data["task"].toInt());
     const double second_weight = ctx->saved_data["second_weight"].toDouble();
     const Shape shape = shape_of(output, targets, task);
+    const float* w = saved[3].numel() > 0 ? saved[3].data_ptr<float>() : nullptr;
     const double upstream = grads[0].item<double>() / static_cast<double>(shape.batch);
     Tensor grad = torch::empty_like(output);
     const float* z = output.data_ptr<float>();
     float* out = grad.data_ptr<float>();
     for (std::int64_t i = 0; i < shape.rows; ++i, z += shape.width, out += shape.width) {
       const std::int64_t target_row = i % shape.batch;
-      const double row_scale = i < shape.batch ? upstream : upstream * second_weight;
+      double row_scale = i < shape.batch ? upstream : upstream * second_weight;
+      if (w != nullptr) row_scale *= w[target_row];
       if (task == NeuralTask::MultiClass) {
         // d/dz_j = softmax_j - [j is the label]
         const auto scale = static_cast<float>(row_scale);
@@ -123,19 +128,20 @@ struct StackedLoss : public torch::autograd::Function<StackedLoss> {
                                             : scale * 2.0f * (z[j] - t[j]);
       }
     }
-    return {grad, Tensor(), Tensor(), Tensor()};
+    return {grad, Tensor(), Tensor(), Tensor(), Tensor()};
   }
 };
 
 }  // namespace
 
 Tensor stacked_data_loss(const Tensor& output, const Tensor& targets, NeuralTask task,
-                         double second_weight) {
+                         double second_weight, const Tensor& weights) {
   if (targets.size(0) == 0) {
     return torch::full({}, std::numeric_limits<float>::quiet_NaN(), output.options());
   }
-  return StackedLoss::apply(output.contiguous(), targets.contiguous(), static_cast<int64_t>(task),
-                            second_weight);
+  const Tensor row_weights = weights.defined() ? weights.contiguous() : torch::empty({0});
+  return StackedLoss::apply(output.contiguous(), targets.contiguous(), row_weights,
+                            static_cast<int64_t>(task), second_weight);
 }
 
 }  // namespace topkfs

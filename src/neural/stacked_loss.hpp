@@ -21,8 +21,12 @@ namespace topkfs {
 // A row's loss: cross-entropy of the softmax (MultiClass); the mean over the
 // outputs of the logistic loss (Binary) or of the squared error
 // (Regression), as libtorch's cross_entropy, binary_cross_entropy_with_logits
-// and mse_loss. With no rows the loss is NaN, as their mean.
+// and mse_loss. With no rows the loss is NaN, as their mean. `weights`
+// (float, one per target row; undefined: all 1) multiplies each row's loss
+// in both halves: the training rows' weights, scaled to mean 1
+// (TrainingSet::weights).
 torch::Tensor stacked_data_loss(const torch::Tensor& output, const torch::Tensor& targets,
-                                NeuralTask task, double second_weight);
+                                NeuralTask task, double second_weight,
+                                const torch::Tensor& weights = {});
 
 }  // namespace topkfs

@@ -42,8 +42,9 @@ double validation_loss_sum(LoopModel& model, const TrainingSet& data,
       const std::size_t end = std::min(rows.size(), begin + kChunk);
       const Tensor x = gather_batch(data, rows, begin, end, model.input_order());
       const Tensor y = gather_targets(data, rows, begin, end);
+      const Tensor w = gather_weights(data, rows, begin, end);
       sums[static_cast<std::size_t>(member)] +=
-          model.validation_loss(x, y).item<double>() * static_cast<double>(end - begin);
+          model.validation_loss(x, y, w).item<double>() * static_cast<double>(end - begin);
     }
   };
   if (team) {
@@ -109,13 +110,7 @@ PlannedLength planned_length(const LoopSettings& settings, long batches) {
   return length;
 }
 
-}  // namespace
-
-Tensor data_loss(const Tensor& output, const Tensor& targets, NeuralTask task) {
-  return stacked_data_loss(output, targets, task, /*second_weight=*/0.0);
-}
-
-Tensor data_loss_per_row(const Tensor& output, const Tensor& targets, NeuralTask task) {
+Tensor unweighted_loss_per_row(const Tensor& output, const Tensor& targets, NeuralTask task) {
   namespace F = torch::nn::functional;
   switch (task) {
     case NeuralTask::MultiClass:
@@ -131,6 +126,28 @@ Tensor data_loss_per_row(const Tensor& output, const Tensor& targets, NeuralTask
   }
   TOPKFS_ASSERT(false);
   return {};
+}
+
+}  // namespace
+
+Tensor data_loss(const Tensor& output, const Tensor& targets, NeuralTask task,
+                 const Tensor& weights) {
+  return stacked_data_loss(output, targets, task, /*second_weight=*/0.0, weights);
+}
+
+Tensor data_loss_per_row(const Tensor& output, const Tensor& targets, NeuralTask task,
+                         const Tensor& weights) {
+  Tensor loss = unweighted_loss_per_row(output, targets, task);
+  if (!weights.defined()) return loss;
+  // Rows repeated (FIR's masks stack the batch several times) take their
+  // weights in the same order.
+  return loss * weights.repeat({loss.size(0) / std::max<std::int64_t>(1, weights.size(0))});
+}
+
+Tensor gather_weights(const TrainingSet& data, const std::vector<std::int64_t>& rows,
+                      std::size_t begin, std::size_t end) {
+  if (!data.weights.defined()) return {};
+  return data.weights.index_select(0, rows_tensor(rows, begin, end));
 }
 
 Tensor gather_targets(const TrainingSet& data, const std::vector<std::int64_t>& rows,

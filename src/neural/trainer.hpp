@@ -36,6 +36,11 @@ struct TrainingSet {
   // Per input, the group it is selected with (Dataset::column_group: a
   // categorical column's one-hot inputs); empty when each input is its own.
   std::vector<std::int64_t> input_groups;
+  // Float, one per row of `features`: the sample and class weights
+  // (data/sample_weights.hpp) scaled to mean 1 over train_rows, so that a
+  // minibatch's mean of weighted losses estimates the weighted mean;
+  // undefined when every row weighs 1.
+  torch::Tensor weights;
 };
 
 // Called after backward and before the optimizer step: the seam where a
@@ -55,6 +60,9 @@ struct StepInfo {
   int epochs = 1;
   long batch = 1;
   long batches = 1;
+  // The weight of each row of the step's minibatch (TrainingSet::weights);
+  // undefined when unweighted. The models pass it to their data losses.
+  torch::Tensor weights;
 
   // Fraction of the planned steps done before this one, in [0, 1).
   double progress() const {
@@ -90,7 +98,9 @@ class LoopModel {
   virtual const InputOrder* input_order() const { return nullptr; }
   // The mean loss on some validation rows that early stopping compares,
   // called without gradients.
-  virtual torch::Tensor validation_loss(const torch::Tensor& x, const torch::Tensor& y) = 0;
+  // `weights`: of the rows (undefined: all 1), as StepInfo::weights.
+  virtual torch::Tensor validation_loss(const torch::Tensor& x, const torch::Tensor& y,
+                                        const torch::Tensor& weights) = 0;
   // The fraction of the planned steps after which the objective no longer
   // changes (a schedule's end): early stopping's patience counts only the
   // epochs that end after it.
@@ -142,7 +152,7 @@ TrainingOutcome train_network(TopKNetwork& network, const TrainingSet& data,
 // row weighted 1/B or lambda3/B) by one autograd node (stacked_loss.hpp).
 // Defined in dnn_top_objective.cpp, as is the next.
 torch::Tensor lead_and_sub_loss(const ModelOutputs& out, const torch::Tensor& y, NeuralTask task,
-                                double lambda3);
+                                double lambda3, const torch::Tensor& weights = {});
 // lambda2 * |w|_1 + lambda1 * |w|^2 as one autograd node, or an undefined
 // tensor when both are 0.
 torch::Tensor elastic_penalty_of(const TopKNetwork& network, const DnnTopOptions& options);
@@ -152,13 +162,16 @@ torch::Tensor elastic_penalty_of(const TopKNetwork& network, const DnnTopOptions
 // network's current input order.
 torch::Tensor input_ranking_magnitude(const TopKNetwork& network, const DnnTopOptions& options);
 
-// Loss of one model output against the targets of the same rows (the mean;
+// Loss of one model output against the targets of the same rows (the mean,
+// each row's loss times its weight when `weights` is defined;
 // stacked_loss.hpp).
-torch::Tensor data_loss(const torch::Tensor& output, const torch::Tensor& targets, NeuralTask task);
-// The same loss per row (regression: the mean over the outputs of the row),
-// through libtorch's losses: for a caller that combines the rows its own way.
+torch::Tensor data_loss(const torch::Tensor& output, const torch::Tensor& targets, NeuralTask task,
+                        const torch::Tensor& weights = {});
+// The same loss per row (regression: the mean over the outputs of the row;
+// times the row's weight when `weights` is defined), through libtorch's
+// losses: for a caller that combines the rows its own way.
 torch::Tensor data_loss_per_row(const torch::Tensor& output, const torch::Tensor& targets,
-                                NeuralTask task);
+                                NeuralTask task, const torch::Tensor& weights = {});
 
 // Gathers rows `rows[begin, end)` of the set, scaled, into a B x m tensor,
 // with the columns in `order` when one is given.
@@ -170,6 +183,9 @@ void gather_batch_into(const TrainingSet& data, const std::vector<std::int64_t>&
                        const InputOrder* order = nullptr);
 // The targets of the same rows.
 torch::Tensor gather_targets(const TrainingSet& data, const std::vector<std::int64_t>& rows,
+                             std::size_t begin, std::size_t end);
+// Their weights (undefined when the set is unweighted).
+torch::Tensor gather_weights(const TrainingSet& data, const std::vector<std::int64_t>& rows,
                              std::size_t begin, std::size_t end);
 
 }  // namespace topkfs

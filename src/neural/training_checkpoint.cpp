@@ -63,6 +63,8 @@ std::string data_fingerprint(const TrainingSet& data) {
   print.add(data.targets);
   print.add(data.offset);
   print.add(data.inv_scale);
+  // Only when weighted, so that an unweighted run's fingerprint is as before.
+  if (data.weights.defined()) print.add(data.weights);
   return print.hex();
 }
 

@@ -5,6 +5,7 @@
 #include <Eigen/QR>
 
 #include "topkfs/core/error.hpp"
+#include "topkfs/data/sample_weights.hpp"
 #include "topkfs/scoring/metrics.hpp"
 #include "topkfs/trees/forest.hpp"
 
@@ -49,8 +50,15 @@ TargetMatrix fit_least_squares(const Dataset& data, const std::vector<std::int64
   if (data.target_kind != TargetKind::Real) {
     throw DataError(fmt::format("{}: least squares needs a real target", data.source));
   }
-  const DoubleMatrix x = design_matrix(data, rows, columns);
-  const DoubleMatrix y = targets_of(data, rows);
+  DoubleMatrix x = design_matrix(data, rows, columns);
+  DoubleMatrix y = targets_of(data, rows);
+  // Weighted least squares: each row times the root of its weight.
+  const std::vector<double> weights = row_weights(data, rows);
+  if (!weights.empty()) {
+    const Eigen::ArrayXd root = Eigen::Map<const Eigen::ArrayXd>(weights.data(), x.rows()).sqrt();
+    x.array().colwise() *= root;
+    y.array().colwise() *= root;
+  }
   return x.colPivHouseholderQr().solve(y);
 }
 
@@ -76,13 +84,15 @@ DownstreamScore score_downstream(const Dataset& data, const std::vector<std::int
     std::vector<std::int32_t> truth;
     truth.reserve(test.size());
     for (const auto row : test) truth.push_back(data.labels[static_cast<std::size_t>(row)]);
-    score.accuracy = 100.0 * accuracy(truth, forest.predict_classes(data.features, test));
+    score.accuracy = 100.0 * accuracy(truth, forest.predict_classes(data.features, test),
+                                      score_weights(data, test));
   } else if (data.target_kind == TargetKind::Real) {
     const TargetMatrix predicted =
         predict_least_squares(fit_least_squares(data, train, columns), data, test, columns);
     const TargetMatrix truth = targets_of(data, test);
-    score.mae = mean_absolute_error(truth, predicted);
-    score.rmse = root_mean_squared_error(truth, predicted);
+    const std::vector<double> weights = score_weights(data, test);
+    score.mae = mean_absolute_error(truth, predicted, weights);
+    score.rmse = root_mean_squared_error(truth, predicted, weights);
   } else {
     throw DataError(fmt::format("{}: a downstream model needs a target", data.source));
   }

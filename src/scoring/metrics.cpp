@@ -22,6 +22,24 @@ void check_same_shape(const TargetMatrix& truth, const TargetMatrix& predicted,
   }
 }
 
+// Weights of a score: none, or one per row, >= 0 with a positive sum.
+void check_metric_weights(const std::vector<double>& weights, std::size_t rows,
+                          const char* metric) {
+  if (weights.empty()) return;
+  double total = 0.0;
+  for (double w : weights) {
+    if (!(w >= 0) || !std::isfinite(w)) {
+      throw OptionError(fmt::format("{}: a weight is {}; weights are finite and >= 0", metric, w));
+    }
+    total += w;
+  }
+  if (weights.size() != rows || !(total > 0)) {
+    throw OptionError(
+        fmt::format("{}: {} weights for {} rows summing to {}; give one per row, not all 0", metric,
+                    weights.size(), rows, total));
+  }
+}
+
 // `set` sorted, after checking that it holds distinct features >= 0 (< m when m > 0).
 std::vector<std::int64_t> as_set(const std::vector<std::int64_t>& set, const char* what,
                                  std::int64_t m = 0) {
@@ -78,27 +96,42 @@ double mean_over_pairs(const std::vector<std::vector<std::int64_t>>& sets, const
 
 }  // namespace
 
-double accuracy(const std::vector<std::int32_t>& truth,
-                const std::vector<std::int32_t>& predicted) {
+double accuracy(const std::vector<std::int32_t>& truth, const std::vector<std::int32_t>& predicted,
+                const std::vector<double>& weights) {
   if (truth.empty() || truth.size() != predicted.size()) {
     throw OptionError(
         fmt::format("accuracy: {} true labels and {} predicted; they must be as many, "
                     "and more than 0",
                     truth.size(), predicted.size()));
   }
-  std::size_t equal = 0;
-  for (std::size_t i = 0; i < truth.size(); ++i) equal += truth[i] == predicted[i] ? 1 : 0;
-  return static_cast<double>(equal) / static_cast<double>(truth.size());
+  check_metric_weights(weights, truth.size(), "accuracy");
+  double equal = 0.0;
+  double total = 0.0;
+  for (std::size_t i = 0; i < truth.size(); ++i) {
+    const double w = weights.empty() ? 1.0 : weights[i];
+    equal += truth[i] == predicted[i] ? w : 0.0;
+    total += w;
+  }
+  return equal / total;
 }
 
-double mean_absolute_error(const TargetMatrix& truth, const TargetMatrix& predicted) {
+double mean_absolute_error(const TargetMatrix& truth, const TargetMatrix& predicted,
+                           const std::vector<double>& weights) {
   check_same_shape(truth, predicted, "mean_absolute_error");
-  return (truth - predicted).cwiseAbs().colwise().mean().mean();
+  check_metric_weights(weights, static_cast<std::size_t>(truth.rows()), "mean_absolute_error");
+  if (weights.empty()) return (truth - predicted).cwiseAbs().colwise().mean().mean();
+  const Eigen::Map<const Eigen::VectorXd> w(weights.data(), truth.rows());
+  return (w.transpose() * (truth - predicted).cwiseAbs()).mean() / w.sum();
 }
 
-double root_mean_squared_error(const TargetMatrix& truth, const TargetMatrix& predicted) {
+double root_mean_squared_error(const TargetMatrix& truth, const TargetMatrix& predicted,
+                               const std::vector<double>& weights) {
   check_same_shape(truth, predicted, "root_mean_squared_error");
-  return (truth - predicted).array().square().colwise().mean().sqrt().mean();
+  check_metric_weights(weights, static_cast<std::size_t>(truth.rows()), "root_mean_squared_error");
+  if (weights.empty()) return (truth - predicted).array().square().colwise().mean().sqrt().mean();
+  const Eigen::Map<const Eigen::VectorXd> w(weights.data(), truth.rows());
+  const Eigen::RowVectorXd squares = w.transpose() * (truth - predicted).array().square().matrix();
+  return (squares.array() / w.sum()).sqrt().mean();
 }
 
 double r2_score(const TargetMatrix& truth, const TargetMatrix& predicted) {

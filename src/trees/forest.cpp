@@ -14,6 +14,7 @@
 
 #include "topkfs/core/error.hpp"
 #include "topkfs/core/random.hpp"
+#include "topkfs/data/sample_weights.hpp"
 #include "tree_builder.hpp"
 
 namespace topkfs {
@@ -132,6 +133,8 @@ TrainingBlock gather_block(const Dataset& data, const std::vector<std::int64_t>&
       }
     }
   }
+  block.weights = row_weights(data, rows);
+  check_rows_weigh(block.weights, data.source);
   return block;
 }
 

@@ -10,12 +10,14 @@
 //    over the gathered values (no partition per candidate, unlike
 //    scikit-learn); RandomForest sorts the node's values of the candidate
 //    once and scans every split position with running class counts or sums.
-// Weights are integers (bootstrap counts), so class counts are exact.
+// Weights are integers (bootstrap counts, class counts exact) unless the
+// samples carry weights of their own (then doubles).
 #include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <numeric>
+#include <type_traits>
 #include <utility>
 
 #include "topkfs/core/error.hpp"
@@ -102,9 +104,14 @@ double midpoint(float low, float high) {
 
 double xlogx(double x) { return x > 0.0 ? x * std::log(x) : 0.0; }
 
-// Class labels with Gini or entropy. Counts are integer sums of weights.
+// Class labels with Gini or entropy. Weight is the type of a sample's
+// weight and Count of their sums: integers (bootstrap counts, exact and
+// fast) or doubles (sample weights, data/sample_weights.hpp).
+template <class Weight, class Count>
 class ClassTarget {
  public:
+  using WeightType = Weight;
+
   ClassTarget(const TrainingBlock& block, SplitCriterion criterion)
       : labels_(block.labels.data()),
         classes_(block.classes),
@@ -116,17 +123,17 @@ class ClassTarget {
 
   // Gathers labels and weights of samples[0..n) (weights per position, or
   // null for all 1) and their class totals.
-  void load_node(const std::int32_t* samples, std::int32_t n, const std::int32_t* weights) {
+  void load_node(const std::int32_t* samples, std::int32_t n, const Weight* weights) {
     std::fill(total_.begin(), total_.end(), 0);
     for (std::int32_t i = 0; i < n; ++i) {
       const std::int32_t sample = samples[i];
       const std::int32_t label = labels_[sample];
-      const std::int32_t weight = weights != nullptr ? weights[sample] : 1;
+      const Weight weight = weights != nullptr ? weights[sample] : Weight{1};
       node_labels_[static_cast<std::size_t>(i)] = label;
       node_weights_[static_cast<std::size_t>(i)] = weight;
       total_[static_cast<std::size_t>(label)] += weight;
     }
-    weight_ = std::accumulate(total_.begin(), total_.end(), std::int64_t{0});
+    weight_ = std::accumulate(total_.begin(), total_.end(), Count{0});
     unit_weights_ = weights == nullptr;
   }
 
@@ -136,7 +143,7 @@ class ClassTarget {
   double impurity() const {
     const double w = weight();
     double sum = 0.0;
-    for (const std::int64_t count : total_) {
+    for (const Count count : total_) {
       const double p = static_cast<double>(count) / w;
       sum += entropy_ ? -xlogx(p) : p * p;
     }
@@ -164,16 +171,16 @@ class ClassTarget {
     std::fill(left_.begin(), left_.end(), 0);
     double sum_left = 0.0;  // Gini: sum of squared counts; entropy: sum of c log c
     double sum_right = 0.0;
-    for (const std::int64_t count : total_) {
+    for (const Count count : total_) {
       const auto c = static_cast<double>(count);
       sum_right += entropy_ ? xlogx(c) : c * c;
     }
-    std::int64_t weight_left = 0;
+    Count weight_left = 0;
     bool improved = false;
     for (std::int32_t p = 0; p + 1 < n; ++p) {
       const std::uint32_t i = key_index(keys[p]);
       const auto c = static_cast<std::size_t>(node_labels_[i]);
-      const std::int64_t w = node_weights_[i];
+      const Count w = node_weights_[i];
       const auto l = static_cast<double>(left_[c]);
       const auto r = static_cast<double>(total_[c] - left_[c]);
       const auto wd = static_cast<double>(w);
@@ -215,7 +222,7 @@ class ClassTarget {
     }
     node.feature = DecisionTree::kLeaf;
     node.child = static_cast<std::int32_t>(tree.values.size());
-    for (const std::int64_t count : total_) {
+    for (const Count count : total_) {
       tree.values.push_back(static_cast<double>(count) / weight());
     }
   }
@@ -227,10 +234,10 @@ class ClassTarget {
   // chain every increment on the previous store.
   std::int32_t count_left(const float* values, std::int32_t n, float threshold) {
     const auto c = static_cast<std::size_t>(classes_);
-    histograms_.assign(4 * c, 0);
-    std::int32_t* h = histograms_.data();
+    histograms_.assign(4 * c, Weight{0});
+    Weight* h = histograms_.data();
     const std::int32_t* labels = node_labels_.data();
-    const std::int32_t* weights = node_weights_.data();
+    const Weight* weights = node_weights_.data();
     std::int32_t n_left = 0;
     std::int32_t i = 0;
     if (unit_weights_) {
@@ -246,18 +253,18 @@ class ClassTarget {
         for (int u = 0; u < 4; ++u) {
           const std::int32_t goes_left = values[i + u] <= threshold ? 1 : 0;
           h[static_cast<std::size_t>(u) * c + static_cast<std::size_t>(labels[i + u])] +=
-              goes_left * weights[i + u];
+              static_cast<Weight>(goes_left) * weights[i + u];
           n_left += goes_left;
         }
       }
     }
     for (; i < n; ++i) {
       const std::int32_t goes_left = values[i] <= threshold ? 1 : 0;
-      h[static_cast<std::size_t>(labels[i])] += goes_left * weights[i];
+      h[static_cast<std::size_t>(labels[i])] += static_cast<Weight>(goes_left) * weights[i];
       n_left += goes_left;
     }
     for (std::size_t k = 0; k < c; ++k)
-      left_[k] = std::int64_t{h[k]} + h[c + k] + h[2 * c + k] + h[3 * c + k];
+      left_[k] = Count{h[k]} + h[c + k] + h[2 * c + k] + h[3 * c + k];
     return n_left;
   }
 
@@ -265,7 +272,7 @@ class ClassTarget {
   // left_ (scikit-learn's proxy_impurity_improvement): the parent's terms,
   // equal for every candidate, are left out.
   double children_proxy() const {
-    const std::int64_t weight_left = std::accumulate(left_.begin(), left_.end(), std::int64_t{0});
+    const Count weight_left = std::accumulate(left_.begin(), left_.end(), Count{0});
     const auto wl = static_cast<double>(weight_left);
     const auto wr = static_cast<double>(weight_ - weight_left);
     double sum_left = 0.0;
@@ -282,19 +289,21 @@ class ClassTarget {
   const std::int32_t* labels_;
   int classes_;
   bool entropy_;
-  std::vector<std::int32_t> node_labels_;   // labels of the node's samples, in node order
-  std::vector<std::int32_t> node_weights_;  // their weights
-  std::vector<std::int64_t> total_;         // weight per class in the node
-  std::vector<std::int64_t> left_;          // weight per class going left
-  std::vector<std::int32_t> histograms_;    // count_left's scratch
-  std::int64_t weight_ = 0;
+  std::vector<std::int32_t> node_labels_;  // labels of the node's samples, in node order
+  std::vector<Weight> node_weights_;       // their weights
+  std::vector<Count> total_;               // weight per class in the node
+  std::vector<Count> left_;                // weight per class going left
+  std::vector<Weight> histograms_;         // count_left's scratch
+  Count weight_ = 0;
   bool unit_weights_ = true;
 };
 
 // Real targets (one or several outputs) with the squared error: the
 // impurity is the variance averaged over outputs.
+template <class Weight>
 class RealTarget {
  public:
+  using WeightType = Weight;
   RealTarget(const TrainingBlock& block, SplitCriterion /*criterion*/)
       : targets_(block.targets.data()),
         outputs_(block.outputs),
@@ -303,13 +312,13 @@ class RealTarget {
         total_(static_cast<std::size_t>(outputs_)),
         left_(static_cast<std::size_t>(outputs_)) {}
 
-  void load_node(const std::int32_t* samples, std::int32_t n, const std::int32_t* weights) {
+  void load_node(const std::int32_t* samples, std::int32_t n, const Weight* weights) {
     const auto q = static_cast<std::size_t>(outputs_);
     std::fill(total_.begin(), total_.end(), 0.0);
     weight_ = 0.0;
     for (std::int32_t i = 0; i < n; ++i) {
       const auto sample = static_cast<std::size_t>(samples[i]);
-      const double w = weights != nullptr ? weights[sample] : 1.0;
+      const double w = weights != nullptr ? static_cast<double>(weights[sample]) : 1.0;
       node_weights_[static_cast<std::size_t>(i)] = w;
       weight_ += w;
       for (std::size_t o = 0; o < q; ++o) {
@@ -427,6 +436,8 @@ class RealTarget {
 
 template <class Target>
 class TreeGrower {
+  using Weight = typename Target::WeightType;
+
  public:
   TreeGrower(const TrainingBlock& block, const TreeSettings& settings, std::uint64_t seed)
       : block_(block),
@@ -476,20 +487,37 @@ class TreeGrower {
   };
 
   // Bootstrap: n draws with replacement; a position drawn c times weighs c
-  // and positions never drawn are left out (as scikit-learn does).
+  // and positions never drawn are left out (as scikit-learn does). Sample
+  // weights multiply those counts, and a position of weight 0 is left out
+  // too, so that it moves no threshold.
   void draw_samples() {
     const std::int32_t n = block_.samples;
-    if (!settings_.bootstrap) {
+    const bool weighted = !block_.weights.empty();
+    if (!settings_.bootstrap && !weighted) {
       samples_.resize(static_cast<std::size_t>(n));
       std::iota(samples_.begin(), samples_.end(), 0);
       return;
     }
-    weights_.assign(static_cast<std::size_t>(n), 0);
-    for (std::int32_t i = 0; i < n; ++i) {
-      ++weights_[rng_.uniform_index(static_cast<std::uint64_t>(n))];
+    weights_.assign(static_cast<std::size_t>(n), settings_.bootstrap ? 0 : 1);
+    if (settings_.bootstrap) {
+      for (std::int32_t i = 0; i < n; ++i) {
+        weights_[rng_.uniform_index(static_cast<std::uint64_t>(n))] += 1;
+      }
+    }
+    if constexpr (!std::is_integral_v<Weight>) {
+      for (std::int32_t i = 0; i < n; ++i)
+        weights_[static_cast<std::size_t>(i)] *= block_.weights[static_cast<std::size_t>(i)];
     }
     for (std::int32_t i = 0; i < n; ++i) {
       if (weights_[static_cast<std::size_t>(i)] > 0) samples_.push_back(i);
+    }
+    if constexpr (!std::is_integral_v<Weight>) {
+      if (samples_.empty()) {  // every draw fell on rows of weight 0: the rows as weighed
+        weights_ = block_.weights;
+        for (std::int32_t i = 0; i < n; ++i) {
+          if (weights_[static_cast<std::size_t>(i)] > 0) samples_.push_back(i);
+        }
+      }
     }
   }
 
@@ -692,7 +720,7 @@ class TreeGrower {
   Rng rng_;
   Target target_;
   std::vector<std::int32_t> samples_;  // positions; each node owns a range
-  std::vector<std::int32_t> weights_;  // per position (bootstrap counts); empty: all 1
+  std::vector<Weight> weights_;  // per position (bootstrap counts, sample weights); empty: all 1
   std::vector<std::int32_t> features_;
   std::vector<std::int32_t> constant_order_;  // features_[0, known) as each node must leave it
   std::vector<float> current_;                // the candidate feature's values, node order
@@ -711,11 +739,14 @@ DecisionTree build_tree(const TrainingBlock& block, const TreeSettings& settings
                         std::uint64_t seed) {
   TOPKFS_ASSERT(block.samples > 0 && block.features > 0);
   TOPKFS_ASSERT(settings.criterion != SplitCriterion::Auto);
+  const bool weighted = !block.weights.empty();
   if (block.kind == TargetKind::Classes) {
-    return TreeGrower<ClassTarget>(block, settings, seed).grow();
+    if (weighted) return TreeGrower<ClassTarget<double, double>>(block, settings, seed).grow();
+    return TreeGrower<ClassTarget<std::int32_t, std::int64_t>>(block, settings, seed).grow();
   }
   TOPKFS_ASSERT(block.kind == TargetKind::Real);
-  return TreeGrower<RealTarget>(block, settings, seed).grow();
+  if (weighted) return TreeGrower<RealTarget<double>>(block, settings, seed).grow();
+  return TreeGrower<RealTarget<std::int32_t>>(block, settings, seed).grow();
 }
 
 }  // namespace topkfs::trees_detail

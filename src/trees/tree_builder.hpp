@@ -26,6 +26,8 @@ struct TrainingBlock {
   std::vector<std::int32_t> labels;  // Classes: 0..classes-1 per sample
   int outputs = 0;                   // Real
   std::vector<double> targets;       // Real: samples x outputs, row-major
+  // Sample weights (data/sample_weights.hpp), one per sample; empty: all 1.
+  std::vector<double> weights;
 
   // Feature j of sample i is column(j)[i * features].
   const float* column(std::int32_t j) const { return values.data() + j; }

@@ -14,13 +14,6 @@
 namespace topkfs {
 namespace {
 
-SolverControl exactness_control() {
-  SolverControl control;
-  control.tol = 1e-15;
-  control.max_sweeps = 1000000;
-  return control;
-}
-
 TEST(LinearClassExactness, MatchesScikitLearnLogisticAndGlmnetMultinomial) {
   const auto golden = test::load_golden("class_golden.json", "make_class_golden.py");
   ASSERT_EQ(golden["problems"].size(), 6u);
@@ -41,7 +34,7 @@ TEST(LinearClassExactness, MatchesScikitLearnLogisticAndGlmnetMultinomial) {
       penalty.lambda1 = expected["lambda1"].get<double>();
       penalty.lambda2 = expected["lambda2"].get<double>();
       SCOPED_TRACE(fmt::format("lambda1 {} lambda2 {}", penalty.lambda1, penalty.lambda2));
-      const GlmFit fit = fit_glm(problem, target, family, penalty, exactness_control());
+      const GlmFit fit = fit_glm(problem, target, family, penalty, test::exactness_control());
       EXPECT_TRUE(fit.converged);
       const Eigen::MatrixXd coef = test::matrix_of(expected["coef"]);
       ASSERT_EQ(coef.rows(), fit.coef_std.rows());

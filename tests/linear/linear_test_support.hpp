@@ -77,6 +77,15 @@ inline std::vector<std::int64_t> all_rows(std::int64_t n) {
   return rows;
 }
 
+// Tolerance and sweeps that leave only rounding between a fit and the
+// reference it is compared with.
+inline SolverControl exactness_control() {
+  SolverControl control;
+  control.tol = 1e-15;
+  control.max_sweeps = 1000000;
+  return control;
+}
+
 inline LinearProblem make_problem(const Dataset& data, int threads = 1) {
   Eigen::VectorXd y = data.targets.col(0);
   return LinearProblem(data.features, all_rows(data.rows()), y, threads);

@@ -261,7 +261,9 @@ class FailingOffTheMainThread final : public LoopModel {
     if (std::this_thread::get_id() != main_) throw std::runtime_error("the member's own failure");
     return loss(x, y, seat);
   }
-  Tensor validation_loss(const Tensor& x, const Tensor& y) override { return loss(x, y, nullptr); }
+  Tensor validation_loss(const Tensor& x, const Tensor& y, const Tensor&) override {
+    return loss(x, y, nullptr);
+  }
   bool batch_loss_is_pure() const override { return true; }
 
  private:

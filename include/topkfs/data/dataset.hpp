@@ -33,6 +33,16 @@ ImageShape parse_image_shape(const std::string& text, const std::string& what = 
 ImageShape checked_image_shape(const std::string& text, const std::string& what,
                                std::int64_t columns, const std::string& source);
 
+// Weights of the classes in every loss and score (--class-weight; Python
+// class_weight): a row of class c weighs per_class[c] times its sample
+// weight. Balanced: n / (C n_c) over the rows a fit learns from (n rows, C
+// classes, n_c rows of class c), scikit-learn's "balanced".
+struct ClassWeight {
+  bool balanced = false;
+  std::vector<double> per_class;  // empty: every class weighs 1 (unless balanced)
+  bool empty() const { return !balanced && per_class.empty(); }
+};
+
 // Row indices of a train/test split. Every row is in exactly one of the two.
 struct Split {
   std::vector<std::int64_t> train;
@@ -71,6 +81,13 @@ struct Dataset {
   // Real: n x q values, q >= 1.
   TargetMatrix targets;
   std::vector<std::string> target_names;
+
+  // Sample weights (--sample-weight, --weight-file; Python sample_weight):
+  // empty when every row weighs 1, else one finite weight >= 0 per row. A
+  // weight w counts a row as w copies of it in every method's loss, in the
+  // trees' impurities and in the downstream scores (data/sample_weights.hpp).
+  std::vector<double> sample_weight;
+  ClassWeight class_weight;
 
   // A split that came with the data (MNIST's 60000/10000, USPS's train/test).
   std::optional<Split> predefined_split;

@@ -36,10 +36,15 @@ enum class LinearFamily { Gaussian, Binomial, Multinomial };
 LinearFamily parse_linear_family(const std::string& name);  // gaussian|binomial|multinomial
 const char* to_string(LinearFamily family);
 
-// Class labels 0..classes-1, one per row of the problem.
+// Class labels 0..classes-1, one per row of the problem, and the rows'
+// weights in the likelihood (empty: every row weighs 1; else one per row,
+// scaled to mean 1 as LinearProblem::row_weights() has them): the loss is
+// sum_i w_i l_i / n, scikit-learn's LogisticRegression with sample_weight
+// up to the scale of its C.
 struct ClassTarget {
   std::vector<std::int32_t> labels;
   int classes = 2;
+  Eigen::VectorXd weights;
 };
 
 struct GlmFit : FitRecord {

@@ -43,6 +43,16 @@ enum class LinearSolver { Auto, Covariance, Naive };
 LinearSolver parse_linear_solver(const std::string& name);  // auto|covariance|naive
 const char* to_string(LinearSolver solver);
 
+// How the training rows' weights (data/sample_weights.hpp) enter a problem.
+// Both ways weigh the columns' means and scales, and the target's mean.
+// ScaledRows (the squared-error family): row i of X and y is multiplied by
+// sqrt(w_i n / sum w), so that the unweighted solvers minimise
+// sum_i w_i r_i^2 / (2 sum w), scikit-learn's ElasticNet with sample_weight;
+// a weight of 0 then removes the row and 2 duplicates it, exactly.
+// Apart (the class families): the rows stay as standardised, and the
+// likelihood weighs each row by row_weights() (glm_model.hpp).
+enum class RowWeighting { ScaledRows, Apart };
+
 // The training rows of a dataset with standardised columns and a centred
 // target, plus the Gram columns computed so far (shared by every fit on the
 // problem, so a path computes each column once). Not thread-safe: one fit at a
@@ -59,16 +69,21 @@ class LinearProblem {
   // every core that other work leaves free (free_cores()); the count also
   // becomes OpenBLAS's (process-wide), for the Gram products. Scaling None
   // centres the columns without dividing them (scale 1): the penalties then
-  // act on the columns' own units.
+  // act on the columns' own units. `weights`: one per entry of `rows`
+  // (empty: every row weighs 1), >= 0 and not all 0, entering as
+  // `weighting` says; means and scales are then the weighted ones.
   LinearProblem(const FeatureMatrix& features, const std::vector<std::int64_t>& rows,
                 const Eigen::VectorXd& y, int threads = 1,
-                ScalingKind scaling = ScalingKind::Standard);
+                ScalingKind scaling = ScalingKind::Standard,
+                const std::vector<double>& weights = {},
+                RowWeighting weighting = RowWeighting::ScaledRows);
   // The same problem over ranks (docs/scale.md): each rank sums its shard's
   // part of `rows` (X^T X, X^T y, the column sums, shifted by the first of
   // `rows` for accuracy), one sum over the ranks adds them up, and every rank
   // derives the standardised Gram matrix and X^T y from the totals. The
   // problem then holds no rows (has_rows() false): only the covariance
-  // solver runs on it. Every rank must pass the same rows and y.
+  // solver runs on it. Every rank must pass the same rows and y. No
+  // weights: a weighted fit over ranks is refused by its caller.
   LinearProblem(const FeatureMatrix& features, const std::vector<std::int64_t>& rows,
                 const Eigen::VectorXd& y, int threads, ScalingKind scaling, RankGroup& ranks);
 
@@ -88,6 +103,13 @@ class LinearProblem {
   const Eigen::VectorXd& xty() const { return xty_; }  // X^T y / n
   double target_mean() const { return y_mean_; }
   double yy() const { return yy_; }  // y^T y / n (centred y)
+  // The rows' weights scaled to mean 1 (empty when unweighted), and how they
+  // entered.
+  const Eigen::VectorXd& row_weights() const { return weights_; }
+  // The weights' sum as given (rows() when unweighted): the sample size of a
+  // weighted test, where a weight counts its row that many times.
+  double weight_total() const { return weight_total_; }
+  RowWeighting weighting() const { return weighting_; }
   std::int64_t constant_columns() const;
 
   // Gram matrix X^T X / n, filled column by column on demand.
@@ -103,10 +125,12 @@ class LinearProblem {
   };
   std::unique_ptr<double[], Release> storage_;
   ColumnMatrix x_{nullptr, 0, 0};
-  Eigen::VectorXd y_, mean_, scale_, norm_, xty_;
+  Eigen::VectorXd y_, mean_, scale_, norm_, xty_, weights_;
+  RowWeighting weighting_ = RowWeighting::ScaledRows;
   std::int64_t n_ = 0;
   double y_mean_ = 0.0;
   double yy_ = 0.0;
+  double weight_total_ = 0.0;
   int threads_ = 1;
   Eigen::MatrixXd gram_;
   std::vector<char> gram_ready_;

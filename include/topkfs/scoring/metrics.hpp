@@ -12,14 +12,20 @@
 
 namespace topkfs {
 
-// Share of equal entries of two label vectors of the same, non-zero length.
-double accuracy(const std::vector<std::int32_t>& truth, const std::vector<std::int32_t>& predicted);
+// Share of equal entries of two label vectors of the same, non-zero length;
+// with `weights` (one per entry, as scikit-learn's sample_weight), the share
+// of the weight.
+double accuracy(const std::vector<std::int32_t>& truth, const std::vector<std::int32_t>& predicted,
+                const std::vector<double>& weights = {});
 
 // Mean absolute error and root mean squared error of predicted real targets,
 // computed per output and averaged over outputs (scikit-learn's
-// multioutput="uniform_average"; for RMSE, the mean of the per-output RMSEs).
-double mean_absolute_error(const TargetMatrix& truth, const TargetMatrix& predicted);
-double root_mean_squared_error(const TargetMatrix& truth, const TargetMatrix& predicted);
+// multioutput="uniform_average"; for RMSE, the mean of the per-output RMSEs);
+// with `weights` (one per row), weighted means.
+double mean_absolute_error(const TargetMatrix& truth, const TargetMatrix& predicted,
+                           const std::vector<double>& weights = {});
+double root_mean_squared_error(const TargetMatrix& truth, const TargetMatrix& predicted,
+                               const std::vector<double>& weights = {});
 // Coefficient of determination 1 - SS_res / SS_tot per output, averaged over
 // outputs; an output with constant truth scores 1 when predicted exactly and
 // 0 otherwise (scikit-learn's convention).

@@ -82,12 +82,13 @@ class ConcreteModel final : public LoopModel {
     const Tensor noisy =
         (network_.logits + gumbel_tensor(noise_, network_.logits.sizes())) / temperature;
     const Tensor selection = torch::softmax(noisy, 1);  // k x m, rows sum to 1
-    return data_loss(network_.body.forward(x.mm(selection.t())), y, task_);
+    return data_loss(network_.body.forward(x.mm(selection.t())), y, task_, step.weights);
   }
 
   // The discrete selection, as the method is used after training.
-  Tensor validation_loss(const Tensor& x, const Tensor& y) override {
-    return data_loss(network_.body.forward(x.index_select(1, network_.logits.argmax(1))), y, task_);
+  Tensor validation_loss(const Tensor& x, const Tensor& y, const Tensor& weights) override {
+    return data_loss(network_.body.forward(x.index_select(1, network_.logits.argmax(1))), y, task_,
+                     weights);
   }
 
  private:

@@ -276,7 +276,8 @@ class FirModel final : public LoopModel {
     const auto count = static_cast<std::int64_t>(masks.size());
     const Tensor out = operator_.forward(x, column_matrix(masks));
     const Tensor targets = y.dim() == 1 ? y.repeat({count}) : y.repeat({count, 1});
-    const Tensor per_mask = data_loss_per_row(out, targets, task_).view({count, x.size(0)}).mean(1);
+    const Tensor per_mask =
+        data_loss_per_row(out, targets, task_, step.weights).view({count, x.size(0)}).mean(1);
     step_masks_ = masks;
     step_losses_ = per_mask.detach().clone();
     return per_mask.mean();
@@ -294,8 +295,8 @@ class FirModel final : public LoopModel {
 
   // The operator under the optimiser's current mask: what the method would
   // deliver if it stopped here.
-  Tensor validation_loss(const Tensor& x, const Tensor& y) override {
-    return data_loss(operator_.forward(x, column_matrix({best_mask_})), y, task_);
+  Tensor validation_loss(const Tensor& x, const Tensor& y, const Tensor& weights) override {
+    return data_loss(operator_.forward(x, column_matrix({best_mask_})), y, task_, weights);
   }
 
   // The final mask (a longer search) and the importance there.

@@ -71,22 +71,22 @@ class StgModel final : public LoopModel {
   std::vector<Tensor> parameters() override { return network_.parameters(); }
 
   // One noise vector per minibatch, shared by its rows, as the authors' code.
-  Tensor batch_loss(const Tensor& x, const Tensor& y, const StepInfo&,
+  Tensor batch_loss(const Tensor& x, const Tensor& y, const StepInfo& step,
                     const FirstLayerSeat*) override {
     const Tensor noise = normal_tensor(noise_, network_.mu.sizes()) * options_.sigma;
-    return objective(torch::clamp(network_.mu + noise, 0.0, 1.0), x, y);
+    return objective(torch::clamp(network_.mu + noise, 0.0, 1.0), x, y, step.weights);
   }
 
   // With the deterministic gates, and with the penalty: closing gates is
   // the point, and the data loss alone would call every closed gate a
   // step back (and restore an early, dense epoch).
-  Tensor validation_loss(const Tensor& x, const Tensor& y) override {
-    return objective(torch::clamp(network_.mu, 0.0, 1.0), x, y);
+  Tensor validation_loss(const Tensor& x, const Tensor& y, const Tensor& weights) override {
+    return objective(torch::clamp(network_.mu, 0.0, 1.0), x, y, weights);
   }
 
  private:
-  Tensor objective(const Tensor& gates, const Tensor& x, const Tensor& y) {
-    const Tensor loss = data_loss(network_.forward(x, gates), y, task_);
+  Tensor objective(const Tensor& gates, const Tensor& x, const Tensor& y, const Tensor& weights) {
+    const Tensor loss = data_loss(network_.forward(x, gates), y, task_, weights);
     if (!(options_.lambda > 0)) return loss;
     // Phi(mu / sigma) = (1 + erf(mu / (sigma sqrt 2))) / 2
     const Tensor open = 0.5 * (1.0 + torch::erf(network_.mu / (options_.sigma * std::sqrt(2.0))));
