@@ -6,6 +6,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -95,6 +96,28 @@ std::string how_it_ended(int status) {
   return fmt::format("exited with status {}", WEXITSTATUS(status));
 }
 
+// The most ranks of one run (over machines): Gloo's all-reduce among more
+// would spend its time on the rings' latency, and a typo of a few zeros
+// should not start a hundred thousand processes.
+constexpr int kMaxWorldSize = 1024;
+
+// Ranks on this machine: each holds libtorch (about 170 MB before any data)
+// and a core's worth of work, so a count beyond 4 per core or 256 MB each is
+// refused before any process starts.
+void check_local_ranks(int count) {
+  const long cores = std::max(1L, ::sysconf(_SC_NPROCESSORS_ONLN));
+  const long pages = ::sysconf(_SC_PHYS_PAGES);
+  const long page_size = ::sysconf(_SC_PAGESIZE);
+  const double memory = pages > 0 && page_size > 0 ? static_cast<double>(pages) * page_size : 0.0;
+  const long by_memory = memory > 0 ? static_cast<long>(memory / (256.0 * 1024 * 1024)) : 4 * cores;
+  const long most = std::max(1L, std::min({4 * cores, by_memory, long{kMaxWorldSize}}));
+  if (count <= most) return;
+  throw OptionError(fmt::format(
+      "--nproc {}: this machine runs at most {} ranks (4 per core of its {}, 256 MB of memory "
+      "each); a run over more ranks spans machines (--rank, --world-size, --master)",
+      count, most, cores));
+}
+
 }  // namespace
 
 void add_distributed_flags(CLI::App& command, DistributedFlags& flags) {
@@ -126,6 +149,7 @@ DistributedRole distributed_role(const DistributedFlags& flags) {
   if (flags.nproc != 0) {
     if (flags.nproc < 1)
       throw OptionError(fmt::format("--nproc must be at least 1, got {}", flags.nproc));
+    check_local_ranks(flags.nproc);
     if (rank_flags) {
       throw OptionError(
           "--nproc starts the ranks itself: leave out --rank, --world-size and --master");
@@ -143,6 +167,10 @@ DistributedRole distributed_role(const DistributedFlags& flags) {
                                       : 0;
   if (r.world_size < 1)
     throw OptionError("a rank needs the world size: --world-size or WORLD_SIZE");
+  if (r.world_size > kMaxWorldSize) {
+    throw OptionError(fmt::format("the world size {} is above {}, the most ranks a run takes",
+                                  r.world_size, kMaxWorldSize));
+  }
   const auto rank_env = env("RANK");
   if (flags.rank < 0 && !rank_env) throw OptionError("a rank needs its rank: --rank or RANK");
   r.rank = flags.rank >= 0 ? flags.rank : env_int("RANK", *rank_env);

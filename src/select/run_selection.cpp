@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cmath>
 #include <numeric>
 
 #include "../io/memory_budget.hpp"
@@ -108,13 +110,43 @@ std::string whole_matrix_note(const Dataset& data, const Selector& selector,
   return fmt::format("{}, {:.2f} GB held in memory)", what, static_cast<double>(bytes) / 1e9);
 }
 
+// A fit whose losses or scores are not finite (a target of |y| ~ 1e155,
+// whose squares overflow) must not end in a selection by column order and
+// a result file with nulls: it is refused, with the target's scale.
+void check_finite_result(const SelectionResult& result, const Dataset& data,
+                         const std::vector<std::int64_t>& rows) {
+  const auto bad_score = std::count_if(result.scores.begin(), result.scores.end(),
+                                       [](double score) { return !std::isfinite(score); });
+  const bool bad_loss =
+      std::any_of(result.history.begin(), result.history.end(), [](const EpochRecord& record) {
+        return !std::isfinite(record.loss) || (record.val_loss && !std::isfinite(*record.val_loss));
+      });
+  if (bad_score == 0 && !bad_loss) return;
+  std::string scale;
+  if (data.target_kind == TargetKind::Real) {
+    double largest = 0.0;
+    for (auto row : rows) largest = std::max(largest, data.targets.row(row).cwiseAbs().maxCoeff());
+    scale = fmt::format(
+        "; the target reaches |y| = {:.3g} on the training rows: divide it by a power of ten "
+        "(the selection does not depend on the target's unit)",
+        largest);
+  }
+  throw TrainingError(fmt::format(
+      "{}: the fit ended with {} (values too large for double precision){}", result.method,
+      bad_loss ? "a loss that is not finite"
+               : fmt::format("{} of {} scores not finite", bad_score, result.scores.size()),
+      scale));
+}
+
 }  // namespace
 
 SelectionResult fit_on_rows(Selector& selector, const Dataset& data,
                             const std::vector<std::int64_t>& rows, int k,
                             const FitCallbacks& callbacks) {
   try {
-    return selector.fit(data, rows, k, callbacks);
+    SelectionResult result = selector.fit(data, rows, k, callbacks);
+    check_finite_result(result, data, rows);
+    return result;
   } catch (const DataError& error) {
     const std::string message = error.what();
     if (data.source.empty() || message.rfind(data.source + ":", 0) == 0) throw;
