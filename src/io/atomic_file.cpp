@@ -1,8 +1,10 @@
 #include "topkfs/io/atomic_file.hpp"
 
+#include <fcntl.h>
 #include <fmt/format.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <ext/stdio_filebuf.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -57,6 +59,20 @@ std::string destination_of(const std::string& path, struct stat& existing, bool&
   return destination;
 }
 
+// Makes a rename in `folder` durable: without it a system crash soon after
+// can leave the folder's old entry (the replaced file, or none).
+void sync_folder(const std::string& folder) {
+  const int fd = ::open(folder.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return;  // a folder we may not open: the rename stands, only not yet on disk
+  ::fsync(fd);
+  ::close(fd);
+}
+
+std::string folder_of(const std::string& destination) {
+  const std::string folder = fs::path(destination).parent_path().string();
+  return folder.empty() ? "." : folder;
+}
+
 void rename_into_place(const std::string& temporary, const std::string& destination,
                        const std::string& path) {
   if (std::rename(temporary.c_str(), destination.c_str()) != 0) {
@@ -66,6 +82,39 @@ void rename_into_place(const std::string& temporary, const std::string& destinat
     throw FileError(fmt::format("{}: cannot write: {}", path, std::strerror(saved)));
   }
   detail::forget_temporary(temporary);
+  sync_folder(folder_of(destination));
+}
+
+// The permission bits a new file gets (0666 less the umask), read without
+// changing the process's umask (another thread may be creating files).
+mode_t new_file_mode() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind("Umask:", 0) == 0)
+      return 0666 & ~static_cast<mode_t>(std::stoul(line.substr(6), nullptr, 8));
+  }
+  return 0644;
+}
+
+// A temporary in the destination's folder, created exclusively (O_EXCL)
+// under a name no one can predict (mkstemp): a link planted at a guessed
+// name is never followed. The name stays short whatever the destination's
+// length, so a legal destination name never fails for its temporary.
+struct Temporary {
+  std::string path;
+  int fd = -1;
+};
+
+Temporary create_temporary(const std::string& destination, const std::string& path) {
+  constexpr std::size_t kStemChars = 64;
+  const std::string stem = fs::path(destination).filename().string().substr(0, kStemChars);
+  std::string name = (fs::path(folder_of(destination)) / ("." + stem + ".tmpXXXXXX")).string();
+  std::vector<char> buffer(name.begin(), name.end());
+  buffer.push_back('\0');
+  const int fd = ::mkostemp(buffer.data(), O_CLOEXEC);
+  if (fd < 0) throw FileError(fmt::format("{}: cannot write: {}", path, std::strerror(errno)));
+  return {std::string(buffer.data()), fd};
 }
 
 }  // namespace
@@ -104,22 +153,28 @@ void write_file_atomically(const std::string& path,
   struct stat existing {};
   bool exists = false;
   const std::string destination = destination_of(path, existing, exists);
-  const std::string temporary = fmt::format("{}.tmp{}", destination, ::getpid());
+  const Temporary created = create_temporary(destination, path);
+  const std::string& temporary = created.path;
   detail::remember_temporary(temporary);
   try {
-    std::ofstream out(temporary, std::ios::binary | std::ios::trunc);
-    if (!out) {
-      throw FileError(fmt::format("{}: cannot write: {}", path, std::strerror(errno)));
-    }
-    // The replaced file's permissions stay (a private result stays private).
-    if (exists && ::chmod(temporary.c_str(), existing.st_mode & 07777) != 0) {
+    // The buffer owns the descriptor and closes it.
+    __gnu_cxx::stdio_filebuf<char> buffer(created.fd, std::ios::out | std::ios::binary);
+    std::ostream out(&buffer);
+    // The replaced file's permissions stay (a private result stays private);
+    // a new file gets the usual ones (mkstemp's are 0600).
+    const mode_t mode = exists ? (existing.st_mode & 07777) : new_file_mode();
+    if (::fchmod(created.fd, mode) != 0) {
       throw FileError(
           fmt::format("{}: cannot keep the file's permissions: {}", path, std::strerror(errno)));
     }
     write(out);
     out.flush();
     if (!out) throw FileError(fmt::format("{}: write failed: {}", path, std::strerror(errno)));
-    out.close();
+    // On disk before the rename makes it the result: "atomic" then holds
+    // across a system crash too.
+    if (::fsync(created.fd) != 0) {
+      throw FileError(fmt::format("{}: write failed: {}", path, std::strerror(errno)));
+    }
   } catch (...) {
     std::remove(temporary.c_str());
     detail::forget_temporary(temporary);

@@ -1,6 +1,8 @@
 #pragma once
 // Output files are written to a temporary sibling and renamed into place, so a
-// failure never leaves a half-written result, table or picture behind.
+// failure never leaves a half-written result, table or picture behind. The
+// temporary is created exclusively under an unpredictable name (mkostemp)
+// and synced before the rename; the folder is synced after it.
 //
 // What is at the path decides where the bytes go: a regular file is replaced
 // and keeps its permission bits; a symbolic link is followed and its target
