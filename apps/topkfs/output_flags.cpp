@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "topkfs/core/error.hpp"
+#include "topkfs/io/atomic_file.hpp"
 
 namespace topkfs::cli {
 
@@ -70,6 +71,7 @@ void check_output_paths(const std::vector<NamedPath>& outputs,
           outputs[i].flag));
     }
     check_folder_exists(outputs[i].path);
+    check_output_writable(outputs[i].path);
     for (const auto& input : inputs) {
       if (!input.path.empty() && same_file(outputs[i].path, input.path)) {
         throw OptionError(fmt::format(

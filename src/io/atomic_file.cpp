@@ -187,6 +187,14 @@ void write_file_atomically(const std::string& path,
   rename_into_place(temporary, destination, path);
 }
 
+void check_output_writable(const std::string& path) {
+  struct stat existing {};
+  bool exists = false;
+  const Temporary probe = create_temporary(destination_of(path, existing, exists), path);
+  ::close(probe.fd);
+  std::remove(probe.path.c_str());
+}
+
 void write_file_atomically(const std::string& path, const std::string& content) {
   write_file_atomically(path, [&](std::ostream& out) { out << content; });
 }

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <tuple>
 
 #include "test_support.hpp"
 #include "topkfs/io/atomic_file.hpp"
@@ -53,6 +54,26 @@ TEST(AtomicOutput, ALongLegalNameIsWrittenAndNewFilesGetTheUsualPermissions) {
   ASSERT_EQ(::stat(path.c_str(), &info), 0);
   EXPECT_EQ(info.st_mode & 0777, 0600u);
   EXPECT_EQ(read_text(path), "[1]\n");
+}
+
+// Every output is checked before the work: a fit of a hundred thousand
+// epochs that wrote a FIFO or a folder at the end would not end here.
+TEST(AtomicOutput, UnusableOutputsAreRefusedBeforeAnyTraining) {
+  const std::string data =
+      write_temp_file("before-work.csv", "a,b,y\n1,2,0\n2,1,1\n3,3,0\n4,0,1\n5,2,0\n6,1,1\n");
+  const std::string fifo = temp_dir() + "/out.fifo";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  const std::string folder = temp_dir() + "/out-folder";
+  fs::create_directories(folder);
+  const std::string slow = " --method stg --k 1 --epochs 100000 --min-steps 0 -q";
+  for (const auto& [flag, path, kind] :
+       {std::tuple<std::string, std::string, std::string>{"-o", fifo, "is a FIFO"},
+        {"--save-model", folder, "is a directory"},
+        {"--output-data", "/dev/null", "is a character device"}}) {
+    const CommandResult run = run_cli(fmt::format("select '{}'{} {} '{}'", data, slow, flag, path));
+    EXPECT_EQ(run.exit_code, 1) << flag;
+    EXPECT_TRUE(contains(run.err, path + ": " + kind)) << run.err;
+  }
 }
 
 }  // namespace

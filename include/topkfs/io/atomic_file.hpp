@@ -27,6 +27,13 @@ void write_file_atomically(const std::string& path,
 // Same for content already in memory.
 void write_file_atomically(const std::string& path, const std::string& content);
 
+// Throws what write_file_atomically would throw for `path` before any byte
+// is written, so that a command can check its outputs before its work: a
+// directory, FIFO, device or socket at the path (FileError naming its kind),
+// or a folder where no file can be created (missing, read-only, without
+// write permission: the system's reason). Creates and removes a temporary.
+void check_output_writable(const std::string& path);
+
 // Makes the outputs of one command all-or-nothing: while a group is alive on
 // this thread, write_file_atomically only writes temporaries; commit()
 // renames them all into place, and a group destroyed before its commit (an
