@@ -101,11 +101,11 @@ int main(int argc, char** argv) {
   try {
     const WideArgs args = parse_wide_args(argc, argv);
     const int k = args.data.informative;
-    fmt::print("recovery of {} planted columns among {} ({} rows, {} link, noise {}), seeds {}..{}\n",
-               k, args.data.features, args.data.samples,
-               args.data.relation == topkfs::SyntheticOptions::Relation::Linear ? "linear"
-                                                                               : "nonlinear",
-               args.data.noise, args.run.first_seed, args.run.first_seed + args.run.seeds - 1);
+    fmt::print(
+        "recovery of {} planted columns among {} ({} rows, {} link, noise {}), seeds {}..{}\n", k,
+        args.data.features, args.data.samples,
+        args.data.relation == topkfs::SyntheticOptions::Relation::Linear ? "linear" : "nonlinear",
+        args.data.noise, args.run.first_seed, args.run.first_seed + args.run.seeds - 1);
     for (const auto& method : args.run.methods) {
       wide_selector(method, args.run.options);  // a bad name or value fails before any fit
       double fraction_sum = 0.0;
@@ -148,8 +148,8 @@ int main(int argc, char** argv) {
       fmt::print(
           "{:<16} mean fraction of the support {:.3f} (in the first 5 k {:.3f})   exact {}/{}   "
           "{:.1f} s a fit\n",
-          method, fraction_sum / args.run.seeds, wider_sum / args.run.seeds, exact,
-          args.run.seeds, seconds_sum / args.run.seeds);
+          method, fraction_sum / args.run.seeds, wider_sum / args.run.seeds, exact, args.run.seeds,
+          seconds_sum / args.run.seeds);
     }
     return 0;
   } catch (const topkfs::Error& error) {
