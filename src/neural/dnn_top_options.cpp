@@ -37,6 +37,9 @@ void DnnTopOptions::validate() const {
   if (rank_by != "w" && rank_by != "scale") {
     fail(fmt::format("--rank-by takes w or scale, not '{}'", rank_by));
   }
+  if (wide != "auto" && wide != "off") {
+    fail(fmt::format("--wide takes auto or off, not '{}'", wide));
+  }
   if (stop_on != "sum" && stop_on != "sub") {
     fail(fmt::format("--stop-on takes sum or sub, not '{}'", stop_on));
   }
@@ -84,7 +87,11 @@ const OptionTable<DnnTopOptions>& dnn_top_option_table() {
              "With --restarts: the fraction of the training rows each fit draws (stratified; "
              "0.5 = half, as in stability selection; 1 = all rows)")
         .add("image-shape", &DnnTopOptions::image_shape,
-             "HxW[xC] of the images for --body cnn when the data does not carry one");
+             "HxW[xC] of the images for --body cnn when the data does not carry one")
+        .add("wide", &DnnTopOptions::wide,
+             "auto: data with at least 2 inputs per training row trains with the wide-data "
+             "budget (--min-steps 1000, --w-lr 1e-2, --lambda2 0.03, --validation 0) in the "
+             "options not given; off: every option at its default or as given");
     return t;
   }();
   return table;
@@ -103,6 +110,8 @@ DnnTopOptions dfs_default_options() {
   const NeuralTrainingOptions shared;
   options.lr = shared.lr;
   options.min_steps = shared.min_steps;
+  // The wide-data rule was measured on dnn-top's budget, not on DFS's.
+  options.wide = "off";
   return options;
 }
 

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <optional>
+#include <set>
 
 #include "network.hpp"
 #include "neural_problem.hpp"
@@ -16,6 +17,7 @@
 #include "topkfs/io/atomic_file.hpp"
 #include "topkfs/neural/dnn_top.hpp"
 #include "trainer.hpp"
+#include "wide_data_rule.hpp"
 
 namespace topkfs {
 namespace {
@@ -36,6 +38,7 @@ class DnnTopSelector final : public TableSelector<DnnTopOptions> {
       throw OptionError("dfs is dnn-top with lambda3 = 0; use --method dnn-top to set --lambda3");
     }
     TableSelector::set_option(option, value);
+    given_.insert(option);
   }
 
   SelectionResult fit(const Dataset& train, const std::vector<std::int64_t>& rows, int k,
@@ -44,14 +47,22 @@ class DnnTopSelector final : public TableSelector<DnnTopOptions> {
     options_.validate();
     check_k(train, k);
     const std::optional<ImageShape> shape = checked_image_shape(train);
-    if (options_.restarts == 1 && options_.subsample == 1.0) {
-      FitOnce once = fit_once(train, rows, k, shape, options_, callbacks);
-      SelectionResult result = neural_result(name(), k, once.magnitude, train, once.problem,
-                                             once.outcome, options_json(), start);
+    // The options this fit trains with: the given ones, with the wide-data
+    // budget where the rule applies; the result reports these.
+    DnnTopOptions options = options_;
+    const std::string wide_note =
+        apply_wide_data_rule(options, given_, static_cast<std::int64_t>(rows.size()), train.cols());
+    SelectionResult result;
+    if (options.restarts == 1 && options.subsample == 1.0) {
+      FitOnce once = fit_once(train, rows, k, shape, options, callbacks);
+      result = neural_result(name(), k, once.magnitude, train, once.problem, once.outcome,
+                             table_.to_json(options), start);
       keep_model(once, train, k, result);
-      return result;
+    } else {
+      result = fit_restarts(train, rows, k, shape, options, callbacks, start);
     }
-    return fit_restarts(train, rows, k, shape, callbacks, start);
+    if (!wide_note.empty()) result.notes.insert(result.notes.begin(), wide_note);
+    return result;
   }
 
   // The columns a run's top k holds: its k largest magnitudes, or with
@@ -168,21 +179,21 @@ class DnnTopSelector final : public TableSelector<DnnTopOptions> {
   // relative |w| (|w| / max |w| of the run, below 1), so that the votes
   // decide and the magnitudes only break ties.
   SelectionResult fit_restarts(const Dataset& train, const std::vector<std::int64_t>& rows, int k,
-                               const std::optional<ImageShape>& shape,
+                               const std::optional<ImageShape>& shape, const DnnTopOptions& options,
                                const FitCallbacks& callbacks, NeuralClock::time_point start) {
-    const int restarts = options_.restarts;
+    const int restarts = options.restarts;
     const auto m = static_cast<std::size_t>(train.cols());
     std::vector<double> votes(m, 0.0);
     std::vector<double> relative_magnitude(m, 0.0);
     FitOnce last;
     for (int r = 0; r < restarts; ++r) {
-      DnnTopOptions run = options_;
-      run.seed = options_.seed + static_cast<std::uint64_t>(r);
+      DnnTopOptions run = options;
+      run.seed = options.seed + static_cast<std::uint64_t>(r);
       run.restarts = 1;
       std::vector<std::int64_t> drawn = rows;
-      if (options_.subsample < 1.0) {
+      if (options.subsample < 1.0) {
         drawn =
-            train_validation_split(train, rows, 1.0 - options_.subsample, derive_seed(run.seed, 7))
+            train_validation_split(train, rows, 1.0 - options.subsample, derive_seed(run.seed, 7))
                 .train;
       }
       callbacks.info(fmt::format("restart {}/{}: seed {}, {} training rows", r + 1, restarts,
@@ -203,14 +214,14 @@ class DnnTopSelector final : public TableSelector<DnnTopOptions> {
       scores[j] = votes[j] + 0.5 * relative_magnitude[j] / restarts;
     }
     SelectionResult result = neural_result(name(), k, std::move(scores), train, last.problem,
-                                           last.outcome, options_json(), start);
+                                           last.outcome, table_.to_json(options), start);
     result.frequency = std::move(frequency);
     result.notes.push_back(fmt::format(
         "stability selection: {} fits (seeds {}..{}){}; the history and the saved model are the "
         "last fit's",
-        restarts, options_.seed, options_.seed + static_cast<std::uint64_t>(restarts) - 1,
-        options_.subsample < 1.0
-            ? fmt::format(", each on {:g}% of the training rows", 100 * options_.subsample)
+        restarts, options.seed, options.seed + static_cast<std::uint64_t>(restarts) - 1,
+        options.subsample < 1.0
+            ? fmt::format(", each on {:g}% of the training rows", 100 * options.subsample)
             : std::string()));
     keep_model(last, train, k, result);
     return result;
@@ -242,6 +253,8 @@ class DnnTopSelector final : public TableSelector<DnnTopOptions> {
   }
 
   bool dfs_;
+  // The options set through set_option: the wide-data rule keeps these.
+  std::set<std::string> given_;
   std::shared_ptr<TopKNetwork> network_;
   nlohmann::json model_metadata_;
 };

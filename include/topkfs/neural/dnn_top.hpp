@@ -69,6 +69,10 @@ struct DnnTopOptions : NeuralTrainingOptions {
   int restarts = 1;
   double subsample = 1.0;
   std::string image_shape;  // e.g. 28x28 for --body cnn when the data has none
+  // Wide, short data (docs/algorithms.md, "Wide, short data"): auto gives
+  // data with at least two inputs per training row its own training budget
+  // in the options the user did not set; off takes every option as it is.
+  std::string wide = "auto";
 
   // Throws OptionError naming the offending field.
   void validate() const;
