@@ -96,6 +96,25 @@ void check_target_options(const ReadOptions& options, Format format) {
   if (options.no_target && format == Format::Libsvm) {
     throw OptionError(fmt::format("--no-target is for {}", kNoTargetFormats));
   }
+  // One array as features and target would make the target a feature.
+  const auto same_array = [](const std::string& x, const std::string& y) {
+    const auto bare = [](const std::string& name) {
+      return name.empty() || name.front() != '/' ? "/" + name : name;
+    };
+    return !x.empty() && !y.empty() && bare(x) == bare(y);
+  };
+  if (format == Format::Hdf5 && same_array(options.x_path, options.y_path)) {
+    throw OptionError(fmt::format(
+        "--x-path and --y-path both name {}: the target must be another dataset than the "
+        "features",
+        options.x_path));
+  }
+  if ((format == Format::Mat || format == Format::Npz) && options.x_var == options.y_var) {
+    throw OptionError(fmt::format(
+        "--x-var and --y-var both name '{}': the target must be another variable than the "
+        "features",
+        options.x_var));
+  }
 }
 
 }  // namespace topkfs

@@ -110,6 +110,53 @@ std::string whole_matrix_note(const Dataset& data, const Selector& selector,
   return fmt::format("{}, {:.2f} GB held in memory)", what, static_cast<double>(bytes) / 1e9);
 }
 
+// A real target with one value over the training rows leaves nothing to
+// select for: every method would return k columns all the same.
+void check_target_varies(const Dataset& data, const std::vector<std::int64_t>& rows) {
+  if (data.target_kind != TargetKind::Real || rows.empty()) return;
+  for (Eigen::Index o = 0; o < data.targets.cols(); ++o) {
+    const double first = data.targets(rows.front(), o);
+    for (auto row : rows) {
+      if (data.targets(row, o) != first) return;
+    }
+  }
+  throw DataError(fmt::format(
+      "{}: the target is constant ({}) over the {} training rows: no feature can explain it",
+      data.source, data.targets(rows.front(), 0), rows.size()));
+}
+
+// Columns with one value over the training rows carry nothing; their place
+// in the ranking is arbitrary, so a selection that holds one says so.
+void warn_constant_columns(const Dataset& data, const std::vector<std::int64_t>& rows,
+                           SelectionResult& result) {
+  if (data.row_blocks || data.features.storage() != RowStorage::InMemory || rows.empty()) return;
+  std::vector<char> varies(static_cast<std::size_t>(data.cols()), 0);
+  const auto first = data.features.row(rows.front());
+  for (auto row : rows) {
+    const auto values = data.features.row(row);
+    for (Eigen::Index j = 0; j < data.cols(); ++j) {
+      // NaN (a missing cell) against a number counts as varying.
+      varies[static_cast<std::size_t>(j)] |= !(values[j] == first[j]);
+    }
+  }
+  const auto constant = std::count(varies.begin(), varies.end(), 0);
+  if (constant == 0) return;
+  std::int64_t chosen = 0;
+  for (auto column : result.selected_columns())
+    chosen += varies[static_cast<std::size_t>(column)] ? 0 : 1;
+  if (chosen == 0) {
+    result.notes.push_back(
+        fmt::format("{} of the {} columns are constant over the training rows (none selected)",
+                    constant, data.cols()));
+    return;
+  }
+  result.warnings.push_back(fmt::format(
+      "{} of the {} columns are constant over the training rows, and {} of them were selected: "
+      "they carry nothing (the data has fewer varying columns than k, or the method found too "
+      "few)",
+      constant, data.cols(), chosen));
+}
+
 // A fit whose losses or scores are not finite (a target of |y| ~ 1e155,
 // whose squares overflow) must not end in a selection by column order and
 // a result file with nulls: it is refused, with the target's scale.
@@ -144,8 +191,10 @@ SelectionResult fit_on_rows(Selector& selector, const Dataset& data,
                             const std::vector<std::int64_t>& rows, int k,
                             const FitCallbacks& callbacks) {
   try {
+    check_target_varies(data, rows);
     SelectionResult result = selector.fit(data, rows, k, callbacks);
     check_finite_result(result, data, rows);
+    warn_constant_columns(data, rows, result);
     return result;
   } catch (const DataError& error) {
     const std::string message = error.what();
