@@ -24,6 +24,26 @@ int report(const char* kind, const std::string& message, int code) {
   return code;
 }
 
+// An option given an empty value (`-o ""`, `--target ""`) names nothing: it
+// would silently mean "not given" (no output written, the default target).
+// No option of the command takes an empty value, so it is a usage error.
+void refuse_empty_values(const CLI::App& command) {
+  for (const CLI::Option* option : command.get_options()) {
+    if (option->count() == 0 || option->get_type_size() == 0) continue;  // flags take no value
+    for (const std::string& value : option->results()) {
+      if (!value.empty()) continue;
+      throw topkfs::OptionError(
+          fmt::format("{} '': an empty value names nothing; give a value or leave the option out",
+                      option->get_name()));
+    }
+  }
+  // The option groups ("Data", "Output", ...) are nameless subcommands.
+  for (const CLI::App* group :
+       command.get_subcommands([](const CLI::App* sub) { return sub->get_name().empty(); })) {
+    refuse_empty_values(*group);
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -76,7 +96,9 @@ int main(int argc, char** argv) {
 
   try {
     for (const auto& command : commands) {
-      if (command.parser->parsed()) return command.run();
+      if (!command.parser->parsed()) continue;
+      refuse_empty_values(*command.parser);
+      return command.run();
     }
     return kExitUsage;
   } catch (const topkfs::OptionError& error) {
