@@ -137,13 +137,35 @@ class LineParser {
       throw DataError(fmt::format("{}: line {}: the value '{}' of feature {} is not a number",
                                   path_, line, text, index));
     }
+    check_new_index(index - 1, line, token);
     rows_.entries.emplace_back(index - 1, value);
     rows_.columns = std::max(rows_.columns, index);
     return false;
   }
 
+  // An index given twice on a line would keep one of its values silently.
+  // Lines list their indices in increasing order as a rule: the line's
+  // entries are scanned only once one has not come after the one before.
+  void check_new_index(std::int64_t column, std::int64_t line, std::string_view token) {
+    const std::size_t begin = rows_.row_start.back();
+    if (rows_.entries.size() == begin) {  // the line's first
+      line_ascending_ = true;
+      return;
+    }
+    if (line_ascending_ && rows_.entries.back().first < column) return;
+    line_ascending_ = false;
+    for (std::size_t e = begin; e < rows_.entries.size(); ++e) {
+      if (rows_.entries[e].first != column) continue;
+      throw DataError(fmt::format(
+          "{}: line {}: feature index {} is given twice ('{}' after '{}:{}'); each index holds "
+          "one value",
+          path_, line, column + 1, token, column + 1, rows_.entries[e].second));
+    }
+  }
+
   const std::string& path_;
   SparseRows& rows_;
+  bool line_ascending_ = true;  // the current line's indices so far
 };
 
 // Parses the lines of `text` into `rows`, calling after_line() after each.

@@ -149,6 +149,23 @@ TEST(LibsvmReader, NonNumericValueIsAnError) {
       << message;
 }
 
+TEST(LibsvmReader, ARepeatedIndexIsAnErrorInEitherOrder) {
+  const auto message =
+      data_error_of([] { read_dataset(write_temp_file("repeated.svm", "0 2:1\n1 1:5 1:7\n")); });
+  EXPECT_NE(message.find("repeated.svm: line 2: feature index 1 is given twice ('1:7' after "
+                         "'1:5')"),
+            std::string::npos)
+      << message;
+  const auto unordered = data_error_of(
+      [] { read_dataset(write_temp_file("unordered.svm", "0 2:1\n1 3:1 1:2 3:4\n")); });
+  EXPECT_NE(unordered.find("line 2: feature index 3 is given twice"), std::string::npos)
+      << unordered;
+  // Out of order without a repeat is read as given.
+  const Dataset data = read_dataset(write_temp_file("out-of-order.svm", "1 3:1 1:2\n0 2:4\n"));
+  EXPECT_EQ(data.features(0, 0), 2.0f);
+  EXPECT_EQ(data.features(0, 2), 1.0f);
+}
+
 TEST(LibsvmReader, MissingColonIsAnError) {
   const auto message =
       data_error_of([] { read_dataset(write_temp_file("colon.svm", "1 1:2 3\n")); });
