@@ -70,7 +70,8 @@ std::vector<std::string> rank_arguments(const std::vector<std::string>& own, int
   return out;
 }
 
-pid_t start_rank(const std::vector<std::string>& arguments, int rank) {
+// `error_file`: where a rank other than 0 writes its stderr (-1: inherited).
+pid_t start_rank(const std::vector<std::string>& arguments, int rank, int error_file) {
   const pid_t pid = fork();
   if (pid < 0)
     throw DistributedError(fmt::format("cannot start rank {}: {}", rank, strerror(errno)));
@@ -78,14 +79,39 @@ pid_t start_rank(const std::vector<std::string>& arguments, int rank) {
   if (rank != 0) {
     const int null = open("/dev/null", O_WRONLY);
     if (null >= 0) dup2(null, STDOUT_FILENO);
+    if (error_file >= 0) dup2(error_file, STDERR_FILENO);
   }
   setenv(kLauncherStore, "1", 1);
+  // libtorch's logging (c10d's warnings, glog) is not the user's: errors
+  // reach the user as topkfs's own messages.
+  setenv("TORCH_CPP_LOG_LEVEL", "ERROR", 0);
+  setenv("GLOG_minloglevel", "2", 0);
   std::vector<char*> argv;
   for (const auto& argument : arguments) argv.push_back(const_cast<char*>(argument.c_str()));
   argv.push_back(nullptr);
   execv("/proc/self/exe", argv.data());
   std::fprintf(stderr, "topkfs: error: cannot start rank %d: %s\n", rank, strerror(errno));
   _exit(1);
+}
+
+// The exit status of a usage error (main.cpp).
+constexpr int kExitUsage = 2;
+
+// A file without a name, removed when closed: a rank's stderr.
+int anonymous_file() {
+  char name[] = "/tmp/topkfs-rank-XXXXXX";
+  const int fd = ::mkstemp(name);
+  if (fd >= 0) ::unlink(name);
+  return fd;
+}
+
+void copy_to_stderr(int fd) {
+  if (fd < 0 || ::lseek(fd, 0, SEEK_SET) != 0) return;
+  char buffer[4096];
+  ssize_t got = 0;
+  while ((got = ::read(fd, buffer, sizeof buffer)) > 0) {
+    if (::write(STDERR_FILENO, buffer, static_cast<std::size_t>(got)) < 0) return;
+  }
 }
 
 std::string how_it_ended(int status) {
@@ -145,7 +171,13 @@ DistributedRole distributed_role(const DistributedFlags& flags) {
   if (flags.timeout < 1) {
     throw OptionError(fmt::format("--timeout must be at least 1 second, got {}", flags.timeout));
   }
-  const bool rank_flags = flags.rank >= 0 || flags.world_size > 0 || !flags.master.empty();
+  if (flags.rank && *flags.rank < 0) {
+    throw OptionError(fmt::format("--rank must be at least 0, got {}", *flags.rank));
+  }
+  if (flags.world_size && *flags.world_size < 1) {
+    throw OptionError(fmt::format("--world-size must be at least 1, got {}", *flags.world_size));
+  }
+  const bool rank_flags = flags.rank || flags.world_size || !flags.master.empty();
   if (flags.nproc != 0) {
     if (flags.nproc < 1)
       throw OptionError(fmt::format("--nproc must be at least 1, got {}", flags.nproc));
@@ -162,9 +194,9 @@ DistributedRole distributed_role(const DistributedFlags& flags) {
   RendezvousSettings& r = role.rendezvous;
   r.timeout = std::chrono::seconds(flags.timeout);
   r.store_elsewhere = env(kLauncherStore).has_value();
-  r.world_size = flags.world_size > 0 ? flags.world_size
-                 : world_env          ? env_int("WORLD_SIZE", *world_env)
-                                      : 0;
+  r.world_size = flags.world_size ? *flags.world_size
+                 : world_env      ? env_int("WORLD_SIZE", *world_env)
+                                  : 0;
   if (r.world_size < 1)
     throw OptionError("a rank needs the world size: --world-size or WORLD_SIZE");
   if (r.world_size > kMaxWorldSize) {
@@ -172,8 +204,9 @@ DistributedRole distributed_role(const DistributedFlags& flags) {
                                   r.world_size, kMaxWorldSize));
   }
   const auto rank_env = env("RANK");
-  if (flags.rank < 0 && !rank_env) throw OptionError("a rank needs its rank: --rank or RANK");
-  r.rank = flags.rank >= 0 ? flags.rank : env_int("RANK", *rank_env);
+  if (!flags.rank && !rank_env) throw OptionError("a rank needs its rank: --rank or RANK");
+  r.rank = flags.rank ? *flags.rank : env_int("RANK", *rank_env);
+  if (r.rank < 0) throw OptionError(fmt::format("RANK must be at least 0, got {}", r.rank));
   std::string master = flags.master;
   if (master.empty()) {
     const auto addr = env("MASTER_ADDR");
@@ -207,10 +240,21 @@ int launch_local_ranks(const DistributedFlags& flags) {
   StoreHost store(flags.nproc, timeout);
   const auto own = own_arguments();
   std::vector<pid_t> pids;
+  std::vector<int> error_files(static_cast<std::size_t>(flags.nproc), -1);
+  const auto close_error_files = [&] {
+    for (int& fd : error_files) {
+      if (fd >= 0) ::close(fd);
+      fd = -1;
+    }
+  };
   for (int rank = 0; rank < flags.nproc; ++rank) {
-    pids.push_back(start_rank(rank_arguments(own, rank, flags.nproc, store.port()), rank));
+    if (rank > 0) error_files[static_cast<std::size_t>(rank)] = anonymous_file();
+    pids.push_back(start_rank(rank_arguments(own, rank, flags.nproc, store.port()), rank,
+                              error_files[static_cast<std::size_t>(rank)]));
   }
   std::optional<std::string> failure;
+  int failed_rank = -1;
+  int failed_status = 0;
   bool waiting = false;  // for the others to stop after a failure
   Clock::time_point deadline;
   int running = flags.nproc;
@@ -225,6 +269,8 @@ int launch_local_ranks(const DistributedFlags& flags) {
         const bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
         if (!ok && !failure) {
           failure = fmt::format("rank {} (process {}) {}", rank, pid, how_it_ended(status));
+          failed_rank = rank;
+          failed_status = status;
           // The others notice a dead rank at once; one that hangs is killed.
           waiting = true;
           deadline = Clock::now() + timeout + std::chrono::seconds(5);
@@ -240,8 +286,15 @@ int launch_local_ranks(const DistributedFlags& flags) {
     }
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
   }
-  if (failure) throw DistributedError(*failure + "; the run stopped, nothing was written");
-  return 0;
+  if (!failure) {
+    close_error_files();
+    return 0;
+  }
+  // Rank 0 printed its own message; a rank that failed before it shows its.
+  if (failed_rank > 0) copy_to_stderr(error_files[static_cast<std::size_t>(failed_rank)]);
+  close_error_files();
+  if (WIFEXITED(failed_status) && WEXITSTATUS(failed_status) == kExitUsage) return kExitUsage;
+  throw DistributedError(*failure + "; the run stopped, nothing was written");
 }
 
 }  // namespace topkfs::cli

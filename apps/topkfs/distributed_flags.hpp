@@ -5,6 +5,7 @@
 // variables RANK, WORLD_SIZE, MASTER_ADDR, MASTER_PORT or by --rank,
 // --world-size and --master (a flag wins over its variable).
 #include <CLI/CLI.hpp>
+#include <optional>
 #include <string>
 
 #include "topkfs/distributed/process_ranks.hpp"
@@ -13,8 +14,8 @@ namespace topkfs::cli {
 
 struct DistributedFlags {
   int nproc = 0;
-  int rank = -1;
-  int world_size = 0;
+  std::optional<int> rank;
+  std::optional<int> world_size;
   std::string master;  // ADDR:PORT
   int timeout = 300;   // seconds
 };
@@ -33,9 +34,12 @@ DistributedRole distributed_role(const DistributedFlags& flags);
 // The launcher: starts `flags.nproc` ranks of this very command line on
 // this machine around a store it hosts, waits for them and returns 0 when
 // every rank succeeded. Rank 0 keeps this process's stdout and stderr; the
-// others print only their errors. When a rank fails the others are given
-// --timeout seconds to stop on their own, then killed; throws
-// DistributedError naming the rank that failed first.
+// others' output is kept aside, and shown only when one of them fails first
+// (every rank meets the same bad option or file: one copy of its message).
+// When a rank fails the others are given --timeout seconds to stop on their
+// own, then killed. A usage error of the ranks returns their exit status
+// (2); any other failure throws DistributedError naming the rank that
+// failed first.
 int launch_local_ranks(const DistributedFlags& flags);
 
 }  // namespace topkfs::cli

@@ -20,6 +20,7 @@
 #include "topkfs/evaluation/report_io.hpp"
 #include "topkfs/evaluation/report_pictures.hpp"
 #include "topkfs/io/atomic_file.hpp"
+#include "topkfs/io/json_field.hpp"
 #include "topkfs/select/option_table.hpp"
 
 namespace topkfs::cli {
@@ -28,7 +29,7 @@ namespace {
 struct EvaluateFlags {
   ReaderFlags data;
   MethodFlags method;
-  std::vector<int> ks = {10, 20, 30, 40, 50};
+  std::string ks = "10,20,30,40,50";
   std::optional<int> seeds;  // unset: the protocol's default
   std::string protocol = "auto";
   std::string split = "predefined";
@@ -62,7 +63,8 @@ EvaluationOptions to_options(const EvaluateFlags& flags) {
         "--method auto chooses a method on the training rows of one selection: it is select's; "
         "evaluate compares named methods (e.g. --method dnn-top,elastic-net-top,random-forest)");
   }
-  options.ks = flags.ks;
+  // Parsed as the method options' lists are: "1,,2" and "0x2" are refused.
+  option_parsing::parse("k", flags.ks, options.ks);
   options.protocol = parse_protocol(flags.protocol);
   options.seeds = flags.seeds;
   options.split = parse_split_mode(flags.split);
@@ -171,7 +173,7 @@ int run(const EvaluateFlags& flags) {
   write_pictures(flags, report, data);
   outputs.commit();
   if (flags.out.json) {
-    std::cout << report_to_json(report).dump(2) << "\n";
+    std::cout << json_field::indented_text(report_to_json(report)) << "\n";
   } else {
     std::cout << report_table(report);
     for (const auto& note : report.notes) std::cout << "note: " << note << "\n";
@@ -195,7 +197,6 @@ Command add_evaluate_command(CLI::App& app) {
   add_groups_flag(*command, flags->data);
   add_weight_flags(*command, flags->data);
   command->add_option("--k", flags->ks, "Numbers of features to select, comma-separated")
-      ->delimiter(',')
       ->capture_default_str();
   add_method_flags(*command, flags->method);
   auto* grid = command->add_option_group("Protocol", "What is measured and on which rows");

@@ -7,6 +7,7 @@
 #include "commands.hpp"
 #include "reader_flags.hpp"
 #include "topkfs/data/summary.hpp"
+#include "topkfs/io/json_field.hpp"
 
 namespace topkfs::cli {
 namespace {
@@ -112,7 +113,7 @@ Command add_info_command(CLI::App& app) {
               options.nan = NanPolicy::Keep;
             const DatasetSummary summary = summarize(load_dataset(*flags, options));
             if (*json) {
-              std::cout << to_json(summary).dump(2) << "\n";
+              std::cout << json_field::indented_text(to_json(summary)) << "\n";
             } else {
               print_summary(summary);
             }

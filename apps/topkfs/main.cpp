@@ -12,6 +12,7 @@
 
 #include "commands.hpp"
 #include "topkfs/core/error.hpp"
+#include "topkfs/core/utf8_text.hpp"
 #include "topkfs/version.hpp"
 
 namespace {
@@ -19,8 +20,11 @@ namespace {
 constexpr int kExitUsage = 2;
 constexpr int kExitFailure = 1;
 
+// Messages quote the user's data: a NUL byte there must not cut the line,
+// nor raw binary reach the terminal (utf8_text.hpp).
 int report(const char* kind, const std::string& message, int code) {
-  std::fprintf(stderr, "topkfs: %s%s\n", kind, message.c_str());
+  const std::string line = fmt::format("topkfs: {}{}\n", kind, topkfs::printable_text(message));
+  std::fwrite(line.data(), 1, line.size(), stderr);
   return code;
 }
 

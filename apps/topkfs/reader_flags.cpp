@@ -99,7 +99,8 @@ void add_reader_flags(CLI::App& command, ReaderFlags& flags) {
       ->capture_default_str();
   group->add_option("--target", flags.target,
                     "CSV/TSV: target column(s) by name or 0-based index (negative counts from the "
-                    "end); default: the last column; several (a,b) for multi-output regression");
+                    "end; name:N or index:N when a name is a number); default: the last column; "
+                    "several (a,b) for multi-output regression");
   group->add_flag("--no-target", flags.no_target,
                   "The data has no target (new data for `transform`): every CSV/TSV column is a "
                   "feature; .mat, HDF5, NPZ: X alone; IDX: the images without labels");

@@ -11,6 +11,7 @@
 #include "topkfs/evaluation/report_io.hpp"
 #include "topkfs/evaluation/report_pictures.hpp"
 #include "topkfs/io/atomic_file.hpp"
+#include "topkfs/io/json_field.hpp"
 
 namespace topkfs::cli {
 namespace {
@@ -39,7 +40,7 @@ int run(const ReportFlags& flags) {
   }
   outputs.commit();
   if (flags.json) {
-    std::cout << report_to_json(report).dump(2) << "\n";
+    std::cout << json_field::indented_text(report_to_json(report)) << "\n";
   } else {
     std::cout << report_table(report);
   }

@@ -43,6 +43,26 @@ void check_selected_names(const Dataset& data, const SelectionResult& selection,
   }
 }
 
+// When the data or the selection's data names no column (an .npy, a CSV
+// without a header), the columns were matched by count and position only.
+std::string unchecked_names_note(const Dataset& data, const SelectionResult& selection) {
+  const auto unnamed = [](const std::vector<std::string>& names) {
+    for (std::size_t j = 0; j < names.size(); ++j) {
+      if (named_by_the_file(names[j], j)) return false;
+    }
+    return true;
+  };
+  const bool data_unnamed = unnamed(data.feature_names);
+  if (!data_unnamed && !(selection.data.feature_names.size() == data.feature_names.size() &&
+                         unnamed(selection.data.feature_names))) {
+    return "";
+  }
+  return fmt::format(
+      "{} names no column, so the columns were matched by their count ({}) and position only: "
+      "their names could not be checked",
+      data_unnamed ? "the data" : "the selection's data", data.cols());
+}
+
 // New data often comes without its target: read as usual, its last feature
 // column became the target, one column short of the selection's data.
 std::string no_target_hint(const Dataset& data, std::int64_t columns) {
@@ -113,12 +133,14 @@ Command add_transform_command(CLI::App& app) {
             }
             check_selected_names(data, selection, flags->data.path, flags->selection);
             const std::string unseen = unseen_levels_note(data, selection);
+            const std::string unchecked = unchecked_names_note(data, selection);
             write_selected_columns(flags->output_data, data, selection.selected_columns());
             fmt::print("wrote {} rows x {} selected columns{} to {}\n", data.rows(),
                        selection.selected_columns().size(),
                        data.target_kind == TargetKind::None ? "" : " (+ target)",
                        flags->output_data);
             if (!unseen.empty()) fmt::print("note        {}\n", unseen);
+            if (!unchecked.empty()) fmt::print("note        {}\n", unchecked);
             return 0;
           }};
 }

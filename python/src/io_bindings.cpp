@@ -11,6 +11,7 @@
 #include "topkfs/io/convert.hpp"
 #include "topkfs/io/read_dataset.hpp"
 #include "topkfs/io/read_option_scope.hpp"
+#include "topkfs/io/read_options.hpp"
 
 namespace topkfs::python {
 namespace {
@@ -271,6 +272,9 @@ void bind_io(py::module_& module) {
              "Writes the data as topkfs convert does (a dict: rows, columns, written, notes).");
   module.def("load", &load, py::arg("path"), py::arg("reader_options"),
              "Reads a data file as topkfs.load does (a dict of arrays and names).");
+  module.def(
+      "missing_markers", [] { return builtin_missing_markers(); },
+      "The text cells read as missing (the command's list, docs/data-preparation.md).");
   module.def(
       "reader_keywords",
       [] { return std::vector<std::string>(kReaderKeywords.begin(), kReaderKeywords.end()); },

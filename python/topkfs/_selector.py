@@ -54,6 +54,21 @@ _WEIGHT_CHECKS = (
 )
 
 
+
+def _check_text(what, texts):
+    """Refuses text that cannot be UTF-8 (a lone surrogate, as os.fsdecode
+    makes of undecodable bytes): the library, its JSON and the command are
+    UTF-8, where the command reads such names from a file as Latin-1."""
+    for position, text in enumerate(texts):
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError as error:
+            raise ValueError(
+                f"{what} {position} ({text!r}) is not valid Unicode text: it holds "
+                f"{text[error.start]!r} (U+{ord(text[error.start]):04X}), a lone surrogate that "
+                "UTF-8 cannot hold; decode the name's bytes with their real encoding"
+            ) from None
+
 class TopKSelector(SelectorMixin, BaseEstimator):
     """Selects the ``k`` features that best serve a learning model.
 
@@ -298,11 +313,19 @@ class TopKSelector(SelectorMixin, BaseEstimator):
         weights = self._sample_weights(sample_weight, X.shape[0])
         class_weight = self._class_weights(class_names if labels is not None else None)
         feature_names = [str(name) for name in getattr(self, "feature_names_in_", [])]
+        _check_text("method", [self.method])
+        options = self._option_texts()
+        _check_text("option", [f"{key}={value}" for key, value in options.items()])
+        _check_text("feature name", feature_names)
+        _check_text("class", class_names)
+        _check_text("group", [label for label in group_labels if label is not None])
+        for column, levels in enumerate(column_levels):
+            _check_text(f"column {column}'s level", levels)
         result = _topkfs.fit_arrays(
             X,
             self.method,
             k,
-            self._option_texts(),
+            options,
             labels,
             class_names,
             targets,

@@ -12,9 +12,11 @@ import numbers
 
 import numpy as np
 
-# The command's missing markers (src/io/text_columns.cpp): a text cell that
+from . import _topkfs
+
+# The command's missing markers (one list, in the library): a text cell that
 # reads as one of these is a missing value here too.
-MISSING_TEXTS = frozenset(["", "NA", "N/A", "n/a", "null", "NULL", "nan", "NaN", "NAN", "?"])
+MISSING_TEXTS = frozenset(_topkfs.missing_markers())
 
 
 def is_dataframe(X):

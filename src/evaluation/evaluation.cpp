@@ -286,6 +286,8 @@ std::vector<double> frequencies(const std::vector<std::vector<std::int64_t>>& se
   return share;
 }
 
+}  // namespace
+
 MethodSummary summarise_method(const EvaluationReport& report, const std::string& method,
                                std::int64_t columns) {
   MethodSummary summary;
@@ -320,6 +322,8 @@ MethodSummary summarise_method(const EvaluationReport& report, const std::string
   }
   return summary;
 }
+
+namespace {
 
 void describe_metric(EvaluationReport& report) {
   switch (report.protocol) {

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "topkfs/io/atomic_file.hpp"
+#include "topkfs/io/json_field.hpp"
 
 namespace topkfs {
 namespace {
@@ -179,7 +180,7 @@ nlohmann::ordered_json report_to_json(const EvaluationReport& report) {
 }
 
 void write_report_json(const std::string& path, const EvaluationReport& report) {
-  write_file_atomically(path, report_to_json(report).dump(2) + "\n");
+  write_file_atomically(path, json_field::indented_text(report_to_json(report)) + "\n");
 }
 
 void write_report_csv(const std::string& path, const EvaluationReport& report) {

@@ -6,9 +6,12 @@
 #include <cmath>
 #include <filesystem>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <system_error>
+#include <tuple>
 
 #include "topkfs/core/error.hpp"
+#include "topkfs/evaluation/evaluation.hpp"
 #include "topkfs/evaluation/report_io.hpp"
 #include "topkfs/io/file_util.hpp"
 #include "topkfs/io/json_field.hpp"
@@ -118,15 +121,75 @@ std::string grid_difference(const EvaluationReport& here, const EvaluationReport
   return "";
 }
 
+bool same_score(double a, double b) {
+  if (std::isnan(a) || std::isnan(b)) return std::isnan(a) && std::isnan(b);
+  return std::fabs(a - b) <= 1e-6 * std::max(1.0, std::fabs(b));
+}
+
+// A report that contradicts itself would make a table that misleads: the
+// grid must be a grid (k at least 1, each once; each method summarised
+// once), every run must belong to it, and each method's summary must be
+// what its runs give.
+void check_report(const EvaluationReport& report, const std::string& path) {
+  if (report.ks.empty()) throw DataError(fmt::format("{}: 'ks' is empty", path));
+  std::set<int> ks;
+  for (int k : report.ks) {
+    if (k < 1 || !ks.insert(k).second) {
+      throw DataError(
+          fmt::format("{}: 'ks' holds k = {} {}", path, k, k < 1 ? "(k is at least 1)" : "twice"));
+    }
+  }
+  if (report.seeds < 1) {
+    throw DataError(
+        fmt::format("{}: 'seeds' is {}; a report holds at least one run", path, report.seeds));
+  }
+  std::set<std::string> methods;
+  for (const auto& method : report.methods) {
+    if (!methods.insert(method.method).second) {
+      throw DataError(fmt::format("{}: method {} is summarised twice", path, method.method));
+    }
+  }
+  std::set<std::tuple<std::string, int, int>> runs;
+  for (const auto& run : report.runs) {
+    const std::string where =
+        fmt::format("{}: the run of {} at k = {}, run {}", path, run.method, run.k, run.run);
+    if (methods.count(run.method) == 0) {
+      throw DataError(fmt::format("{}: its method has no summary", where));
+    }
+    if (ks.count(run.k) == 0 || run.run < 0 || run.run >= report.seeds) {
+      throw DataError(fmt::format("{}: outside the grid (k in {}, runs 0..{})", where,
+                                  fmt::join(report.ks, ","), report.seeds - 1));
+    }
+    if (!runs.insert({run.method, run.k, run.run}).second) {
+      throw DataError(fmt::format("{}: given twice", where));
+    }
+    for (auto column : run.selected) {
+      if (column < 0 || column >= report.data.columns) {
+        throw DataError(
+            fmt::format("{}: selects column {} of {}", where, column, report.data.columns));
+      }
+    }
+  }
+  for (const auto& method : report.methods) {
+    const MethodSummary recomputed = summarise_method(report, method.method, report.data.columns);
+    for (std::size_t i = 0; i < report.ks.size(); ++i) {
+      const ScoreSummary& read = method.per_k[i];
+      const ScoreSummary& runs_give = recomputed.per_k[i];
+      if (read.count != runs_give.count || !same_score(read.mean, runs_give.mean)) {
+        throw DataError(fmt::format(
+            "{}: method {} at k = {}: the summary says mean {} over {} runs, its runs give {} "
+            "over {}",
+            path, method.method, report.ks[i], read.mean, read.count, runs_give.mean,
+            runs_give.count));
+      }
+    }
+  }
+}
+
 }  // namespace
 
 EvaluationReport read_report_json(const std::string& path) {
-  json object;
-  try {
-    object = json::parse(read_file_bytes(path));
-  } catch (const json::exception& error) {  // parse_error, or out_of_range for a number overflow
-    throw DataError(fmt::format("{}: not JSON: {}", path, error.what()));
-  }
+  const json object = json_field::parse(read_file_bytes(path), path);
   const bool is_report =
       object.is_object() && object.contains("format") && object.at("format") == "topkfs-evaluation";
   if (!is_report) {
@@ -160,6 +223,7 @@ EvaluationReport read_report_json(const std::string& path) {
   }
   for (const auto& run : field<json>(object, "runs", path))
     report.runs.push_back(run_from(run, path));
+  check_report(report, path);
   return report;
 }
 

@@ -9,10 +9,12 @@
 #include <filesystem>
 #include <optional>
 
+#include "memory_budget.hpp"
 #include "npy_writer.hpp"
 #include "topkfs/core/error.hpp"
 #include "topkfs/data/table_encoding.hpp"
 #include "topkfs/io/atomic_file.hpp"
+#include "topkfs/io/json_field.hpp"
 #include "topkfs/io/read_dataset.hpp"
 
 namespace topkfs {
@@ -20,6 +22,27 @@ namespace {
 
 bool has_extension(const std::string& path, const char* extension) {
   return std::filesystem::path(path).extension() == extension;
+}
+
+// Rows per block: --block-rows (at most the rows there are), else about
+// 4 MB of rows. A block larger than half the memory is refused naming the
+// option, before an allocation fails with "out of memory".
+std::int64_t checked_block_rows(std::int64_t block_rows, const RowSource& rows) {
+  const std::int64_t m = std::max<std::int64_t>(1, rows.column_count());
+  const std::int64_t n = std::max<std::int64_t>(1, rows.row_count());
+  if (block_rows <= 0)
+    return std::min(n, std::max<std::int64_t>(1, (std::int64_t{4} << 20) / (4 * m)));
+  const std::int64_t block = std::min(block_rows, n);
+  const double bytes = static_cast<double>(block) * static_cast<double>(m) * sizeof(float);
+  const double budget = 0.5 * static_cast<double>(detail::physical_memory_bytes());
+  if (bytes > budget) {
+    throw OptionError(fmt::format(
+        "--block-rows {}: a block of {} rows x {} columns takes {:.1f} GB, above half this "
+        "machine's memory; give at most {}",
+        block_rows, block, m, bytes / 1e9,
+        std::max<std::int64_t>(1, static_cast<std::int64_t>(budget / (4.0 * m)))));
+  }
+  return block;
 }
 
 // The features as a float32 array: (n, m), or (n, h, w[, c]) for images, so
@@ -42,8 +65,7 @@ detail::NpyOutput feature_array(const Dataset& data, const RowSource& rows,
   }
   array.payload_bytes =
       static_cast<std::uint64_t>(rows.row_count()) * static_cast<std::uint64_t>(m) * 4;
-  const std::int64_t block =
-      block_rows > 0 ? block_rows : std::max<std::int64_t>(1, (std::int64_t{4} << 20) / (4 * m));
+  const std::int64_t block = checked_block_rows(block_rows, rows);
   array.write_payload = [&rows, block](const detail::ByteSink& sink) {
     rows.for_each_block(
         0, rows.row_count(), block, [&](std::int64_t, std::int64_t count, const float* values) {
@@ -252,7 +274,7 @@ ConvertSummary write_encoded_if_needed(const Dataset& data, const RowSource& row
       {"format", "topkfs-encoding/1"},          {"source", data.source},
       {"encoding", to_json(encoding)},          {"feature_names", described.feature_names},
       {"column_group", described.column_group}, {"group_names", described.group_names}};
-  write_file_atomically(sidecar, beside.dump(2) + "\n");
+  write_file_atomically(sidecar, json_field::indented_text(beside) + "\n");
   ConvertSummary summary = write_streamable(described, encoded, options);
   outputs.commit();
   summary.written.insert(summary.written.begin(), sidecar);

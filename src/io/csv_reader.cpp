@@ -53,6 +53,7 @@
 #include <string_view>
 #include <vector>
 
+#include "integer_labels.hpp"
 #include "mapped_file.hpp"
 #include "text_columns.hpp"
 #include "topkfs/core/error.hpp"
@@ -507,38 +508,72 @@ bool parse_index(const std::string& text, std::int64_t& index) {
   return true;
 }
 
-// A target given by name (first) or by 0-based index (negative from the end).
+// The 0-based column of index `spec` (negative from the end), or -1 when
+// `spec` is not an index; throws when it is one out of range.
+int column_at_index(const std::string& spec, std::int64_t columns, const std::string& path) {
+  std::int64_t index = 0;
+  if (!parse_index(spec, index)) return -1;
+  if (index < -columns || index >= columns) {
+    throw DataError(
+        fmt::format("{}: target index {} is out of range: the file has {} columns (0..{}, or "
+                    "-{}..-1 from the end)",
+                    path, spec, columns, columns - 1, columns));
+  }
+  return static_cast<int>(index < 0 ? index + columns : index);
+}
+
+// A target given by name or by 0-based index (negative from the end);
+// "name:X" and "index:N" say which when a name reads as an index.
 int find_column(const std::string& spec, const Preamble& pre, const std::string& path) {
   const auto& names = pre.names;
+  const auto m = static_cast<std::int64_t>(names.size());
+  const std::string name_prefix = "name:";
+  const std::string index_prefix = "index:";
+  const bool named = std::find(names.begin(), names.end(), spec) != names.end();
+  if (!named && spec.rfind(index_prefix, 0) == 0) {
+    const std::string index = spec.substr(index_prefix.size());
+    const int column = column_at_index(index, m, path);
+    if (column < 0) {
+      throw DataError(fmt::format("{}: '{}' after index: is not a column index", path, index));
+    }
+    return column;
+  }
+  const std::string name =
+      !named && spec.rfind(name_prefix, 0) == 0 ? spec.substr(name_prefix.size()) : spec;
   std::vector<int> hits;
   for (std::size_t j = 0; j < names.size(); ++j) {
-    if (names[j] == spec) hits.push_back(static_cast<int>(j));
+    if (names[j] == name) hits.push_back(static_cast<int>(j));
   }
-  if (hits.size() == 1) return hits.front();
   if (hits.size() > 1) {
     throw DataError(
         fmt::format("{}: the target '{}' names {} columns (0-based {}); give its index instead",
-                    path, spec, hits.size(), fmt::join(hits, ", ")));
+                    path, name, hits.size(), fmt::join(hits, ", ")));
   }
-  const auto m = static_cast<std::int64_t>(names.size());
-  std::int64_t index = 0;
-  if (parse_index(spec, index)) {
-    if (index < -m || index >= m) {
-      throw DataError(
-          fmt::format("{}: target index {} is out of range: the file has {} columns (0..{}, or "
-                      "-{}..-1 from the end)",
-                      path, spec, m, m - 1, m));
+  if (hits.size() == 1) {
+    std::int64_t index = 0;
+    const bool also_index = name == spec && parse_index(spec, index) && index >= -m && index < m;
+    const int by_index = also_index ? column_at_index(spec, m, path) : -1;
+    if (by_index >= 0 && by_index != hits.front()) {
+      throw DataError(fmt::format(
+          "{}: the target '{}' is both the name of column {} (0-based) and the index of column "
+          "'{}'; pass "
+          "--target name:{} or --target index:{}",
+          path, spec, hits.front(), names[static_cast<std::size_t>(by_index)], spec, spec));
     }
-    return static_cast<int>(index < 0 ? index + m : index);
+    return hits.front();
+  }
+  if (name == spec) {
+    const int by_index = column_at_index(spec, m, path);
+    if (by_index >= 0) return by_index;
   }
   if (!pre.has_header) {
     throw DataError(fmt::format(
         "{}: no column named '{}': the file has no header, so its {} columns are x0..x{}; give the "
         "target as a name of that form or as a 0-based index",
-        path, spec, m, m - 1));
+        path, name, m, m - 1));
   }
   throw DataError(
-      fmt::format("{}: no column named '{}'; the columns are {}", path, spec, list_names(names)));
+      fmt::format("{}: no column named '{}'; the columns are {}", path, name, list_names(names)));
 }
 
 Columns plan_columns(const Preamble& pre, const ReadOptions& options, const std::string& path) {
@@ -711,6 +746,13 @@ class RowParser {
                          columns_.names[static_cast<std::size_t>(column)]);
       return;
     }
+    if (std::isfinite(number) && std::fabs(number) > std::numeric_limits<float>::max()) {
+      throw DataError(fmt::format(
+          "{}: line {}, column {} ('{}'): {} is beyond float32's range (+-3.4e38), in which "
+          "features are held; rescale the column",
+          path_, line, column + 1, columns_.names[static_cast<std::size_t>(column)],
+          shorten(field.text)));
+    }
     value = to_float(number);
   }
 
@@ -837,6 +879,15 @@ void handle_missing_labels(Dataset& data, TargetCells& targets, const std::strin
                                    missing, total, name));
 }
 
+// True when every target cell that is not missing is an integer literal.
+bool integer_literals(const TargetCells& targets, const ReadOptions& options) {
+  const detail::MissingMarkers is_missing_marker(options.na_values);
+  detail::IntegerLabel label;
+  return std::all_of(targets.text.begin(), targets.text.end(), [&](std::string_view cell) {
+    return is_missing_marker(cell) || detail::parse_integer_label(cell, label);
+  });
+}
+
 void set_target(Dataset& data, TargetCells& targets, const Columns& columns,
                 const ReadOptions& options, const std::string& path) {
   const int outputs = static_cast<int>(columns.targets.size());
@@ -844,7 +895,13 @@ void set_target(Dataset& data, TargetCells& targets, const Columns& columns,
   std::vector<std::string> names;
   for (int column : columns.targets)
     names.push_back(columns.names[static_cast<std::size_t>(column)]);
-  if (targets.numeric && (options.task != TaskHint::Classification || outputs > 1)) {
+  // Integer labels beyond 2^53 are read from their text, where they stay
+  // exact (integer_labels.hpp).
+  const bool exact_labels = outputs == 1 && options.task != TaskHint::Regression &&
+                            detail::has_inexact_integers(targets.values) &&
+                            integer_literals(targets, options);
+  if (targets.numeric && !exact_labels &&
+      (options.task != TaskHint::Classification || outputs > 1)) {
     // NaN here is a missing real value: check_values deals with it.
     set_target_from_numbers(data, targets.values, outputs, names, options, path);
     return;
@@ -857,7 +914,7 @@ void set_target(Dataset& data, TargetCells& targets, const Columns& columns,
         columns.names[static_cast<std::size_t>(targets.text_column)], shorten(targets.first_text)));
   }
   handle_missing_labels(data, targets, names.front(), options, path);
-  if (targets.numeric) {
+  if (targets.numeric && !exact_labels) {
     set_target_from_numbers(data, targets.values, 1, names, options, path);
     return;
   }
@@ -893,8 +950,49 @@ struct CsvLayout {
   detail::MissingMarkers markers;
 };
 
+// Lines ended by CR alone (classic Mac OS) read as one line: said so,
+// rather than "no data rows".
+void refuse_cr_line_ends(std::string_view body, const std::string& path) {
+  const std::string_view head = body.substr(0, std::size_t{1} << 20);
+  if (head.find('\n') == std::string_view::npos && head.find('\r') != std::string_view::npos &&
+      head.find('\r') + 1 < head.size()) {
+    throw DataError(fmt::format(
+        "{}: the lines end with CR alone (old Mac OS line ends), so the file reads as one line; "
+        "convert the line ends to LF or CRLF (e.g. tr '\\r' '\\n' < {} > fixed.csv)",
+        path, path));
+  }
+}
+
+// Why the lines split into one field each, when something in the first
+// lines tells: a comment line, or lines that use different delimiters.
+std::string one_field_reason(std::string_view body) {
+  std::size_t at = 0;
+  std::vector<std::pair<char, int>> seen;  // delimiter, its first line
+  for (int line = 1; line <= kSampleRecords && at < body.size(); ++line) {
+    const std::size_t end = std::min(body.find('\n', at), body.size());
+    const std::string_view text = body.substr(at, end - at);
+    at = end + 1;
+    if (!text.empty() && text.front() == '#') {
+      return fmt::format("; line {} begins with '#', and comment lines are not read: remove them",
+                         line);
+    }
+    for (const char candidate : {',', '\t', ';', '|'}) {
+      const bool listed = std::any_of(seen.begin(), seen.end(),
+                                      [&](const auto& entry) { return entry.first == candidate; });
+      if (!listed && text.find(candidate) != std::string_view::npos) {
+        seen.emplace_back(candidate, line);
+      }
+    }
+  }
+  if (seen.size() < 2) return "";
+  return fmt::format("; the first lines mix delimiters ({} on line {}, {} on line {}): use one",
+                     delimiter_name(seen[0].first), seen[0].second, delimiter_name(seen[1].first),
+                     seen[1].second);
+}
+
 CsvLayout plan_csv(std::string_view& body, const ReadOptions& options, const std::string& path) {
   if (body.substr(0, 3) == "\xEF\xBB\xBF") body.remove_prefix(3);  // UTF-8 byte order mark
+  refuse_cr_line_ends(body, path);
 
   if (options.delimiter &&
       (*options.delimiter == '"' || *options.delimiter == '\n' || *options.delimiter == '\r')) {
@@ -904,10 +1002,13 @@ CsvLayout plan_csv(std::string_view& body, const ReadOptions& options, const std
       options.delimiter ? make_dialect(*options.delimiter) : detect_dialect(body, path);
   const Preamble pre = read_preamble(body, dialect, options, path);
   if (pre.names.size() == 1 && !options.no_target) {
+    const std::string reason = one_field_reason(body);
     throw DataError(fmt::format(
         "{}: the lines hold one field each when split at {} ({}), so there is no feature "
-        "column besides the target; if the file uses another delimiter, give it with --delimiter",
-        path, delimiter_name(dialect.delimiter), options.delimiter ? "as given" : "as detected"));
+        "column besides the target{}",
+        path, delimiter_name(dialect.delimiter), options.delimiter ? "as given" : "as detected",
+        reason.empty() ? "; if the file uses another delimiter, give it with --delimiter"
+                       : reason));
   }
   return {dialect, pre, plan_columns(pre, options, path),
           detail::MissingMarkers(options.na_values)};

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <hdf5.h>
 
+#include <algorithm>
 #include <array>
 #include <memory>
 #include <string>
@@ -16,6 +17,7 @@
 #include "hdf5_probe.hpp"
 #include "hdf5_row_blocks.hpp"
 #include "hdf5_util.hpp"
+#include "integer_labels.hpp"
 #include "memory_budget.hpp"
 #include "topkfs/core/error.hpp"
 #include "topkfs/io/file_util.hpp"
@@ -369,7 +371,38 @@ class Hdf5Reader {
     } else {
       for (std::uint64_t j = 0; j < q; ++j) names.push_back(fmt::format("{}_{}", base, j));
     }
+    if (q == 1 && options_.task != TaskHint::Regression && detail::has_inexact_integers(values) &&
+        integer_targets(parts)) {
+      set_target_from_text(data, exact_integer_texts(parts), names.front(), options_, path_);
+      return;
+    }
     set_target_from_numbers(data, values, static_cast<int>(q), names, options_, path_);
+  }
+
+  // True when every part's target is stored as integers: labels beyond 2^53
+  // are then read exactly (integer_labels.hpp).
+  static bool integer_targets(const std::vector<std::pair<const Array*, const Array*>>& parts) {
+    return std::all_of(parts.begin(), parts.end(), [](const auto& part) {
+      const Handle type(H5Dget_type(part.second->dataset.get()), H5Tclose);
+      return type.get() >= 0 && H5Tget_class(type.get()) == H5T_INTEGER;
+    });
+  }
+
+  std::vector<std::string> exact_integer_texts(
+      const std::vector<std::pair<const Array*, const Array*>>& parts) const {
+    std::vector<std::string> texts;
+    for (const auto& part : parts) {
+      const Array& y = *part.second;
+      const Handle type(H5Dget_type(y.dataset.get()), H5Tclose);
+      const bool is_signed = H5Tget_sign(type.get()) != H5T_SGN_NONE;
+      std::vector<std::uint64_t> raw(y.rows() * y.cols());
+      read_values(y, is_signed ? H5T_NATIVE_INT64 : H5T_NATIVE_UINT64, raw.data());
+      for (const std::uint64_t bits : raw) {
+        texts.push_back(is_signed ? std::to_string(static_cast<std::int64_t>(bits))
+                                  : std::to_string(bits));
+      }
+    }
+    return texts;
   }
 
   const std::string& path_;

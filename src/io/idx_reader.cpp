@@ -108,6 +108,12 @@ class IdxFile {
     }
     header_.type = idx_element_type(magic[2], path());
     const int ndims = magic[3];
+    if (ndims > 4) {
+      throw DataError(fmt::format(
+          "{}: the IDX header gives {} dimensions (byte 4); topkfs reads 1 (labels) to 4 (images "
+          "with channels)",
+          path(), ndims));
+    }
     std::vector<unsigned char> sizes(static_cast<std::size_t>(ndims) * 4);
     stream_.read_exact(sizes.data(), sizes.size(), "IDX header dimensions");
     for (int d = 0; d < ndims; ++d) {

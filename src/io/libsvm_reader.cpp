@@ -42,22 +42,24 @@ std::string_view next_token(const char*& p, const char* end) {
   return std::string_view(start, static_cast<std::size_t>(p - start));
 }
 
+enum class ValueRead { Number, NotANumber, BeyondFloat };
+
 // A whole token as a float; "+1.5", "nan", "inf" allowed (check_values deals
-// with the last two), values beyond float range become +-inf.
-bool parse_value(std::string_view text, float& value) {
+// with the last two). A finite value beyond float range is not infinite:
+// BeyondFloat, for the caller to refuse.
+ValueRead parse_value(std::string_view text, float& value) {
   const char* begin = text.data();
   const char* end = begin + text.size();
   if (begin < end && *begin == '+') ++begin;
   const auto result = std::from_chars(begin, end, value);
-  if (begin == end || result.ptr != end) return false;
+  if (begin == end || result.ptr != end) return ValueRead::NotANumber;
   if (result.ec == std::errc::result_out_of_range) {
     const double wide = std::strtod(std::string(begin, end).c_str(), nullptr);
-    constexpr float kInf = std::numeric_limits<float>::infinity();
-    value = std::fabs(wide) > std::numeric_limits<float>::max() ? (wide > 0 ? kInf : -kInf)
-                                                                : static_cast<float>(wide);
-    return true;
+    if (std::fabs(wide) > std::numeric_limits<float>::max()) return ValueRead::BeyondFloat;
+    value = static_cast<float>(wide);  // below float's smallest: 0 or a subnormal
+    return ValueRead::Number;
   }
-  return result.ec == std::errc();
+  return result.ec == std::errc() ? ValueRead::Number : ValueRead::NotANumber;
 }
 
 bool parse_integer(std::string_view text, std::int64_t& value) {
@@ -133,9 +135,16 @@ class LineParser {
           path_, line, key, token));
     }
     float value = 0;
-    if (!parse_value(text, value)) {
+    const ValueRead read = parse_value(text, value);
+    if (read == ValueRead::NotANumber) {
       throw DataError(fmt::format("{}: line {}: the value '{}' of feature {} is not a number",
                                   path_, line, text, index));
+    }
+    if (read == ValueRead::BeyondFloat) {
+      throw DataError(fmt::format(
+          "{}: line {}: the value {} of feature {} is beyond float32's range (+-3.4e38), in "
+          "which features are held; rescale the feature",
+          path_, line, text, index));
     }
     check_new_index(index - 1, line, token);
     rows_.entries.emplace_back(index - 1, value);

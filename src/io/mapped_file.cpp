@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "mapping_faults.hpp"
 #include "topkfs/core/error.hpp"
 
 namespace topkfs::detail {
@@ -33,10 +34,13 @@ MappedFile::MappedFile(const std::string& path) {
     throw FileError(
         fmt::format("{}: cannot map the file into memory: {}", path, std::strerror(error)));
   }
+  if (address_ != nullptr) remember_mapping(address_, static_cast<std::size_t>(size_), path);
 }
 
 MappedFile::~MappedFile() {
-  if (address_ != nullptr) ::munmap(address_, static_cast<std::size_t>(size_));
+  if (address_ == nullptr) return;
+  forget_mapping(address_);
+  ::munmap(address_, static_cast<std::size_t>(size_));
 }
 
 }  // namespace topkfs::detail

@@ -10,6 +10,7 @@
 #include <new>
 #include <type_traits>
 
+#include "integer_labels.hpp"
 #include "memory_budget.hpp"
 #include "topkfs/core/error.hpp"
 #include "topkfs/io/target_encoding.hpp"
@@ -337,6 +338,12 @@ void decode_to_double(const ElementType& type, const char* src, std::size_t coun
   decode_any(type, src, count, dst);
 }
 
+void decode_to_integers(const ElementType& type, const char* src, std::size_t count,
+                        __int128* dst) {
+  TOPKFS_ASSERT(type.kind != ElementKind::Float);
+  decode_any(type, src, count, dst);
+}
+
 std::uint64_t checked_product(const std::vector<std::uint64_t>& dims, std::uint64_t factor,
                               const std::string& where) {
   std::uint64_t product = factor;
@@ -561,6 +568,44 @@ std::vector<std::string> target_names_for(const std::string& name, int q) {
   return names;
 }
 
+// 64-bit integer labels beyond 2^53 would merge as doubles: such a target
+// is read exactly, as text (integer_labels.hpp).
+bool exact_labels_needed(const NpyArray& array, int q, const ReadOptions& options) {
+  const ElementType& type = array.header.type;
+  if (q != 1 || type.size != 8 || type.kind == ElementKind::Float ||
+      options.task == TaskHint::Regression) {
+    return false;
+  }
+  std::vector<__int128> labels(static_cast<std::size_t>(array.header.elements()));
+  decode_to_integers(type, array.payload(), labels.size(), labels.data());
+  const auto bound = static_cast<__int128>(kExactIntegerBound);
+  return std::any_of(labels.begin(), labels.end(),
+                     [&](__int128 v) { return v >= bound || v <= -bound; });
+}
+
+void set_exact_npy_target(Dataset& data, const std::vector<const NpyArray*>& arrays,
+                          const std::string& name, const ReadOptions& options) {
+  std::vector<std::string> texts;
+  for (const NpyArray* array : arrays) {
+    const auto count = static_cast<std::size_t>(array->header.elements());
+    std::vector<__int128> labels(count);
+    if (array->header.type.kind == ElementKind::Float) {
+      throw DataError(fmt::format(
+          "{}: 64-bit integer class labels beyond 2^53 in {}, floats here: store every part's "
+          "target as integers",
+          array->where, arrays.front()->where));
+    }
+    decode_to_integers(array->header.type, array->payload(), count, labels.data());
+    for (const __int128 v : labels) {
+      // Every 64-bit integer, signed or not, is within +-2^64.
+      texts.push_back(v < 0 ? "-" + std::to_string(static_cast<unsigned long long>(-v))
+                            : std::to_string(static_cast<unsigned long long>(v)));
+    }
+  }
+  set_target_from_text(data, texts, target_names_for(name, 1).front(), options,
+                       arrays.front()->where);
+}
+
 }  // namespace
 
 NpyArray parse_npy_blob(std::string bytes, std::string where) {
@@ -591,6 +636,10 @@ void set_npy_target(Dataset& data, const std::vector<const NpyArray*>& arrays,
                                   arrays.front()->where, q));
     }
     q = width;
+    if (exact_labels_needed(array, q, options)) {
+      set_exact_npy_target(data, arrays, name, options);
+      return;
+    }
     const auto part = decode_npy_values(array.header, array.payload());
     values.insert(values.end(), part.begin(), part.end());
   }

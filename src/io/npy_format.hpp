@@ -27,6 +27,8 @@ struct ElementType {
 // Converts `count` packed elements at `src` (no alignment needed).
 void decode_to_float(const ElementType& type, const char* src, std::size_t count, float* dst);
 void decode_to_double(const ElementType& type, const char* src, std::size_t count, double* dst);
+// Integers exactly (every 64-bit value fits); `type` must not be a float.
+void decode_to_integers(const ElementType& type, const char* src, std::size_t count, __int128* dst);
 
 // Product of `dims`; throws DataError naming `where` when it overflows 64 bits.
 std::uint64_t checked_product(const std::vector<std::uint64_t>& dims, std::uint64_t factor,

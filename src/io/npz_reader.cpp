@@ -20,6 +20,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -224,6 +225,15 @@ class NpzArchive {
         entry.name.size() > suffix.size() &&
         entry.name.compare(entry.name.size() - suffix.size(), suffix.size(), suffix) == 0;
     entry.array = npy ? entry.name.substr(0, entry.name.size() - suffix.size()) : entry.name;
+    // numpy.load keeps the last of two members of one name, a zip reader
+    // may take the first: which array was meant cannot be told.
+    const auto [earlier, added] = entry_by_array_.emplace(entry.array, entries_.size());
+    if (!added) {
+      throw DataError(fmt::format(
+          "{}: the archive holds two members named '{}' ('{}' and '{}'); which is the array "
+          "cannot be told: save the arrays again (numpy.savez writes each name once)",
+          path_, entry.array, entries_[earlier->second].name, entry.name));
+    }
     entries_.push_back(std::move(entry));
     return next;
   }
@@ -301,6 +311,7 @@ class NpzArchive {
   std::ifstream in_;
   std::uint64_t size_;
   std::vector<ZipEntry> entries_;
+  std::map<std::string, std::size_t> entry_by_array_;  // index in entries_
 };
 
 const ZipEntry& require(const NpzArchive& archive, const std::string& name, const char* role,

@@ -14,8 +14,10 @@
 #include "topkfs/core/enum_names.hpp"
 #include "topkfs/core/error.hpp"
 #include "topkfs/core/rank_group.hpp"
+#include "topkfs/core/utf8_text.hpp"
 #include "topkfs/io/convert.hpp"
 #include "topkfs/io/file_util.hpp"
+#include "topkfs/io/json_field.hpp"
 #include "topkfs/io/read_option_scope.hpp"
 #include "topkfs/io/readers.hpp"
 #include "topkfs/io/target_encoding.hpp"
@@ -44,6 +46,13 @@ bool looks_like_idx(const std::string& head) {
   const bool type_ok =
       type == 0x08 || type == 0x09 || type == 0x0B || type == 0x0C || type == 0x0D || type == 0x0E;
   return head[0] == 0 && head[1] == 0 && type_ok && dims >= 1 && dims <= 4;
+}
+
+// Two zero bytes first, which no text file has: an IDX header with a type
+// code or a dimension count topkfs does not read, for the IDX reader to
+// refuse with the reason rather than the CSV reader with another.
+bool starts_like_idx(const std::string& head) {
+  return head.size() >= 4 && head[0] == 0 && head[1] == 0;
 }
 
 bool looks_like_hdf5(const std::string& path) {
@@ -134,6 +143,7 @@ Format detect_format(const std::string& path) {
   if (ends_with(name, ".h5") || ends_with(name, ".hdf5")) return Format::Hdf5;
   if (ends_with(name, ".npy")) return Format::Npy;
   if (ends_with(name, ".npz")) return Format::Npz;
+  if (starts_like_idx(head)) return Format::Idx;
   if (looks_like_libsvm(path)) return Format::Libsvm;
   return Format::Csv;
 }
@@ -142,6 +152,30 @@ namespace {
 
 using RowBlockReader = Dataset (*)(const std::string&, const ReadOptions&,
                                    std::shared_ptr<const RowSource>&);
+
+// The names and labels a file gave, in UTF-8 (utf8_text.hpp): when one of
+// them is not UTF-8, the file's text is taken to be Latin-1 and every name
+// and label is read so, with a note (one encoding for all of them keeps two
+// names apart).
+void read_names_as_utf8(Dataset& data, const std::string& path) {
+  std::vector<std::string*> texts;
+  for (auto* names :
+       {&data.feature_names, &data.group_names, &data.class_names, &data.target_names}) {
+    for (auto& name : *names) texts.push_back(&name);
+  }
+  for (auto& levels : data.column_levels) {
+    for (auto& level : levels) texts.push_back(&level);
+  }
+  const auto first = std::find_if(texts.begin(), texts.end(),
+                                  [](const std::string* text) { return !is_utf8(*text); });
+  if (first == texts.end()) return;
+  const std::string example = printable_text(**first);
+  for (std::string* text : texts) *text = latin1_to_utf8(*text);
+  data.notes.push_back(fmt::format(
+      "{}: names or labels that are not UTF-8 (first '{}') were read as Latin-1, as every name "
+      "and label of the file; convert the file to UTF-8 if it is in another encoding",
+      path, example));
+}
 
 // The data of a reader that leaves the features in the file (`rows` reads
 // them by row blocks), unless a row must be dropped (then null).
@@ -155,6 +189,7 @@ std::shared_ptr<Dataset> by_row_blocks(RowBlockReader reader, Format format,
   if (missing || !rows || rows->row_count() != data->rows()) return nullptr;
   data->source = path;
   data->format = to_string(format);
+  read_names_as_utf8(*data, path);
   // The text readers check the values on their first pass; the others read
   // the features only when they are written.
   if (format == Format::Hdf5 || format == Format::Idx) {
@@ -202,16 +237,13 @@ void read_encoding_sidecar(Dataset& data, const std::string& path) {
   const std::string sidecar = encoding_sidecar(path);
   struct stat info {};
   if (::stat(sidecar.c_str(), &info) != 0) return;
-  nlohmann::json beside;
-  try {
-    beside = nlohmann::json::parse(read_file_bytes(sidecar));
-    data.feature_names = beside.at("feature_names").get<std::vector<std::string>>();
-    data.column_group = beside.at("column_group").get<std::vector<std::int64_t>>();
-    data.group_names = beside.at("group_names").get<std::vector<std::string>>();
-  } catch (const nlohmann::json::exception& error) {
-    throw DataError(fmt::format("{}: not the encoding of {} that convert writes ({})", sidecar,
-                                path, error.what()));
-  }
+  const nlohmann::json beside = json_field::parse(read_file_bytes(sidecar), sidecar);
+  const std::string kind = fmt::format("the encoding of {} that convert writes", path);
+  using Names = std::vector<std::string>;
+  data.feature_names = json_field::get<Names>(beside, "feature_names", sidecar, kind.c_str());
+  data.column_group =
+      json_field::get<std::vector<std::int64_t>>(beside, "column_group", sidecar, kind.c_str());
+  data.group_names = json_field::get<Names>(beside, "group_names", sidecar, kind.c_str());
   const auto groups = static_cast<std::int64_t>(data.group_names.size());
   const bool fits = static_cast<std::int64_t>(data.feature_names.size()) == data.cols() &&
                     static_cast<std::int64_t>(data.column_group.size()) == data.cols() &&
@@ -232,6 +264,7 @@ void read_encoding_sidecar(Dataset& data, const std::string& path) {
 // column and one row.
 void name_and_require_values(Dataset& data, const std::string& path) {
   name_unnamed_features(data);
+  read_names_as_utf8(data, path);
   if (data.cols() == 0) throw DataError(fmt::format("{}: the data has no feature columns", path));
   if (data.rows() == 0) throw DataError(fmt::format("{}: the data has no samples", path));
 }

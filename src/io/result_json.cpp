@@ -104,8 +104,46 @@ void check_groups(const FeatureGroups& groups, std::int64_t columns, const std::
 
 }  // namespace
 
+namespace {
+
+// The format names what the file is; a later format may mean its fields
+// differently, so only this one is read.
+void check_format(const json& object, const std::string& where) {
+  const auto format = field_as<std::string>(object, "format", where);
+  if (format != kResultFormatVersion) {
+    const bool ours = format.rfind("topkfs-selection/", 0) == 0;
+    throw DataError(fmt::format(
+        "{}: the format is '{}', {}; this topkfs {} reads '{}'", where, format.substr(0, 60),
+        ours ? "another version of the selection format" : "not a topkfs selection result",
+        kVersion, kResultFormatVersion));
+  }
+  // Files written before the version was recorded have none.
+  if (object.contains("version")) field_as<std::string>(object, "version", where);
+}
+
+// The ranking orders every item once and the scores give each a value:
+// what a hand-edited or truncated file breaks first.
+void check_ranking(const SelectionResult& result, std::int64_t items, const char* item,
+                   const std::string& where) {
+  if (static_cast<std::int64_t>(result.ranking.size()) != items ||
+      static_cast<std::int64_t>(result.scores.size()) != items) {
+    throw DataError(fmt::format("{}: 'ranking' and 'scores' hold {} and {} values for {} {}s",
+                                where, result.ranking.size(), result.scores.size(), items, item));
+  }
+  std::vector<char> ranked(static_cast<std::size_t>(items), 0);
+  for (auto index : result.ranking) {
+    if (index < 0 || index >= items || ranked[static_cast<std::size_t>(index)]++ != 0) {
+      throw DataError(fmt::format("{}: 'ranking' is not an order of the {} {}s (holds {})", where,
+                                  items, item, index));
+    }
+  }
+}
+
+}  // namespace
+
 SelectionResult selection_from_json(const json& object, const std::string& where) {
   SelectionResult result;
+  check_format(object, where);
   result.method = field_as<std::string>(object, "method", where);
   result.k = field_as<int>(object, "k", where);
   result.selected = field_as<std::vector<std::int64_t>>(object, "selected", where);
@@ -185,6 +223,12 @@ SelectionResult selection_from_json(const json& object, const std::string& where
   const std::int64_t items =
       result.groups ? static_cast<std::int64_t>(result.groups->names.size()) : result.data.columns;
   const char* item = result.groups ? "group" : "column";
+  check_ranking(result, items, item, where);
+  const auto& names = result.data.feature_names;
+  if (!names.empty() && static_cast<std::int64_t>(names.size()) != result.data.columns) {
+    throw DataError(fmt::format("{}: 'data.feature_names' holds {} names for {} columns", where,
+                                names.size(), result.data.columns));
+  }
   if (!result.frequency.empty() && static_cast<std::int64_t>(result.frequency.size()) != items) {
     throw DataError(fmt::format("{}: 'frequency' holds {} values for {} {}s", where,
                                 result.frequency.size(), items, item));
@@ -197,6 +241,17 @@ SelectionResult selection_from_json(const json& object, const std::string& where
     }
     if (!seen.insert(column).second) {
       throw DataError(fmt::format("{}: {} {} is selected twice", where, item, column));
+    }
+  }
+  // Each selected name is its column's (or group's) name, where recorded.
+  const auto& item_names = result.groups ? result.groups->names : names;
+  for (std::size_t j = 0; j < result.selected.size() && !item_names.empty(); ++j) {
+    const std::string& recorded = item_names[static_cast<std::size_t>(result.selected[j])];
+    if (result.selected_names[j] != recorded) {
+      throw DataError(
+          fmt::format("{}: selected {} {} is named '{}' in 'selected_names' but '{}' "
+                      "in the data's names",
+                      where, item, result.selected[j], result.selected_names[j], recorded));
     }
   }
   return result;
@@ -214,7 +269,7 @@ std::string to_json_text(const SelectionResult& result) {
         "groups",         "selected_columns", "encoding", "notes",     "warnings"}) {
     if (sorted.contains(key)) ordered[key] = sorted.at(key);
   }
-  return ordered.dump(2) + "\n";
+  return json_field::indented_text(ordered) + "\n";
 }
 
 void write_selection(const std::string& path, const SelectionResult& result) {
@@ -222,14 +277,7 @@ void write_selection(const std::string& path, const SelectionResult& result) {
 }
 
 SelectionResult read_selection(const std::string& path) {
-  const std::string text = read_file_bytes(path);
-  json object;
-  try {
-    object = json::parse(text);
-  } catch (const json::exception& error) {  // parse_error, or out_of_range for a number overflow
-    throw DataError(fmt::format("{}: not valid JSON: {}", path, error.what()));
-  }
-  return selection_from_json(object, path);
+  return selection_from_json(json_field::parse(read_file_bytes(path), path), path);
 }
 
 }  // namespace topkfs

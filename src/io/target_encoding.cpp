@@ -7,6 +7,7 @@
 #include <cmath>
 #include <map>
 
+#include "integer_labels.hpp"
 #include "topkfs/core/error.hpp"
 #include "topkfs/core/rank_group.hpp"
 
@@ -23,6 +24,8 @@ bool parse_number(const std::string& text, double& value) {
   return result.ec == std::errc() && result.ptr == end;
 }
 
+// Below kExactIntegerBound (which set_target_from_numbers ensures for
+// classes) the cast is exact.
 std::string integer_name(double value) { return fmt::format("{}", static_cast<long long>(value)); }
 
 void set_classes(Dataset& data, const std::vector<std::string>& names_per_row,
@@ -41,6 +44,35 @@ void set_classes(Dataset& data, const std::vector<std::string>& names_per_row,
   data.target_names = {name};
 }
 
+// Classes from integer labels kept exact (integer_labels.hpp), ordered by
+// value. False, leaving `data` alone, when a value is not an integer literal,
+// when every label is within kExactIntegerBound (the numbers path is exact
+// there), or when under TaskHint::Auto there are too many to be classes.
+bool set_exact_integer_classes(Dataset& data, const std::vector<std::string>& values,
+                               const std::string& name, const ReadOptions& options) {
+  if (options.task == TaskHint::Regression) return false;
+  std::map<__int128, std::string> distinct;
+  std::vector<std::string> per_row(values.size());
+  bool beyond = false;
+  detail::IntegerLabel label;
+  for (std::size_t i = 0; i < values.size(); ++i) {
+    if (!detail::parse_integer_label(values[i], label)) return false;
+    const __int128 bound = static_cast<__int128>(detail::kExactIntegerBound);
+    beyond = beyond || label.value >= bound || label.value <= -bound;
+    distinct.emplace(label.value, label.text);
+    per_row[i] = label.text;
+  }
+  if (!beyond) return false;
+  if (options.task == TaskHint::Auto &&
+      static_cast<int>(distinct.size()) > options.max_auto_classes) {
+    return false;
+  }
+  std::vector<std::string> ordered;
+  for (const auto& entry : distinct) ordered.push_back(entry.second);
+  set_classes(data, per_row, ordered, name);
+  return true;
+}
+
 }  // namespace
 
 void set_target_from_text(Dataset& data, const std::vector<std::string>& values,
@@ -55,6 +87,7 @@ void set_target_from_text(Dataset& data, const std::vector<std::string>& values,
     }
   }
   if (first_text == values.size()) {
+    if (set_exact_integer_classes(data, values, name, options)) return;
     set_target_from_numbers(data, numbers, 1, {name}, options, where);
     return;
   }
@@ -86,7 +119,7 @@ void set_target_from_numbers(Dataset& data, const std::vector<double>& values, i
     // refused or dropped below, as the NaN policy says.
     for (double v : values) {
       if (std::isnan(v)) continue;
-      if (!std::isfinite(v) || v != std::floor(v) || std::fabs(v) > 1e15) {
+      if (!std::isfinite(v) || v != std::floor(v) || std::fabs(v) >= detail::kExactIntegerBound) {
         integral = false;
         break;
       }
@@ -100,6 +133,17 @@ void set_target_from_numbers(Dataset& data, const std::vector<double>& values, i
   }
   const bool as_classes =
       options.task == TaskHint::Classification || (options.task == TaskHint::Auto && integral);
+  if (as_classes && detail::has_inexact_integers(values)) {
+    double largest = 0;
+    for (double v : values) {
+      if (std::isfinite(v)) largest = std::max(largest, std::fabs(v));
+    }
+    throw DataError(fmt::format(
+        "{}: the class labels of '{}' reach {:.0f} in magnitude, beyond 2^53, where labels read "
+        "as numbers can merge (2^53 and 2^53 + 1 are one double); renumber the classes, write "
+        "the labels as text, or pass --task regression",
+        where, names.front(), largest));
+  }
   if (as_classes) {
     for (std::size_t i = 0; i < values.size(); ++i) {
       const bool missing = std::isnan(values[i]) && options.nan != NanPolicy::Error;
@@ -153,7 +197,9 @@ void refuse_feature_value(const Dataset& data, std::int64_t row, std::int64_t co
   throw DataError(fmt::format(
       "{}: sample {}, feature {} ('{}') is {}; remove it or pass --nan drop to drop such samples",
       where, row + 1, column + 1, data.feature_names[static_cast<std::size_t>(column)],
-      std::isnan(value) ? "NaN" : "infinite"));
+      std::isnan(value) ? "NaN"
+                        : "infinite (or a number beyond float32's range, +-3.4e38, in which "
+                          "features are held)"));
 }
 
 namespace {

@@ -49,9 +49,7 @@ void remove_temporaries_and_die(int signal_number, siginfo_t* info, void* contex
     before.sa_handler(signal_number);
     return;
   }
-  for (auto& slot : slots) {
-    if (slot.used.load()) ::unlink(slot.path);
-  }
+  remove_temporaries();
   ::signal(signal_number, SIG_DFL);
   ::raise(signal_number);
 }
@@ -77,6 +75,12 @@ void restore_handlers() {
 }
 
 }  // namespace
+
+void remove_temporaries() {
+  for (auto& slot : slots) {
+    if (slot.used.load()) ::unlink(slot.path);
+  }
+}
 
 void remember_temporary(const std::string& path) {
   const std::lock_guard<std::mutex> lock(registry_mutex);

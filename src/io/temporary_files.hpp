@@ -12,4 +12,8 @@ namespace topkfs::detail {
 void remember_temporary(const std::string& path);
 void forget_temporary(const std::string& path);
 
+// Unlinks every remembered temporary; async-signal-safe (for the handlers of
+// other fatal signals: mapping_faults.hpp).
+void remove_temporaries();
+
 }  // namespace topkfs::detail

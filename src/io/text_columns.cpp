@@ -12,6 +12,18 @@
 #include "topkfs/core/error.hpp"
 #include "topkfs/data/table_encoding.hpp"
 
+namespace topkfs {
+
+const std::vector<std::string>& builtin_missing_markers() {
+  static const std::vector<std::string> markers = {
+      "",         "NA",  "N/A",     "n/a",    "NaN",      "nan",     "-NaN",
+      "-nan",     "NAN", "null",    "NULL",   "None",     "<NA>",    "#N/A",
+      "#N/A N/A", "#NA", "-1.#IND", "1.#IND", "-1.#QNAN", "1.#QNAN", "?"};
+  return markers;
+}
+
+}  // namespace topkfs
+
 namespace topkfs::detail {
 namespace {
 
@@ -43,12 +55,6 @@ bool level_ranks_before(const std::string& a, const std::string& b) {
 }
 
 }  // namespace
-
-const std::vector<std::string>& builtin_missing_markers() {
-  static const std::vector<std::string> markers = {"",     "NA",  "N/A", "n/a", "null",
-                                                   "NULL", "nan", "NaN", "NAN", "?"};
-  return markers;
-}
 
 MissingMarkers::MissingMarkers(std::vector<std::string> extra) : extra_(std::move(extra)) {
   for (const auto& marker : extra_) {

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "topkfs/data/dataset.hpp"
+#include "topkfs/io/read_options.hpp"
 
 namespace topkfs::detail {
 
@@ -34,9 +35,6 @@ class MissingMarkers {
   std::vector<std::string> extra_;
   bool has_numbers_ = false;
 };
-
-// The built-in list, for messages and docs.
-const std::vector<std::string>& builtin_missing_markers();
 
 // The largest level code a text cell can carry in its NaN payload.
 constexpr std::uint32_t kMaxTextCode = (1u << 22) - 2;

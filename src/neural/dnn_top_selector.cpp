@@ -5,6 +5,7 @@
 #include <torch/serialize/archive.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <optional>
 #include <set>
@@ -143,9 +144,17 @@ class DnnTopSelector final : public TableSelector<DnnTopOptions> {
           fmt::format("--body cnn needs an image shape: {} carries none; give --image-shape HxW",
                       train.source));
     }
-    if (shape->pixels() != train.cols() || shape->height < 4 || shape->width < 4) {
-      throw OptionError(fmt::format("--image-shape {}x{}x{} does not fit {} columns", shape->height,
-                                    shape->width, shape->channels, train.cols()));
+    if (shape->pixels() != train.cols()) {
+      throw OptionError(fmt::format("--image-shape {}x{}x{} ({} values) does not fit {} columns",
+                                    shape->height, shape->width, shape->channels, shape->pixels(),
+                                    train.cols()));
+    }
+    // The CNN body's two 2x2 poolings need images of at least 4x4.
+    if (shape->height < 4 || shape->width < 4) {
+      throw OptionError(fmt::format(
+          "--body cnn takes images of at least 4x4 pixels (its two 2x2 poolings), not {}x{}; use "
+          "--body mlp for smaller ones",
+          shape->height, shape->width));
     }
     return shape;
   }
@@ -178,6 +187,18 @@ class DnnTopSelector final : public TableSelector<DnnTopOptions> {
   // is a vote; the score of a feature is its vote count plus half its mean
   // relative |w| (|w| / max |w| of the run, below 1), so that the votes
   // decide and the magnitudes only break ties.
+  // The rows a restart draws are what the validation split keeps: n minus
+  // ceil((1 - subsample) n), each part at least one row (splits.cpp).
+  static void check_subsample(std::size_t rows, double subsample) {
+    const auto n = static_cast<double>(rows);
+    const double left_out = std::ceil((1.0 - subsample) * n);
+    if (n - left_out >= 1 && left_out >= 1) return;
+    throw OptionError(fmt::format(
+        "--subsample {}: each restart would draw {} of the {} training rows and leave {} out; "
+        "give a fraction that draws at least one row and leaves one out (e.g. 0.8)",
+        subsample, n - left_out, rows, left_out));
+  }
+
   SelectionResult fit_restarts(const Dataset& train, const std::vector<std::int64_t>& rows, int k,
                                const std::optional<ImageShape>& shape, const DnnTopOptions& options,
                                const FitCallbacks& callbacks, NeuralClock::time_point start) {
@@ -192,6 +213,7 @@ class DnnTopSelector final : public TableSelector<DnnTopOptions> {
       run.restarts = 1;
       std::vector<std::int64_t> drawn = rows;
       if (options.subsample < 1.0) {
+        check_subsample(rows.size(), options.subsample);
         drawn =
             train_validation_split(train, rows, 1.0 - options.subsample, derive_seed(run.seed, 7))
                 .train;

@@ -150,9 +150,15 @@ class Reader {
   explicit Reader(std::string path) : path_(std::move(path)) {
     try {
       archive_.load_from(path_);
-    } catch (const std::exception& error) {
-      fail(fmt::format("cannot be read as a checkpoint ({})", reason(error)));
+    } catch (const std::exception&) {
+      fail(
+          "cannot be read as a checkpoint: the file is truncated, corrupt, or not one (its "
+          "archive cannot be opened)");
     }
+  }
+  bool has(const std::string& name) {
+    c10::IValue out;
+    return guarded([&] { return archive_.try_read(name, out); }, name);
   }
   c10::IValue value(const std::string& name) {
     c10::IValue out;
@@ -200,33 +206,17 @@ class Reader {
   }
 
  private:
-  // A read, with libtorch's own errors on a corrupt entry named as this
-  // file's (without them a bare libtorch message would reach the user).
+  // A read, with libtorch's own errors on a corrupt entry said in this
+  // file's terms: its messages (c10::Error, the script parser's, a
+  // std::out_of_range from a corrupt archive: mutated checkpoints gave all
+  // three) carry stack traces and may quote the file's bytes.
   template <typename Read>
   bool guarded(Read read, const std::string& name) const {
     try {
       return read();
-    } catch (const std::exception& error) {
-      fail(fmt::format("cannot read '{}' ({})", name, reason(error)));
+    } catch (const std::exception&) {
+      fail(fmt::format("is corrupt: its entry '{}' cannot be read", name));
     }
-  }
-
-  // Why libtorch could not read the file, as one printable line. Its
-  // errors are not all c10::Error (the script parser's and std::out_of_range
-  // from a corrupt archive too: mutated checkpoints gave all three), carry a
-  // stack trace or a source excerpt after the first line, and may quote the
-  // file's own bytes.
-  static std::string reason(const std::exception& error) {
-    const auto* torch_error = dynamic_cast<const c10::Error*>(&error);
-    std::string text = torch_error ? torch_error->what_without_backtrace() : error.what();
-    text.erase(0, text.find_first_not_of(" \n"));  // some start with an empty line
-    text = text.substr(0, text.find('\n'));
-    for (char& c : text) {
-      const auto byte = static_cast<unsigned char>(c);
-      if (byte < 0x20 || byte >= 0x7f) c = '?';
-    }
-    while (!text.empty() && (text.back() == ':' || text.back() == ' ')) text.pop_back();
-    return text;
   }
 
   std::string path_;
@@ -369,6 +359,12 @@ void check_checkpoint_path(const std::string& path) {
 
 LoopCheckpoint read_checkpoint(const std::string& path) {
   Reader reader(path);
+  if (!reader.has("format")) {
+    reader.fail(reader.has("topkfs_metadata")
+                    ? "is a model written by --save-model, not a training checkpoint: --resume "
+                      "takes the file that --checkpoint writes"
+                    : "is not a topkfs training checkpoint (it has no 'format')");
+  }
   if (reader.text("format") != kFormat) reader.fail("is not a topkfs training checkpoint");
   if (const auto version = reader.integer("version"); version != kCheckpointVersion) {
     reader.fail(fmt::format("is a checkpoint of version {}; this topkfs reads version {}", version,

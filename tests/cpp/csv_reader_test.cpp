@@ -268,13 +268,31 @@ TEST(CsvReader, TargetByNameIndexAndNegativeIndex) {
   }
 }
 
-TEST(CsvReader, NamesWinOverIndices) {
-  // cpu_act names its columns 1..22: "--target 2" is the column named 2.
+TEST(CsvReader, ANameThatIsAnotherColumnsIndexIsRefusedUntilSaidWhich) {
+  // cpu_act names its columns 1..22: "--target 2" could be the column named
+  // 2 (index 1) or the column at index 2 (named 3).
+  const std::string text = "1,2,3\n0.5,0.25,7\n1.5,1.25,8\n";
   ReadOptions options;
   options.target = {"2"};
-  const Dataset data = read_text("names_first.csv", "1,2,3\n0.5,0.25,7\n1.5,1.25,8\n", options);
+  try {
+    read_text("names_first.csv", text, options);
+    FAIL() << "an ambiguous --target was accepted";
+  } catch (const DataError& error) {
+    const std::string message = error.what();
+    EXPECT_NE(message.find("both the name of column 1"), std::string::npos) << message;
+    EXPECT_NE(message.find("--target name:2 or --target index:2"), std::string::npos) << message;
+  }
+  options.target = {"name:2"};
+  Dataset data = read_text("names_first.csv", text, options);
   EXPECT_EQ(data.target_names, strings({"2"}));
   EXPECT_DOUBLE_EQ(data.targets(1, 0), 1.25);
+  options.target = {"index:2"};
+  data = read_text("names_first.csv", text, options);
+  EXPECT_EQ(data.target_names, strings({"3"}));
+  // A name that is its own column's index is no ambiguity.
+  options.target = {"0"};
+  data = read_text("own_index.csv", "0,1,2\n0.5,0.25,7\n1.5,1.25,8\n", options);
+  EXPECT_EQ(data.target_names, strings({"0"}));
 }
 
 TEST(CsvReader, SeveralTargetsAreMultiOutputRegression) {

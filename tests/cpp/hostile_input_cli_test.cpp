@@ -185,7 +185,7 @@ TEST(HostileInputCli, NumbersThatWouldWrapAreRefused) {
                  "--hidden", {2, {"--hidden", "2000000000"}});
   const std::string selection = write_temp_file(
       "huge-k.json",
-      R"({"method": "m", "k": 1e12, "selected": [0], "selected_names": ["a"], "ranking": [0],
+      R"({"format": "topkfs-selection/1", "method": "m", "k": 1e12, "selected": [0], "selected_names": ["a"], "ranking": [0],
           "scores": [1], "fit_seconds": 0, "options": {}, "history": [],
           "data": {"path": "x", "format": "csv", "rows": 5, "columns": 4,
                    "target_kind": "classes"}})");

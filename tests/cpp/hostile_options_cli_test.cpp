@@ -227,9 +227,9 @@ TEST(HostileOptionsCli, SelectionsCarryTheVersionAndTransformRefusesARepeatedCol
   ASSERT_EQ(select.exit_code, 0) << select.err;
   EXPECT_NE(read_text(result).find("\"version\": \""), std::string::npos) << read_text(result);
 
-  const std::string repeated =
-      write_temp_file("repeated-column.json",
-                      R"({"method": "m", "k": 2, "selected": [0, 0], "selected_names": ["a", "a"],
+  const std::string repeated = write_temp_file(
+      "repeated-column.json",
+      R"({"format": "topkfs-selection/1", "method": "m", "k": 2, "selected": [0, 0], "selected_names": ["a", "a"],
           "ranking": [0, 1, 2], "scores": [1, 0, 0], "fit_seconds": 0, "options": {},
           "history": [], "data": {"path": "x", "format": "csv", "rows": 40, "columns": 3,
                                   "target_kind": "classes"}})");

@@ -380,8 +380,8 @@ TEST(EvaluateReport, RefusesFilesThatAreNotReports) {
   EXPECT_TRUE(
       contains(error_of<DataError>([&] { read_report_json(path); }), "not an evaluation report"));
   const std::string broken = test::write_temp_file("broken.json", "{\"format\": ");
-  EXPECT_TRUE(
-      contains(error_of<DataError>([&] { read_report_json(broken); }), "broken.json: not JSON"));
+  EXPECT_TRUE(contains(error_of<DataError>([&] { read_report_json(broken); }),
+                       "broken.json: not valid JSON"));
 }
 
 TEST(EvaluateReport, TableUsesOneNumberFormatPerColumn) {

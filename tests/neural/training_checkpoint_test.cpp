@@ -307,5 +307,26 @@ TEST(TrainingCheckpointTest, DamagedPickledDataIsAFileErrorNamingTheFile) {
   EXPECT_GT(damaged, 3);
 }
 
+TEST(TrainingCheckpointTest, ATruncatedCheckpointOrASavedModelIsSaidInPlainWords) {
+  const std::string path = write_small_checkpoint("whole.ckpt", {torch::zeros({256})});
+  const std::string bytes = test::read_text(path);
+  const std::string cut = test::write_temp_file("cut.ckpt", bytes.substr(0, bytes.size() / 2));
+  const std::string truncated = test::error_of<FileError>([&] { read_checkpoint(cut); });
+  EXPECT_NE(truncated.find(cut + ": cannot be read as a checkpoint: the file is truncated"),
+            std::string::npos)
+      << truncated;
+  EXPECT_EQ(truncated.find("PytorchStreamReader"), std::string::npos) << truncated;
+
+  // What --save-model writes: an archive with the model and its metadata.
+  torch::serialize::OutputArchive model;
+  model.write("topkfs_metadata", c10::IValue(std::string("{}")));
+  const std::string saved = test::temp_dir() + "/saved-model.pt";
+  model.save_to(saved);
+  const std::string message = test::error_of<FileError>([&] { read_checkpoint(saved); });
+  EXPECT_NE(message.find("is a model written by --save-model, not a training checkpoint"),
+            std::string::npos)
+      << message;
+}
+
 }  // namespace
 }  // namespace topkfs

@@ -5,12 +5,17 @@
 #include <stdexcept>
 #include <string>
 
+#include "topkfs/core/utf8_text.hpp"
+
 namespace topkfs {
 
-// Base of every error the library reports to its user.
+// Base of every error the library reports to its user. Its message is
+// kept printable (utf8_text.hpp): messages quote the user's data, and a NUL
+// byte there would cut what() short, raw binary reach the terminal.
 class Error : public std::runtime_error {
  public:
-  using std::runtime_error::runtime_error;
+  explicit Error(const std::string& message) : std::runtime_error(printable_text(message)) {}
+  explicit Error(const char* message) : Error(std::string(message)) {}
 };
 
 // A file that cannot be opened or read at the operating-system level

@@ -126,6 +126,13 @@ struct EvaluationReport {
   double wall_seconds = 0.0;
 };
 
+// The summary of `method`'s runs in `report` (its per-k and over-k scores,
+// fit time and, under the stability protocol, its stability and selection
+// frequency over `columns` columns): what `evaluate` writes, and what a
+// report read back is checked against.
+MethodSummary summarise_method(const EvaluationReport& report, const std::string& method,
+                               std::int64_t columns);
+
 // Where the grid is, for a progress display.
 struct GridStep {
   int done = 0;   // fits finished

@@ -63,11 +63,36 @@ T get(const nlohmann::json& object, const char* key, const std::string& where, c
   } else {
     try {
       return value.get<T>();
-    } catch (const nlohmann::json::exception& error) {
-      throw DataError(
-          fmt::format("{}: field '{}' has the wrong type: {}", where, key, error.what()));
+    } catch (const nlohmann::json::exception&) {
+      // nlohmann's own text ("[json.exception.type_error.302] ...") is not
+      // for the user: say what the field holds.
+      throw DataError(fmt::format("{}: field '{}' has the wrong type: it holds {} ({})", where, key,
+                                  value.type_name(), value.dump().substr(0, 40)));
     }
   }
+}
+
+// The JSON document `text` of the file `where`, or DataError saying where
+// it breaks (nlohmann's own message is not for the user).
+inline nlohmann::json parse(const std::string& text, const std::string& where) {
+  try {
+    return nlohmann::json::parse(text);
+  } catch (const nlohmann::json::parse_error& error) {
+    const bool cut = error.byte >= text.size();
+    throw DataError(fmt::format("{}: not valid JSON: {} at byte {} of {}", where,
+                                cut ? "the text ends too early" : "malformed text", error.byte,
+                                text.size()));
+  } catch (const nlohmann::json::exception&) {  // out_of_range: a number beyond double
+    throw DataError(fmt::format("{}: not valid JSON: a number is out of range", where));
+  }
+}
+
+// `value` as indented JSON text. A string that is not UTF-8 (which the
+// readers do not let through: utf8_text.hpp) is written with U+FFFD in
+// place of its bad bytes rather than failing after the work is done.
+template <typename Json>
+std::string indented_text(const Json& value) {
+  return value.dump(2, ' ', false, Json::error_handler_t::replace);
 }
 
 }  // namespace topkfs::json_field

@@ -97,4 +97,8 @@ struct ReadOptions {
   int shard_count = 1;
 };
 
+// The text cells every reader of text (CSV/TSV, and Python's text columns)
+// reads as missing: pandas' default list, plus "?" (UCI tables) and "NAN".
+const std::vector<std::string>& builtin_missing_markers();
+
 }  // namespace topkfs
