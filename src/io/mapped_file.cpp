@@ -9,8 +9,8 @@
 #include <cerrno>
 #include <cstring>
 
-#include "mapping_faults.hpp"
 #include "topkfs/core/error.hpp"
+#include "topkfs/io/mapping_faults.hpp"
 
 namespace topkfs::detail {
 

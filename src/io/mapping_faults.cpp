@@ -1,4 +1,4 @@
-#include "mapping_faults.hpp"
+#include "topkfs/io/mapping_faults.hpp"
 
 #include <signal.h>
 #include <unistd.h>
@@ -63,14 +63,6 @@ void on_bus_error(int signal_number, siginfo_t* info, void* context) {
 
 void remember_mapping(const void* address, std::size_t size, const std::string& path) {
   const std::lock_guard<std::mutex> lock(registry_mutex);
-  if (!installed) {
-    struct sigaction action {};
-    action.sa_sigaction = on_bus_error;
-    action.sa_flags = SA_SIGINFO;
-    sigemptyset(&action.sa_mask);
-    ::sigaction(SIGBUS, &action, &previous);
-    installed = true;
-  }
   for (auto& mapping : mappings) {
     if (mapping.begin.load() != nullptr || path.size() >= kPathBytes) continue;
     std::memcpy(mapping.path, path.c_str(), path.size() + 1);
@@ -93,3 +85,18 @@ void forget_mapping(const void* address) {
 }
 
 }  // namespace topkfs::detail
+
+namespace topkfs {
+
+void handle_mapping_faults() {
+  const std::lock_guard<std::mutex> lock(detail::registry_mutex);
+  if (detail::installed) return;
+  struct sigaction action {};
+  action.sa_sigaction = detail::on_bus_error;
+  action.sa_flags = SA_SIGINFO;
+  sigemptyset(&action.sa_mask);
+  ::sigaction(SIGBUS, &action, &detail::previous);
+  detail::installed = true;
+}
+
+}  // namespace topkfs

@@ -172,6 +172,17 @@ void set_target_from_numbers(Dataset& data, const std::vector<double>& values, i
   data.targets.resize(n, q);
   std::copy(values.begin(), values.end(), data.targets.data());
   data.target_names = names;
+  // Whole numbers beyond 2^53 read as floats may be labels that merged: the
+  // user should know they were taken for a real target.
+  const bool whole = std::all_of(values.begin(), values.end(),
+                                 [](double v) { return !std::isfinite(v) || v == std::floor(v); });
+  if (q == 1 && options.task == TaskHint::Auto && whole && detail::has_inexact_integers(values)) {
+    data.notes.push_back(fmt::format(
+        "the target '{}' holds whole numbers beyond 2^53, read as a real target: as class labels "
+        "they could not be told apart in this format (write them as text or as 64-bit integers, "
+        "or renumber them, for classes)",
+        names.front()));
+  }
 }
 
 namespace {

@@ -102,6 +102,12 @@ TEST(ExactLabels, FloatLabelsBeyond2To53AreRefusedAsClasses) {
   const std::string message = data_error(path, options);
   EXPECT_TRUE(contains(message, "beyond 2^53")) << message;
   EXPECT_TRUE(contains(message, "--task regression")) << message;
+  // Under --task auto they are a real target, and the user is told.
+  const Dataset data = read_dataset(path);
+  EXPECT_EQ(data.target_kind, TargetKind::Real);
+  ASSERT_FALSE(data.notes.empty());
+  EXPECT_TRUE(contains(data.notes.back(), "beyond 2^53, read as a real target"))
+      << data.notes.back();
 }
 
 }  // namespace

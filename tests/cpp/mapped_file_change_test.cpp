@@ -1,5 +1,6 @@
 // A mapped .npy truncated while it is read ends the process with a message
-// naming the file and exit status 1, not "Bus error" (src/io/mapping_faults.hpp).
+// naming the file and exit status 1, not "Bus error", in a program that
+// installs the handler as the command does (topkfs/io/mapping_faults.hpp).
 #include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sys/wait.h>
@@ -11,6 +12,7 @@
 
 #include "hand_made_files.hpp"
 #include "test_support.hpp"
+#include "topkfs/io/mapping_faults.hpp"
 #include "topkfs/io/read_dataset.hpp"
 
 namespace topkfs::test {
@@ -29,6 +31,7 @@ TEST(MappedFileChange, ATruncatedMappedNpyEndsWithAMessageNamingIt) {
   if (child == 0) {
     const int err = ::open(messages.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
     ::dup2(err, STDERR_FILENO);
+    handle_mapping_faults();
     ReadOptions options;
     options.no_target = true;
     const Dataset data = read_dataset(path, options);
