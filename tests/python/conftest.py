@@ -41,7 +41,7 @@ def ctrl_c_raises():
     nohup, some CI runners) passes that on: Python then installs no
     KeyboardInterrupt handler, a SIGINT is discarded by the kernel, and the
     children it starts ignore it too. The tests of Ctrl-C set up what an
-    interactive session has, then put the suite's own disposition back.
+    interactive interpreter has, then put the suite's own disposition back.
     """
     if threading.current_thread() is not threading.main_thread():
         pytest.skip("signal handlers can be set in the main thread only")
