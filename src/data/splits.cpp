@@ -27,10 +27,10 @@ struct TwoParts {
   std::vector<std::int64_t> held_out;
 };
 
-// scikit-learn's size rule: held out = ceil(f * n), the rest kept.
+// held_out_count, refused when a part would be empty.
 std::int64_t held_out_size(std::int64_t n, double fraction, const std::string& source,
                            const char* part) {
-  const auto held = static_cast<std::int64_t>(std::ceil(fraction * static_cast<double>(n)));
+  const std::int64_t held = held_out_count(n, fraction);
   if (held < 1 || n - held < 1) {
     throw DataError(fmt::format(
         "{}: {} samples are too few for a {} fraction of {}: that leaves {} {} and {} training "
@@ -151,6 +151,10 @@ std::vector<std::int64_t> all_rows(std::int64_t n) {
 }
 
 }  // namespace
+
+std::int64_t held_out_count(std::int64_t n, double fraction) {
+  return static_cast<std::int64_t>(std::ceil(fraction * static_cast<double>(n)));
+}
 
 constexpr EnumName<SplitMode> kSplitModeNames[] = {{SplitMode::Predefined, "predefined"},
                                                    {SplitMode::Random, "random"}};

@@ -5,7 +5,6 @@
 #include <torch/serialize/archive.h>
 
 #include <algorithm>
-#include <cmath>
 #include <cstdlib>
 #include <optional>
 #include <set>
@@ -187,11 +186,11 @@ class DnnTopSelector final : public TableSelector<DnnTopOptions> {
   // is a vote; the score of a feature is its vote count plus half its mean
   // relative |w| (|w| / max |w| of the run, below 1), so that the votes
   // decide and the magnitudes only break ties.
-  // The rows a restart draws are what the validation split keeps: n minus
-  // ceil((1 - subsample) n), each part at least one row (splits.cpp).
+  // The rows a restart draws are what the validation split keeps, each part
+  // at least one row.
   static void check_subsample(std::size_t rows, double subsample) {
-    const auto n = static_cast<double>(rows);
-    const double left_out = std::ceil((1.0 - subsample) * n);
+    const auto n = static_cast<std::int64_t>(rows);
+    const std::int64_t left_out = held_out_count(n, 1.0 - subsample);
     if (n - left_out >= 1 && left_out >= 1) return;
     throw OptionError(fmt::format(
         "--subsample {}: each restart would draw {} of the {} training rows and leave {} out; "

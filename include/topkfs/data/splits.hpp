@@ -39,6 +39,10 @@ struct TrainValTest {
   std::vector<std::int64_t> test;
 };
 
+// The rows a split holds out of n at `fraction`: scikit-learn's size rule,
+// ceil(fraction * n) (the rest are kept; each part needs at least one).
+std::int64_t held_out_count(std::int64_t n, double fraction);
+
 // Carves a validation part (fraction `validation_fraction` of `rows`, stratified
 // as in stratified_split) out of `rows`, typically the training part of a split.
 // The rows of `data` not in `rows` form the test part. Throws OptionError for a
