@@ -255,6 +255,7 @@ int launch_local_ranks(const DistributedFlags& flags) {
   std::optional<std::string> failure;
   int failed_rank = -1;
   int failed_status = 0;
+  int rank0_status = 0;
   bool waiting = false;  // for the others to stop after a failure
   Clock::time_point deadline;
   int running = flags.nproc;
@@ -266,6 +267,7 @@ int launch_local_ranks(const DistributedFlags& flags) {
         if (pids[static_cast<std::size_t>(rank)] != pid) continue;
         pids[static_cast<std::size_t>(rank)] = 0;
         --running;
+        if (rank == 0) rank0_status = status;
         const bool ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
         if (!ok && !failure) {
           failure = fmt::format("rank {} (process {}) {}", rank, pid, how_it_ended(status));
@@ -290,8 +292,15 @@ int launch_local_ranks(const DistributedFlags& flags) {
     close_error_files();
     return 0;
   }
-  // Rank 0 printed its own message; a rank that failed before it shows its.
-  if (failed_rank > 0) copy_to_stderr(error_files[static_cast<std::size_t>(failed_rank)]);
+  // Rank 0 printed its own message. A rank that failed before it shows its,
+  // unless rank 0 then failed with the same status: it met the same error
+  // (a usage error every rank meets) or names the other's, which a rank
+  // announces through the store; which rank's exit is seen first is a race.
+  const bool rank0_said_it = WIFEXITED(failed_status) && WIFEXITED(rank0_status) &&
+                             WEXITSTATUS(rank0_status) == WEXITSTATUS(failed_status);
+  if (failed_rank > 0 && !rank0_said_it) {
+    copy_to_stderr(error_files[static_cast<std::size_t>(failed_rank)]);
+  }
   close_error_files();
   if (WIFEXITED(failed_status) && WEXITSTATUS(failed_status) == kExitUsage) return kExitUsage;
   throw DistributedError(*failure + "; the run stopped, nothing was written");
