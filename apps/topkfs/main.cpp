@@ -13,6 +13,7 @@
 #include "commands.hpp"
 #include "topkfs/core/error.hpp"
 #include "topkfs/core/utf8_text.hpp"
+#include "topkfs/io/atomic_file.hpp"
 #include "topkfs/io/mapping_faults.hpp"
 #include "topkfs/version.hpp"
 
@@ -54,6 +55,8 @@ void refuse_empty_values(const CLI::App& command) {
 int main(int argc, char** argv) {
   // A mapped input truncated under a read: a message naming it, not "Bus error".
   topkfs::handle_mapping_faults();
+  // Ctrl-C or a kill during a write: no ".NAME.tmp*" file left behind.
+  topkfs::remove_temporaries_on_termination();
   CLI::App app{
       "topkfs: supervised feature selection with top-k regularization.\n"
       "Give it a table of samples and a target; get back the k features that best serve a "

@@ -60,4 +60,10 @@ void set_openblas_threads(int threads) {
   }
 }
 
+int openblas_threads() {
+  using Getter = int (*)();
+  auto getter = reinterpret_cast<Getter>(::dlsym(RTLD_DEFAULT, "openblas_get_num_threads"));
+  return getter != nullptr ? getter() : -1;
+}
+
 }  // namespace topkfs

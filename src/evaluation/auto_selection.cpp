@@ -12,6 +12,7 @@
 #include "topkfs/core/enum_names.hpp"
 #include "topkfs/core/error.hpp"
 #include "topkfs/core/random.hpp"
+#include "topkfs/core/thread_settings.hpp"
 #include "topkfs/data/splits.hpp"
 #include "topkfs/data/table_encoding.hpp"
 #include "topkfs/io/chart.hpp"
@@ -294,6 +295,8 @@ SelectionResult run_auto_selection(const Dataset& data,
                                    const std::vector<SelectorFactory>& candidates,
                                    const std::vector<std::int64_t>& rows,
                                    const AutoOptions& options, const FitCallbacks& callbacks) {
+  // The fits and the downstream models set the thread counts; put back after.
+  const ThreadSettingsScope thread_settings;
   TOPKFS_ASSERT(!candidates.empty());
   if (data.target_kind == TargetKind::None) {
     throw DataError(fmt::format("{}: choosing k or the method needs a target", data.source));

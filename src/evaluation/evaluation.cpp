@@ -14,6 +14,7 @@
 
 #include "topkfs/core/clock.hpp"
 #include "topkfs/core/error.hpp"
+#include "topkfs/core/thread_settings.hpp"
 #include "topkfs/data/feature_groups.hpp"
 #include "topkfs/data/table_encoding.hpp"
 #include "topkfs/methods/registry.hpp"
@@ -342,6 +343,8 @@ void describe_metric(EvaluationReport& report) {
 EvaluationReport evaluate_methods(const Dataset& data, const EvaluationOptions& options,
                                   const EvaluationCallbacks& callbacks) {
   const auto start = Clock::now();
+  // The fits and the downstream models set the thread counts; put back after.
+  const ThreadSettingsScope thread_settings;
   options.validate();
   EvaluationReport report;
   report.data = {data.source, data.rows(), data.cols(), to_string(data.target_kind)};

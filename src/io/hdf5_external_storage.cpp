@@ -25,7 +25,7 @@ bool has_external_storage(hid_t location, const char* name) {
 }
 
 void check_no_external_storage(const std::string& path) {
-  silence_errors();
+  const QuietErrors quiet;
   const Handle file = file_handle(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
   if (!file) return;  // the reader says why it cannot open the file
   std::string found;

@@ -270,7 +270,7 @@ herr_t touch_link(hid_t root, const char* name, const H5L_info_t* info, void* da
 }
 
 void walk_file(const std::string& path) {
-  silence_errors();
+  const QuietErrors quiet;
   const Handle file = file_handle(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
   if (!file) return;
   touch_group(file.get());

@@ -105,7 +105,7 @@ class Hdf5Reader {
       : path_(path), options_(options), rows_(rows) {}
 
   Dataset read() {
-    hdf5::silence_errors();
+    const hdf5::QuietErrors quiet;
     require_readable_file(path_);
     if (H5Fis_hdf5(path_.c_str()) <= 0) {
       throw DataError(fmt::format("{}: not an HDF5 file (no HDF5 signature found)", path_));

@@ -12,7 +12,7 @@ namespace topkfs::detail {
 Hdf5RowBlocks::Hdf5RowBlocks(const std::string& path, const std::vector<std::string>& parts,
                              std::int64_t cols)
     : path_(path), cols_(cols) {
-  hdf5::silence_errors();
+  const hdf5::QuietErrors quiet;
   file_ = hdf5::file_handle(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
   if (!file_) throw DataError(fmt::format("{}: cannot open the HDF5 file", path));
   for (const auto& name : parts) {
@@ -30,6 +30,7 @@ Hdf5RowBlocks::Hdf5RowBlocks(const std::string& path, const std::vector<std::str
 
 void Hdf5RowBlocks::read_run(const Part& part, std::int64_t first, std::int64_t count,
                              float* out) const {
+  const hdf5::QuietErrors quiet;
   if (!hdf5::read_rows_in_pieces(part.dataset.get(), H5T_NATIVE_FLOAT,
                                  static_cast<std::uint64_t>(first - part.first),
                                  static_cast<std::uint64_t>(count), out)) {

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <mutex>
 
 #include "hdf5_chunk_decoding.hpp"
 #include "hdf5_chunked_reads.hpp"
@@ -303,10 +304,26 @@ void check_storage(hid_t dataset, const std::string& path, const std::string& na
   check.check_decoded_rows(0, UINT64_MAX, nullptr);
 }
 
-void silence_errors() {
-  // Cheap and idempotent; called at each read rather than once, because in a
-  // thread-safe HDF5 build the setting is per thread.
+namespace {
+
+std::mutex quiet_mutex;
+int quiet_depth = 0;
+H5E_auto2_t saved_handler = nullptr;
+void* saved_data = nullptr;
+
+}  // namespace
+
+QuietErrors::QuietErrors() {
+  const std::lock_guard<std::mutex> lock(quiet_mutex);
+  if (quiet_depth++ > 0) return;
+  H5Eget_auto2(H5E_DEFAULT, &saved_handler, &saved_data);
   H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
+}
+
+QuietErrors::~QuietErrors() {
+  const std::lock_guard<std::mutex> lock(quiet_mutex);
+  if (--quiet_depth > 0) return;
+  H5Eset_auto2(H5E_DEFAULT, saved_handler, saved_data);
 }
 
 }  // namespace topkfs::hdf5

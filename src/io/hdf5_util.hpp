@@ -145,8 +145,19 @@ bool has_external_storage(hid_t location, const char* name);
 // machine, which would be read as the data. For files the probe has walked.
 void check_no_external_storage(const std::string& path);
 
-// Turns off HDF5's automatic printing of its error stack on stderr; failures
-// are reported through return codes and turned into DataError instead.
-void silence_errors();
+// While one exists, HDF5's automatic printing of its error stack on stderr is
+// off (failures come back as return codes and become DataError: the library
+// never prints); when the last one ends, the handler in force before the
+// first is put back, so a program's own HDF5 error handling is left as it
+// was. Each entry of the library into libhdf5 holds one; they nest, and
+// threads share the count (Debian's libhdf5 is the serial build, whose
+// error settings are the process's).
+class QuietErrors {
+ public:
+  QuietErrors();
+  ~QuietErrors();
+  QuietErrors(const QuietErrors&) = delete;
+  QuietErrors& operator=(const QuietErrors&) = delete;
+};
 
 }  // namespace topkfs::hdf5

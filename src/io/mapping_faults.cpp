@@ -8,6 +8,7 @@
 #include <cstring>
 #include <mutex>
 
+#include "signal_chain.hpp"
 #include "temporary_files.hpp"
 
 namespace topkfs::detail {
@@ -48,14 +49,7 @@ void on_bus_error(int signal_number, siginfo_t* info, void* context) {
   }
   // Not a mapped file's fault: the handler that was there before, or the
   // default (the fault repeats on return and ends the process).
-  if ((previous.sa_flags & SA_SIGINFO) != 0 && previous.sa_sigaction != nullptr) {
-    previous.sa_sigaction(signal_number, info, context);
-    return;
-  }
-  if (previous.sa_handler != SIG_DFL && previous.sa_handler != SIG_IGN) {
-    previous.sa_handler(signal_number);
-    return;
-  }
+  if (pass_to_previous(previous, signal_number, info, context)) return;
   ::signal(signal_number, SIG_DFL);
 }
 

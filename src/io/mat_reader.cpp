@@ -38,10 +38,9 @@ void record_matio_message(int level, char* message) {
   }
 }
 
-void quiet_libraries() {
+void quiet_matio() {
   static std::once_flag once;
   std::call_once(once, [] { Mat_LogInitFunc("topkfs", record_matio_message); });
-  hdf5::silence_errors();  // v7.3 files are read through libhdf5
   matio_last_message.clear();
 }
 
@@ -301,7 +300,8 @@ class MatReader {
   MatReader(const std::string& path, const ReadOptions& options) : path_(path), options_(options) {}
 
   Dataset read() {
-    quiet_libraries();
+    quiet_matio();
+    const hdf5::QuietErrors quiet_hdf5;  // v7.3 files are read through libhdf5
     require_readable_file(path_);
     const hdf5::Handle hdf5_file = check_mat_structure(path_);
     file_.reset(Mat_Open(path_.c_str(), MAT_ACC_RDONLY));

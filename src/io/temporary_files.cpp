@@ -8,70 +8,44 @@
 #include <cstring>
 #include <mutex>
 
+#include "signal_chain.hpp"
+#include "topkfs/io/atomic_file.hpp"
+
 namespace topkfs::detail {
 namespace {
 
 // Fixed storage: the handler may only read memory that nothing frees or
 // moves (no std::string, no allocation).
-constexpr std::size_t kSlots = 32;
-constexpr std::size_t kPathBytes = 4096;
+constexpr std::size_t kTemporarySlots = 32;
+constexpr std::size_t kTemporaryPathBytes = 4096;
 constexpr std::array<int, 4> kSignals = {SIGINT, SIGTERM, SIGHUP, SIGQUIT};
 
 struct Slot {
   std::atomic<bool> used{false};
-  char path[kPathBytes] = {};
+  char path[kTemporaryPathBytes] = {};
 };
 
-std::array<Slot, kSlots> slots;
-std::mutex registry_mutex;  // registration only; never taken in the handler
-int remembered = 0;
-std::array<struct sigaction, kSignals.size()> previous{};
+std::array<Slot, kTemporarySlots> slots;
+std::mutex temporaries_mutex;  // registration only; never taken in the handler
+bool handlers_installed = false;
+std::array<struct sigaction, kSignals.size()> previous_handlers{};
 
 // The handler in force before ours for `signal_number`.
 const struct sigaction& previous_of(int signal_number) {
   std::size_t s = 0;
   while (s + 1 < kSignals.size() && kSignals[s] != signal_number) ++s;
-  return previous[s];
+  return previous_handlers[s];
 }
 
 void remove_temporaries_and_die(int signal_number, siginfo_t* info, void* context) {
-  // A process that handles the signal itself (Python, whose handler only
-  // notes it and raises KeyboardInterrupt later) goes on: the write that
-  // made the temporary is unwound by that exception and removes it, so the
-  // signal goes to that handler instead, and the interpreter lives.
-  const struct sigaction& before = previous_of(signal_number);
-  if ((before.sa_flags & SA_SIGINFO) != 0 && before.sa_sigaction != nullptr) {
-    before.sa_sigaction(signal_number, info, context);
-    return;
-  }
-  if ((before.sa_flags & SA_SIGINFO) == 0 && before.sa_handler != SIG_DFL &&
-      before.sa_handler != SIG_IGN) {
-    before.sa_handler(signal_number);
-    return;
-  }
+  // A program that handles the signal itself (one that only notes it and
+  // unwinds later, as Python does) goes on: the write that made the
+  // temporary is unwound by that and removes it, so the signal goes to that
+  // handler instead, and the program lives.
+  if (pass_to_previous(previous_of(signal_number), signal_number, info, context)) return;
   remove_temporaries();
   ::signal(signal_number, SIG_DFL);
   ::raise(signal_number);
-}
-
-void install_handlers() {
-  struct sigaction action {};
-  action.sa_sigaction = remove_temporaries_and_die;
-  action.sa_flags = SA_SIGINFO;
-  sigemptyset(&action.sa_mask);
-  for (std::size_t s = 0; s < kSignals.size(); ++s) {
-    ::sigaction(kSignals[s], nullptr, &previous[s]);
-    // A signal the process ignores (nohup) stays ignored.
-    if (previous[s].sa_handler == SIG_IGN) continue;
-    ::sigaction(kSignals[s], &action, nullptr);
-  }
-}
-
-void restore_handlers() {
-  for (std::size_t s = 0; s < kSignals.size(); ++s) {
-    if (previous[s].sa_handler == SIG_IGN) continue;
-    ::sigaction(kSignals[s], &previous[s], nullptr);
-  }
 }
 
 }  // namespace
@@ -83,12 +57,11 @@ void remove_temporaries() {
 }
 
 void remember_temporary(const std::string& path) {
-  const std::lock_guard<std::mutex> lock(registry_mutex);
+  const std::lock_guard<std::mutex> lock(temporaries_mutex);
   for (auto& slot : slots) {
-    if (slot.used.load() || path.size() >= kPathBytes) continue;
+    if (slot.used.load() || path.size() >= kTemporaryPathBytes) continue;
     std::memcpy(slot.path, path.c_str(), path.size() + 1);
     slot.used.store(true);
-    if (remembered++ == 0) install_handlers();
     return;
   }
   // More temporaries at once than slots (or an over-long path): this one is
@@ -96,14 +69,33 @@ void remember_temporary(const std::string& path) {
 }
 
 void forget_temporary(const std::string& path) {
-  const std::lock_guard<std::mutex> lock(registry_mutex);
+  const std::lock_guard<std::mutex> lock(temporaries_mutex);
   for (auto& slot : slots) {
     if (slot.used.load() && path == slot.path) {
       slot.used.store(false);
-      if (--remembered == 0) restore_handlers();
       return;
     }
   }
 }
 
 }  // namespace topkfs::detail
+
+namespace topkfs {
+
+void remove_temporaries_on_termination() {
+  const std::lock_guard<std::mutex> lock(detail::temporaries_mutex);
+  if (detail::handlers_installed) return;
+  struct sigaction action {};
+  action.sa_sigaction = detail::remove_temporaries_and_die;
+  action.sa_flags = SA_SIGINFO;
+  sigemptyset(&action.sa_mask);
+  for (std::size_t s = 0; s < detail::kSignals.size(); ++s) {
+    ::sigaction(detail::kSignals[s], nullptr, &detail::previous_handlers[s]);
+    // A signal the process ignores (nohup) stays ignored.
+    if (detail::previous_handlers[s].sa_handler == SIG_IGN) continue;
+    ::sigaction(detail::kSignals[s], &action, nullptr);
+  }
+  detail::handlers_installed = true;
+}
+
+}  // namespace topkfs

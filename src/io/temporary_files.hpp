@@ -1,10 +1,8 @@
 #pragma once
 // Private to atomic_file.cpp. The temporaries that exist right now, so that a
 // signal that ends the process removes them instead of leaving ".NAME.tmp*"
-// files behind: while any is remembered, SIGINT, SIGTERM, SIGHUP and SIGQUIT
-// go to a handler that unlinks them and then dies of the same signal. Where
-// the process had a handler of its own for the signal (Python's), that
-// handler gets the signal instead and the process goes on.
+// files behind, once the program has asked for it
+// (remove_temporaries_on_termination in atomic_file.hpp; the command does).
 #include <string>
 
 namespace topkfs::detail {

@@ -1,6 +1,7 @@
 // Thread counts for libtorch, OpenMP and OpenBLAS, set together: left alone,
 // the three pools oversubscribe a small machine and two threads ran slower than
-// one (docs/method.md §4, "Threads").
+// one (docs/method.md §4, "Threads"). They are set for a fit only: its
+// caller holds a ThreadSettingsScope (topkfs/core/thread_settings.hpp).
 #include <ATen/Parallel.h>
 #include <omp.h>
 
@@ -23,17 +24,9 @@ int configure_threads(int threads, ThreadUse use) {
   // with more members than cores they mostly wait, so the team stops at the
   // cores (bench/README.md, "Measurements behind the code").
   if (use == ThreadUse::Team) threads = std::min(threads, usable_cores());
-  static bool interop_set = false;
-  if (!interop_set) {
-    // Inter-op parallelism only helps graphs with independent branches; one
-    // thread keeps it from competing with the intra-op pool. It can be set once
-    // per process only.
-    try {
-      at::set_num_interop_threads(1);
-    } catch (...) {
-    }
-    interop_set = true;
-  }
+  // libtorch's inter-op pool is left as it is: it starts only for graphs
+  // run with at::launch, which training does not use, and its size can be
+  // set once per process only (a setting a fit could not put back).
   const int pool = use == ThreadUse::All ? threads : 1;
   at::set_num_threads(pool);
   omp_set_num_threads(pool);

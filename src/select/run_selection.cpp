@@ -9,6 +9,7 @@
 #include "../io/memory_budget.hpp"
 #include "topkfs/core/error.hpp"
 #include "topkfs/core/rank_group.hpp"
+#include "topkfs/core/thread_settings.hpp"
 #include "topkfs/data/row_source.hpp"
 #include "topkfs/data/table_encoding.hpp"
 #include "topkfs/select/group_selection.hpp"
@@ -190,6 +191,8 @@ void check_finite_result(const SelectionResult& result, const Dataset& data,
 SelectionResult fit_on_rows(Selector& selector, const Dataset& data,
                             const std::vector<std::int64_t>& rows, int k,
                             const FitCallbacks& callbacks) {
+  // The fit sets the process's thread counts for itself; they are put back.
+  const ThreadSettingsScope thread_settings;
   try {
     check_target_varies(data, rows);
     SelectionResult result = selector.fit(data, rows, k, callbacks);

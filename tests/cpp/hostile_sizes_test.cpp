@@ -388,6 +388,7 @@ TEST(HostileSizes, Hdf5RootGroupHeapPastTheEndOfTheFile) {
 // ---- atomic outputs under a signal ----
 
 void write_then_die(const std::string& path) {
+  remove_temporaries_on_termination();
   write_file_atomically(path, [](std::ostream& out) {
     out << "half a result";
     out.flush();

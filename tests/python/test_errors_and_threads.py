@@ -11,7 +11,7 @@ import pytest
 import scipy.sparse
 
 import topkfs
-from conftest import FAST_NEURAL, planted_classes, planted_regression, requires_neural
+from conftest import FAST_NEURAL, has_method, planted_classes, planted_regression, requires_neural
 
 
 def test_option_errors_carry_the_library_messages(regression_data):
@@ -144,3 +144,29 @@ def test_ctrl_c_stops_a_fit(ctrl_c_raises):
         press.join()
     assert time.monotonic() - start < 10
     assert not hasattr(selector, "selected_")
+
+
+def pool_threads():
+    """Each thread pool of the process and its size, as threadpoolctl sees them."""
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    return sorted((pool["internal_api"], pool["filepath"], pool["num_threads"])
+                  for pool in threadpoolctl.threadpool_info())
+
+
+@pytest.mark.parametrize("method", ["lasso-top", "dnn-top", "random-forest"])
+def test_a_fit_leaves_the_thread_pools_as_it_found_them(method, classes_data):
+    if not has_method(method):
+        pytest.skip("built without libtorch")
+    threadpoolctl = pytest.importorskip("threadpoolctl")
+    X, y = classes_data
+    options = FAST_NEURAL if method == "dnn-top" else {}
+    # Two threads in every pool before, one asked for by the fit: the fit
+    # changes them for itself and must put them back.
+    with threadpoolctl.threadpool_limits(limits=2):
+        before = pool_threads()
+        assert any(api == "openblas" for api, _, _ in before), before
+        topkfs.TopKSelector(method, k=2, threads=1, **options).fit(X, y)
+        assert pool_threads() == before
+        # k="auto": the inner fits and their downstream scoring.
+        topkfs.TopKSelector(method, k="auto", k_max=3, threads=1, **options).fit(X, y)
+        assert pool_threads() == before

@@ -17,5 +17,7 @@ int free_cores();
 
 // OpenBLAS's thread count (a BLAS without the setter ignores it).
 void set_openblas_threads(int threads);
+// OpenBLAS's thread count in force; -1 for a BLAS without the getter.
+int openblas_threads();
 
 }  // namespace topkfs

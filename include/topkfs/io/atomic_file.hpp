@@ -8,8 +8,10 @@
 // and keeps its permission bits; a symbolic link is followed and its target
 // replaced (the link stays); a directory, FIFO, device or socket is refused
 // with a FileError, as replacing it would destroy it and writing into it
-// would not be atomic. A signal that kills the process while temporaries
-// exist (SIGINT, SIGTERM, SIGHUP, SIGQUIT) removes them first.
+// would not be atomic. In a program that called
+// remove_temporaries_on_termination (the command does), a signal that kills
+// the process while temporaries exist (SIGINT, SIGTERM, SIGHUP, SIGQUIT)
+// removes them first; the library installs no signal handler of its own.
 #include <functional>
 #include <memory>
 #include <ostream>
@@ -33,6 +35,13 @@ void write_file_atomically(const std::string& path, const std::string& content);
 // or a folder where no file can be created (missing, read-only, without
 // write permission: the system's reason). Creates and removes a temporary.
 void check_output_writable(const std::string& path);
+
+// Installs handlers of SIGINT, SIGTERM, SIGHUP and SIGQUIT for the rest of the
+// process (idempotent) that remove the temporaries, then end the process by
+// the same signal. A signal the process ignores stays ignored; where the
+// process had a handler of its own, the signal goes to it and the process
+// goes on (the writes it unwinds remove their temporaries).
+void remove_temporaries_on_termination();
 
 // Makes the outputs of one command all-or-nothing: while a group is alive on
 // this thread, write_file_atomically only writes temporaries; commit()

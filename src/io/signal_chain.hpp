@@ -1,0 +1,24 @@
+#pragma once
+// Private to the I/O library's signal handlers (temporary_files.cpp,
+// mapping_faults.cpp): each is installed by the program, over whatever
+// handler was there, and passes a signal that is not its business on.
+#include <signal.h>
+
+namespace topkfs::detail {
+
+// Calls the handler `previous` names for `signal_number`, if it names a
+// function (not SIG_DFL or SIG_IGN); returns whether it did.
+// Async-signal-safe.
+inline bool pass_to_previous(const struct sigaction& previous, int signal_number, siginfo_t* info,
+                             void* context) {
+  if ((previous.sa_flags & SA_SIGINFO) != 0) {
+    if (previous.sa_sigaction == nullptr) return false;
+    previous.sa_sigaction(signal_number, info, context);
+    return true;
+  }
+  if (previous.sa_handler == SIG_DFL || previous.sa_handler == SIG_IGN) return false;
+  previous.sa_handler(signal_number);
+  return true;
+}
+
+}  // namespace topkfs::detail
