@@ -159,14 +159,14 @@ def test_a_fit_leaves_the_thread_pools_as_it_found_them(method, classes_data):
         pytest.skip("built without libtorch")
     threadpoolctl = pytest.importorskip("threadpoolctl")
     X, y = classes_data
-    options = FAST_NEURAL if method == "dnn-top" else {}
+    options = {**(FAST_NEURAL if method == "dnn-top" else {}), "threads": 1}
     # Two threads in every pool before, one asked for by the fit: the fit
     # changes them for itself and must put them back.
     with threadpoolctl.threadpool_limits(limits=2):
         before = pool_threads()
         assert any(api == "openblas" for api, _, _ in before), before
-        topkfs.TopKSelector(method, k=2, threads=1, **options).fit(X, y)
+        topkfs.TopKSelector(method, k=2, **options).fit(X, y)
         assert pool_threads() == before
         # k="auto": the inner fits and their downstream scoring.
-        topkfs.TopKSelector(method, k="auto", k_max=3, threads=1, **options).fit(X, y)
+        topkfs.TopKSelector(method, k="auto", k_max=3, **options).fit(X, y)
         assert pool_threads() == before
