@@ -8,8 +8,8 @@
 #include <iostream>
 #include <memory>
 #include <optional>
-#include <sstream>
 
+#include "comma_lists.hpp"
 #include "commands.hpp"
 #include "method_flags.hpp"
 #include "output_flags.hpp"
@@ -43,21 +43,11 @@ struct EvaluateFlags {
   std::string frequency_map;
 };
 
-std::vector<std::string> split_list(const std::string& text) {
-  std::vector<std::string> items;
-  std::stringstream stream(text);
-  std::string item;
-  while (std::getline(stream, item, ',')) {
-    if (!item.empty()) items.push_back(item);
-  }
-  return items;
-}
-
 // --seed and --threads are method options in the tables; here --seed is the
 // first run's seed and --threads also sizes the downstream trees.
 EvaluationOptions to_options(const EvaluateFlags& flags) {
   EvaluationOptions options;
-  options.methods = split_list(flags.method.name);
+  options.methods = comma_list("--method", {flags.method.name});
   if (std::find(options.methods.begin(), options.methods.end(), "auto") != options.methods.end()) {
     throw OptionError(
         "--method auto chooses a method on the training rows of one selection: it is select's; "

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "comma_lists.hpp"
 #include "topkfs/core/error.hpp"
 #include "topkfs/data/feature_groups.hpp"
 #include "topkfs/data/image_padding.hpp"
@@ -11,31 +12,10 @@
 
 namespace topkfs::cli {
 
-namespace {
-
-// Accepts both repeated flags and comma lists: --target a --target b, --target a,b.
-std::vector<std::string> split_list(const std::vector<std::string>& items) {
-  std::vector<std::string> out;
-  for (const auto& item : items) {
-    std::size_t start = 0;
-    while (start <= item.size()) {
-      const auto comma = item.find(',', start);
-      const auto piece =
-          item.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-      if (!piece.empty()) out.push_back(piece);
-      if (comma == std::string::npos) break;
-      start = comma + 1;
-    }
-  }
-  return out;
-}
-
-}  // namespace
-
 ReadOptions ReaderFlags::to_options() const {
   ReadOptions options;
   options.format = parse_format(format);
-  options.target = split_list(target);
+  options.target = comma_list("--target", target);
   options.no_target = no_target;
   if (no_header && header) throw OptionError("--header and --no-header contradict each other");
   options.header = no_header ? HeaderMode::No : header ? HeaderMode::Yes : HeaderMode::Auto;
@@ -56,9 +36,9 @@ ReadOptions ReaderFlags::to_options() const {
     throw OptionError(
         "--nan takes impute, error or drop ('keep' is for inspection: info keeps them)");
   }
-  options.categorical = split_list(categorical);
-  options.numeric = split_list(numeric);
-  options.na_values = split_list(na_values);
+  options.categorical = comma_list("--categorical", categorical);
+  options.numeric = comma_list("--numeric", numeric);
+  options.na_values = comma_list("--na-values", na_values);
   if (max_levels < 1)
     throw OptionError(fmt::format("--max-levels must be at least 1, got {}", max_levels));
   options.max_levels = max_levels;
