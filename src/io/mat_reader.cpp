@@ -27,9 +27,9 @@
 namespace topkfs {
 namespace {
 
-// matio reports problems through a log function that prints on stderr by
-// default; the library never prints, so the last message is kept instead and
-// quoted in the DataError.
+// matio reports problems through a log function (none until a program sets
+// one; Mat_LogInit's prints on stderr); the library never prints, so during
+// a read the last message is kept instead and quoted in the DataError.
 thread_local std::string matio_last_message;
 
 void record_matio_message(int level, char* message) {
@@ -38,11 +38,28 @@ void record_matio_message(int level, char* message) {
   }
 }
 
-void quiet_matio() {
-  static std::once_flag once;
-  std::call_once(once, [] { Mat_LogInitFunc("topkfs", record_matio_message); });
-  matio_last_message.clear();
-}
+// While one exists, matio's messages are recorded, not printed; when the
+// last one ends, matio has no log function again, its state before a
+// program sets one (matio has no getter: a log function a program set
+// itself is not put back; docs/reliability.md). They nest, and threads
+// share the count.
+std::mutex matio_log_mutex;
+int matio_log_depth = 0;
+
+class RecordedMatioMessages {
+ public:
+  RecordedMatioMessages() {
+    matio_last_message.clear();
+    const std::lock_guard<std::mutex> lock(matio_log_mutex);
+    if (matio_log_depth++ == 0) Mat_LogInitFunc("topkfs", record_matio_message);
+  }
+  ~RecordedMatioMessages() {
+    const std::lock_guard<std::mutex> lock(matio_log_mutex);
+    if (--matio_log_depth == 0) Mat_LogClose();
+  }
+  RecordedMatioMessages(const RecordedMatioMessages&) = delete;
+  RecordedMatioMessages& operator=(const RecordedMatioMessages&) = delete;
+};
 
 std::string matio_detail() {
   return matio_last_message.empty() ? std::string() : fmt::format(" ({})", matio_last_message);
@@ -300,7 +317,7 @@ class MatReader {
   MatReader(const std::string& path, const ReadOptions& options) : path_(path), options_(options) {}
 
   Dataset read() {
-    quiet_matio();
+    const RecordedMatioMessages matio_messages;
     const hdf5::QuietErrors quiet_hdf5;  // v7.3 files are read through libhdf5
     require_readable_file(path_);
     const hdf5::Handle hdf5_file = check_mat_structure(path_);
