@@ -85,11 +85,7 @@ namespace topkfs {
 void handle_mapping_faults() {
   const std::lock_guard<std::mutex> lock(detail::registry_mutex);
   if (detail::installed) return;
-  struct sigaction action {};
-  action.sa_sigaction = detail::on_bus_error;
-  action.sa_flags = SA_SIGINFO;
-  sigemptyset(&action.sa_mask);
-  ::sigaction(SIGBUS, &action, &detail::previous);
+  detail::install_over(SIGBUS, detail::on_bus_error, detail::previous);
   detail::installed = true;
 }
 

@@ -85,15 +85,9 @@ namespace topkfs {
 void remove_temporaries_on_termination() {
   const std::lock_guard<std::mutex> lock(detail::temporaries_mutex);
   if (detail::handlers_installed) return;
-  struct sigaction action {};
-  action.sa_sigaction = detail::remove_temporaries_and_die;
-  action.sa_flags = SA_SIGINFO;
-  sigemptyset(&action.sa_mask);
   for (std::size_t s = 0; s < detail::kSignals.size(); ++s) {
-    ::sigaction(detail::kSignals[s], nullptr, &detail::previous_handlers[s]);
-    // A signal the process ignores (nohup) stays ignored.
-    if (detail::previous_handlers[s].sa_handler == SIG_IGN) continue;
-    ::sigaction(detail::kSignals[s], &action, nullptr);
+    detail::install_over(detail::kSignals[s], detail::remove_temporaries_and_die,
+                         detail::previous_handlers[s]);
   }
   detail::handlers_installed = true;
 }

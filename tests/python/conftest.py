@@ -95,7 +95,7 @@ def write_csv(path, X, y, header=True, target_name="label", fmt="%.5f"):
     return path
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture
 def cli():
     """The `topkfs` executable of the build the package comes from."""
     override = os.environ.get("TOPKFS_CLI")
