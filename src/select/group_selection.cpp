@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "topkfs/core/error.hpp"
 #include "topkfs/select/run_selection.hpp"
@@ -19,6 +20,15 @@ std::vector<std::int64_t> columns_per_group(const Dataset& data) {
 
 std::int64_t groups_holding_columns(const std::vector<std::int64_t>& sizes) {
   return std::count_if(sizes.begin(), sizes.end(), [](auto size) { return size > 0; });
+}
+
+const char* group_rule(GroupScore score) {
+  switch (score) {
+    case GroupScore::Norm: return "Euclidean norm";
+    case GroupScore::Sum: return "sum";
+    case GroupScore::Shared: return "one shared value";
+  }
+  return "";
 }
 
 }  // namespace
@@ -50,12 +60,14 @@ SelectionResult fit_groups(Selector& selector, const Dataset& data,
   const std::size_t groups = data.group_names.size();
   std::vector<double> sum(groups, 0.0);
   std::vector<double> squares(groups, 0.0);
+  std::vector<double> largest(groups, -std::numeric_limits<double>::infinity());
   std::vector<double> frequency(columns.frequency.empty() ? 0 : groups, 0.0);
   for (std::size_t c = 0; c < columns.scores.size(); ++c) {
     const auto g = static_cast<std::size_t>(data.column_group[c]);
     const double score = columns.scores[c];
     sum[g] += score;
     squares[g] += score > 0 ? score * score : 0.0;
+    largest[g] = std::max(largest[g], score);
     // A group counts as chosen in a run when one of its columns was.
     if (!frequency.empty()) frequency[g] = std::max(frequency[g], columns.frequency[c]);
   }
@@ -64,20 +76,24 @@ SelectionResult fit_groups(Selector& selector, const Dataset& data,
   result.scores.assign(groups, 0.0);
   std::vector<double> has_columns(groups, 0.0);
   for (std::size_t g = 0; g < groups; ++g) {
-    result.scores[g] = selector.group_score() == GroupScore::Sum ? sum[g] : std::sqrt(squares[g]);
+    switch (selector.group_score()) {
+      case GroupScore::Norm: result.scores[g] = std::sqrt(squares[g]); break;
+      case GroupScore::Sum: result.scores[g] = sum[g]; break;
+      case GroupScore::Shared: result.scores[g] = sizes[g] > 0 ? largest[g] : 0.0; break;
+    }
     has_columns[g] = sizes[g] > 0 ? 1.0 : 0.0;
   }
   result.frequency = std::move(frequency);
   finish_selection(result, data.group_names, has_columns);
-  const char* rule = selector.group_score() == GroupScore::Sum ? "sum" : "Euclidean norm";
+  const char* rule = group_rule(selector.group_score());
   const std::string what = fmt::format(
       "selected {} whole groups of {} (a group: a column of the table with its encoded columns, "
       "or a group of --groups)",
       k_groups, usable);
   result.notes.push_back(
       selector.selects_groups()
-          ? fmt::format("{}: {} was fitted on {} columns with its top-k term on whole groups (the "
-                        "{} of their weights)",
+          ? fmt::format("{}: {} was fitted on {} columns and keeps or drops whole groups in its "
+                        "training (group score: the {} of its columns' scores)",
                         what, result.method, data.cols(), rule)
           : fmt::format("{}: {} was fitted on {} columns with k = {} (k times the groups' mean "
                         "width) and each group scored by the {} of its columns' scores",

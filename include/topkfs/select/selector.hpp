@@ -35,7 +35,10 @@ void check_k_text(const std::string& text);
 // group's scores, for scores that are weight magnitudes (|w| of the one-to-one
 // layer, of a linear model's coefficients), as group lasso measures a group.
 // Sum: the sum, for scores that are shares of a total (impurity importance).
-enum class GroupScore { Norm, Sum };
+// Shared: every column of a group carries the group's own score (one gate or
+// one selection probability per group, as stg, concrete and fir train on
+// groups), which is the group score.
+enum class GroupScore { Norm, Sum, Shared };
 
 class Selector {
  public:

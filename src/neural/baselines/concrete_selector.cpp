@@ -3,12 +3,15 @@
 // inputs; in training node i outputs x . softmax((logits_i + g_i) / T) with
 // fresh Gumbel noise g per step and a temperature T annealed exponentially
 // per step; at evaluation it outputs x[argmax logits_i]. An MLP predicts the
-// target from the k node outputs.
+// target from the k node outputs. With column groups each node chooses among
+// the groups and outputs the chosen group's inputs (a slot as wide as the
+// widest group, zeros past a group's width), so k counts groups.
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
 
+#include "input_units.hpp"
 #include "network.hpp"
 #include "neural_selector.hpp"
 #include "random_tensors.hpp"
@@ -55,16 +58,34 @@ using torch::Tensor;
 
 class ConcreteNetwork : public torch::nn::Module {
  public:
-  ConcreteNetwork(std::int64_t inputs, std::int64_t k, std::int64_t outputs,
-                  const std::vector<int>& hidden, Rng& rng) {
+  ConcreteNetwork(const InputUnits& units, std::int64_t k, std::int64_t outputs,
+                  const std::vector<int>& hidden, Rng& rng)
+      : units(units), unusable(units.logit_mask()) {
     // Glorot-normal logits, as the authors' layer: small, so that every input
     // starts nearly equally likely.
-    const double stddev = std::sqrt(2.0 / static_cast<double>(inputs + k));
-    logits = register_parameter("logits", normal_tensor(rng, {k, inputs}) * stddev);
-    body = MlpLayers::create(*this, k, outputs, hidden, rng);
+    const double stddev = std::sqrt(2.0 / static_cast<double>(units.count() + k));
+    logits = register_parameter("logits", normal_tensor(rng, {k, units.count()}) * stddev);
+    body = MlpLayers::create(*this, k * units.width(), outputs, hidden, rng);
   }
 
-  Tensor logits;  // k x m
+  // The node outputs for selection weights (k x units, rows summing to 1).
+  Tensor select(const Tensor& x, const Tensor& selection) const {
+    if (!units.grouped()) return x.mm(selection.t());
+    // (B x width x units) (units x k) -> B x width x k, then node by node.
+    const Tensor mixed = units.slots(x).transpose(1, 2).matmul(selection.t());
+    return mixed.transpose(1, 2).reshape({x.size(0), -1});
+  }
+
+  // The node outputs at each node's most probable unit.
+  Tensor select_argmax(const Tensor& x) const {
+    const Tensor chosen = (logits + unusable).argmax(1);
+    if (!units.grouped()) return x.index_select(1, chosen);
+    return units.slots(x).index_select(1, chosen).reshape({x.size(0), -1});
+  }
+
+  const InputUnits& units;
+  Tensor unusable;  // per unit, -inf for a group without inputs
+  Tensor logits;    // k x units
   MlpLayers body;
 };
 
@@ -81,14 +102,13 @@ class ConcreteModel final : public LoopModel {
         options_.start_temp * std::pow(options_.end_temp / options_.start_temp, step.progress());
     const Tensor noisy =
         (network_.logits + gumbel_tensor(noise_, network_.logits.sizes())) / temperature;
-    const Tensor selection = torch::softmax(noisy, 1);  // k x m, rows sum to 1
-    return data_loss(network_.body.forward(x.mm(selection.t())), y, task_, step.weights);
+    const Tensor selection = torch::softmax(noisy + network_.unusable, 1);  // rows sum to 1
+    return data_loss(network_.body.forward(network_.select(x, selection)), y, task_, step.weights);
   }
 
   // The discrete selection, as the method is used after training.
   Tensor validation_loss(const Tensor& x, const Tensor& y, const Tensor& weights) override {
-    return data_loss(network_.body.forward(x.index_select(1, network_.logits.argmax(1))), y, task_,
-                     weights);
+    return data_loss(network_.body.forward(network_.select_argmax(x)), y, task_, weights);
   }
 
  private:
@@ -119,7 +139,7 @@ struct NodeChoices {
 // Every node's argmax is selected. A node whose argmax another node took
 // already takes its most probable column not yet selected instead (such
 // nodes in the order of their confidence).
-NodeChoices choose_columns(const Tensor& probabilities, const std::vector<std::string>& names) {
+NodeChoices choose_columns(const Tensor& probabilities, const InputUnits& units) {
   const int k = static_cast<int>(probabilities.size(0));
   const std::int64_t m = probabilities.size(1);
   const double* p = probabilities.data_ptr<double>();
@@ -147,8 +167,7 @@ NodeChoices choose_columns(const Tensor& probabilities, const std::vector<std::s
     taken[static_cast<std::size_t>(choice)] = true;
     choices.selected.push_back(choice);
     choices.moves.push_back(fmt::format("node {} chose '{}' again and took '{}'", node + 1,
-                                        names[static_cast<std::size_t>(first)],
-                                        names[static_cast<std::size_t>(choice)]));
+                                        units.name(first), units.name(choice)));
   }
   return choices;
 }
@@ -157,36 +176,44 @@ class ConcreteSelector final : public NeuralSelector<ConcreteOptions> {
  public:
   ConcreteSelector() : NeuralSelector(concrete_option_table(), "concrete") {}
 
+  // Each node chooses a group: every input of a group scores the group's
+  // largest selection probability.
+  bool selects_groups() const override { return true; }
+  GroupScore group_score() const override { return GroupScore::Shared; }
+
  protected:
   NeuralFit train(const NeuralProblem& problem, int k, const FitCallbacks& callbacks) override {
     Rng init_rng(derive_seed(options_.seed, 0));
-    ConcreteNetwork network(problem.inputs, k, problem.outputs, options_.hidden, init_rng);
+    const InputUnits units(problem);
+    ConcreteNetwork network(units, k, problem.outputs, options_.hidden, init_rng);
     ConcreteModel model(network, options_, problem.task);
     NeuralFit fit;
     fit.outcome = train_loop(model, problem.set, loop_settings(options_), callbacks);
-    describe_selection(network, problem, k, fit);
+    describe_selection(network, k, fit);
     return fit;
   }
 
  private:
-  // Scores: the largest selection probability of each column over the
-  // nodes, with the chosen columns (choose_columns) ranked first.
-  static void describe_selection(ConcreteNetwork& network, const NeuralProblem& problem, int k,
-                                 NeuralFit& fit) {
+  // Scores: the largest selection probability of each unit (column or
+  // group) over the nodes, with the chosen units (choose_columns) ranked
+  // first; a group's inputs score the group's.
+  static void describe_selection(ConcreteNetwork& network, int k, NeuralFit& fit) {
     torch::NoGradGuard no_grad;
-    const Tensor probabilities =
-        torch::softmax(network.logits.detach(), 1).to(torch::kDouble).contiguous();
+    const Tensor probabilities = torch::softmax(network.logits.detach() + network.unusable, 1)
+                                     .to(torch::kDouble)
+                                     .contiguous();
     const Tensor best = std::get<0>(probabilities.max(0)).contiguous();
-    fit.scores.assign(best.data_ptr<double>(), best.data_ptr<double>() + best.numel());
-    const NodeChoices choices = choose_columns(probabilities, problem.data->feature_names);
-    rank_chosen_first(fit.scores, choices.selected);
+    std::vector<double> scores(best.data_ptr<double>(), best.data_ptr<double>() + best.numel());
+    const NodeChoices choices = choose_columns(probabilities, network.units);
+    rank_chosen_first(scores, choices.selected);
+    fit.scores = network.units.per_input(scores);
     if (!choices.moves.empty()) {
       constexpr std::size_t kListed = 10;
       const std::size_t listed = std::min(kListed, choices.moves.size());
       fit.warnings.push_back(fmt::format(
-          "{} of the {} concrete nodes chose a column another node had chosen; the selection was "
-          "filled up to k = {} with each such node's most probable column not yet selected: {}{}",
-          choices.moves.size(), k, k,
+          "{} of the {} concrete nodes chose a {} another node had chosen; the selection was "
+          "filled up to k = {} with each such node's most probable one not yet selected: {}{}",
+          choices.moves.size(), k, network.units.grouped() ? "group" : "column", k,
           fmt::join(choices.moves.begin(), choices.moves.begin() + static_cast<long>(listed), "; "),
           listed < choices.moves.size()
               ? fmt::format("; and {} more", choices.moves.size() - listed)

@@ -7,6 +7,8 @@
 // the former), and the per-mask losses train the selector every few steps.
 // The mask optimiser searches the selector's predictions; the final mask is
 // its result and the ranking is the selector's importance -dSL/dm there.
+// With column groups a mask holds k groups (every input of each), so the
+// selector, the search and the random masks work on groups and k counts them.
 #include <fmt/format.h>
 #include <torch/autograd.h>
 
@@ -14,6 +16,7 @@
 #include <numeric>
 
 #include "fused_adam.hpp"
+#include "input_units.hpp"
 #include "network.hpp"
 #include "neural_selector.hpp"
 #include "topkfs/core/error.hpp"
@@ -80,8 +83,59 @@ using torch::Tensor;
 // The authors' final search runs longer than the ones during training.
 constexpr int kFinalSearchSteps = 12;
 
-// A mask with exactly k ones, as its sorted columns.
+// A mask with exactly k ones, as its sorted units (columns, or groups: the
+// positions of MaskSpace).
 using Mask = std::vector<std::int64_t>;
+
+// The space the masks range over: the columns, or the groups that have
+// columns (InputUnits::usable), and each mask's columns for the operator.
+class MaskSpace {
+ public:
+  explicit MaskSpace(const InputUnits& units) : units_(units), usable_(units.usable()) {}
+
+  std::int64_t size() const { return static_cast<std::int64_t>(usable_.size()); }
+  std::int64_t group(std::int64_t position) const {
+    return usable_[static_cast<std::size_t>(position)];
+  }
+
+  // The columns of each mask (masks x width), padded with -1 after a mask
+  // whose groups hold fewer columns than the widest.
+  Tensor columns(const std::vector<Mask>& masks) const {
+    std::vector<Mask> lists;
+    std::size_t width = 0;
+    for (const auto& mask : masks) {
+      lists.push_back(units_.grouped() ? units_.inputs_of(groups_of(mask)) : mask);
+      width = std::max(width, lists.back().size());
+    }
+    const auto w = static_cast<std::int64_t>(width);
+    Tensor out = torch::full({static_cast<std::int64_t>(masks.size()), w}, -1, torch::kLong);
+    std::int64_t* data = out.data_ptr<std::int64_t>();
+    for (std::size_t i = 0; i < lists.size(); ++i) {
+      std::copy(lists[i].begin(), lists[i].end(), data + static_cast<std::int64_t>(i) * w);
+    }
+    return out;
+  }
+
+  // Per-position values as per-column scores (a group's columns take its).
+  std::vector<double> column_scores(const std::vector<double>& per_position) const {
+    if (!units_.grouped()) return per_position;
+    std::vector<double> per_group(static_cast<std::size_t>(units_.count()), 0.0);
+    for (std::size_t i = 0; i < usable_.size(); ++i) {
+      per_group[static_cast<std::size_t>(usable_[i])] = per_position[i];
+    }
+    return units_.per_input(per_group);
+  }
+
+ private:
+  std::vector<std::int64_t> groups_of(const Mask& mask) const {
+    Mask groups;
+    for (auto position : mask) groups.push_back(group(position));
+    return groups;
+  }
+
+  const InputUnits& units_;
+  std::vector<std::int64_t> usable_;
+};
 
 class Operator : public torch::nn::Module {
  public:
@@ -90,23 +144,32 @@ class Operator : public torch::nn::Module {
     body = MlpLayers::create(*this, 2 * inputs, outputs, hidden, rng);
   }
 
-  // Outputs for every row of x (B x m) under every mask (M x k columns), as
-  // M*B rows, mask by mask. [x * m, m] W^T has only 2k non-zero terms per
-  // row, so the first layer multiplies the k kept columns of x and adds the
-  // sum of the k mask columns of W: the same values as the dense product at
-  // a fraction of its cost.
+  // Outputs for every row of x (B x m) under every mask (M x k columns, -1
+  // past the columns of a mask of fewer), as M*B rows, mask by mask.
+  // [x * m, m] W^T has only 2k non-zero terms per row, so the first layer
+  // multiplies the k kept columns of x and adds the sum of the k mask
+  // columns of W: the same values as the dense product at a fraction of its
+  // cost. A padding index reads a zero column of x and of W.
   Tensor forward(const Tensor& x, const Tensor& columns) {
     const std::int64_t masks = columns.size(0), k = columns.size(1), batch = x.size(0);
     const Tensor flat = columns.reshape({-1});
     const std::int64_t width = body.first_weight.size(0);
-    const Tensor weights =
-        body.first_weight.index_select(1, torch::cat({flat, flat + inputs_}));  // H x 2Mk
+    const bool padded = (flat < 0).any().item<bool>();
+    const Tensor pad = padded ? (flat < 0) : Tensor();
+    const Tensor first =
+        padded ? torch::cat({body.first_weight, torch::zeros({width, 1})}, 1) : body.first_weight;
+    const Tensor data_index = padded ? flat.masked_fill(pad, 2 * inputs_) : flat;
+    const Tensor mask_index =
+        padded ? (flat + inputs_).masked_fill(pad, 2 * inputs_) : flat + inputs_;
+    const Tensor rows = padded ? torch::cat({x, torch::zeros({batch, 1})}, 1) : x;
+    const Tensor row_index = padded ? flat.masked_fill(pad, inputs_) : flat;
+    const Tensor weights = first.index_select(1, torch::cat({data_index, mask_index}));  // H x 2Mk
     const Tensor data_weights =
         weights.narrow(1, 0, masks * k).view({width, masks, k}).permute({1, 2, 0});
     const Tensor mask_term =
         weights.narrow(1, masks * k, masks * k).view({width, masks, k}).sum(2).t();
     const Tensor kept =
-        x.index_select(1, flat).view({batch, masks, k}).transpose(0, 1);  // M x B x k
+        rows.index_select(1, row_index).view({batch, masks, k}).transpose(0, 1);  // M x B x k
     const Tensor pre =
         torch::baddbmm((mask_term + body.first_bias).unsqueeze(1), kept, data_weights);
     return body.finish(pre.reshape({masks * batch, width}));
@@ -135,16 +198,6 @@ Tensor dense_masks(const std::vector<Mask>& masks, std::int64_t inputs) {
   float* data = out.data_ptr<float>();
   for (std::size_t i = 0; i < masks.size(); ++i) {
     for (auto column : masks[i]) data[static_cast<std::int64_t>(i) * inputs + column] = 1.0f;
-  }
-  return out;
-}
-
-Tensor column_matrix(const std::vector<Mask>& masks) {
-  const auto k = static_cast<std::int64_t>(masks.front().size());
-  Tensor out = torch::empty({static_cast<std::int64_t>(masks.size()), k}, torch::kLong);
-  std::int64_t* data = out.data_ptr<std::int64_t>();
-  for (std::size_t i = 0; i < masks.size(); ++i) {
-    std::copy(masks[i].begin(), masks[i].end(), data + static_cast<std::int64_t>(i) * k);
   }
   return out;
 }
@@ -245,15 +298,16 @@ class MaskSearch {
 class FirModel final : public LoopModel {
  public:
   FirModel(Operator& op, SelectorNet& selector, const FirOptions& options, NeuralTask task,
-           std::int64_t inputs, std::int64_t k)
+           const MaskSpace& space, std::int64_t k)
       : operator_(op),
         selector_(selector),
         options_(options),
         task_(task),
-        inputs_(inputs),
+        space_(space),
+        inputs_(space.size()),
         k_(k),
         rng_(derive_seed(options.seed, 3)),
-        search_(selector, inputs, k),
+        search_(selector, inputs_, k),
         selector_optimizer_(selector.parameters(),
                             std::vector<double>(selector.parameters().size(), 0.0),
                             {options.lr, 0.9, 0.999, 1e-8, options.clip}) {
@@ -274,7 +328,7 @@ class FirModel final : public LoopModel {
     exploiting_ = step.progress() >= options_.explore;
     const std::vector<Mask> masks = mask_batch();
     const auto count = static_cast<std::int64_t>(masks.size());
-    const Tensor out = operator_.forward(x, column_matrix(masks));
+    const Tensor out = operator_.forward(x, space_.columns(masks));
     const Tensor targets = y.dim() == 1 ? y.repeat({count}) : y.repeat({count, 1});
     const Tensor per_mask =
         data_loss_per_row(out, targets, task_, step.weights).view({count, x.size(0)}).mean(1);
@@ -296,7 +350,7 @@ class FirModel final : public LoopModel {
   // The operator under the optimiser's current mask: what the method would
   // deliver if it stopped here.
   Tensor validation_loss(const Tensor& x, const Tensor& y, const Tensor& weights) override {
-    return data_loss(operator_.forward(x, column_matrix({best_mask_})), y, task_, weights);
+    return data_loss(operator_.forward(x, space_.columns({best_mask_})), y, task_, weights);
   }
 
   // The final mask (a longer search) and the importance there.
@@ -382,7 +436,8 @@ class FirModel final : public LoopModel {
   SelectorNet& selector_;
   const FirOptions& options_;
   NeuralTask task_;
-  std::int64_t inputs_;
+  const MaskSpace& space_;
+  std::int64_t inputs_;  // the positions masks range over (space_.size())
   std::int64_t k_;
   Rng rng_;
   MaskSearch search_;
@@ -401,20 +456,28 @@ class FirSelector final : public NeuralSelector<FirOptions> {
  public:
   FirSelector() : NeuralSelector(fir_option_table(), "fir") {}
 
+  // The masks hold whole groups: every input of a group scores the group's
+  // importance.
+  bool selects_groups() const override { return true; }
+  GroupScore group_score() const override { return GroupScore::Shared; }
+
  protected:
   NeuralFit train(const NeuralProblem& problem, int k, const FitCallbacks& callbacks) override {
     Rng init_rng(derive_seed(options_.seed, 0));
+    const InputUnits units(problem);
+    const MaskSpace space(units);
     Operator op(problem.inputs, problem.outputs, options_.hidden, init_rng);
-    SelectorNet selector(problem.inputs, options_.selector_hidden, init_rng);
-    FirModel model(op, selector, options_, problem.task, problem.inputs, k);
+    SelectorNet selector(space.size(), options_.selector_hidden, init_rng);
+    FirModel model(op, selector, options_, problem.task, space, k);
     NeuralFit fit;
     fit.outcome = train_loop(model, problem.set, loop_settings(options_), callbacks);
     auto [mask, importance] = model.result();
-    fit.scores = std::move(importance);
-    rank_chosen_first(fit.scores, mask);
-    fit.notes.push_back(
-        "scores: the selector's importance -dSL/dm at the final mask, whose k columns are "
-        "ranked first (raised by 1 + the spread of the importances)");
+    rank_chosen_first(importance, mask);
+    fit.scores = space.column_scores(importance);
+    fit.notes.push_back(fmt::format(
+        "scores: the selector's importance -dSL/dm at the final mask, whose k {} are ranked "
+        "first (raised by 1 + the spread of the importances)",
+        units.grouped() ? "groups" : "columns"));
     return fit;
   }
 };

@@ -4,11 +4,13 @@
 // lambda * mean_d P(z_d > 0) = lambda / m * sum_d Phi(mu_d / sigma) to the
 // data loss: the paper's sum with its weight divided by m, as the authors'
 // code has it, so that one lambda means the same for 50 columns and for 784.
-// The ranking is by mu.
+// The ranking is by mu. With column groups there is one gate per group,
+// open or closed for the group's inputs together, and k counts groups.
 #include <fmt/format.h>
 
 #include <cmath>
 
+#include "input_units.hpp"
 #include "network.hpp"
 #include "neural_selector.hpp"
 #include "random_tensors.hpp"
@@ -47,20 +49,27 @@ using torch::Tensor;
 
 class StgNetwork : public torch::nn::Module {
  public:
-  StgNetwork(std::int64_t inputs, std::int64_t outputs, const std::vector<int>& hidden, Rng& rng) {
+  StgNetwork(const InputUnits& units, std::int64_t outputs, const std::vector<int>& hidden,
+             Rng& rng)
+      : units_(units) {
     // 0.5: every gate half open, as the paper starts.
-    mu = register_parameter("mu", torch::full({inputs}, 0.5f));
-    body = MlpLayers::create(*this, inputs, outputs, hidden, rng);
+    mu = register_parameter("mu", torch::full({units.count()}, 0.5f));
+    body = MlpLayers::create(*this, units.inputs(), outputs, hidden, rng);
   }
 
-  // The gated first layer reads the gates directly (no x * z product formed).
+  // The gated first layer reads the gates (one per unit) directly (no x * z
+  // product formed).
   Tensor forward(const Tensor& x, const Tensor& gates) {
     const Tensor none = torch::empty({0}, torch::kLong);
-    return body.finish(gated_linear(x, gates, body.first_weight, body.first_bias, none)[0]);
+    return body.finish(
+        gated_linear(x, units_.per_input(gates), body.first_weight, body.first_bias, none)[0]);
   }
 
   Tensor mu;
   MlpLayers body;
+
+ private:
+  const InputUnits& units_;
 };
 
 class StgModel final : public LoopModel {
@@ -105,20 +114,25 @@ class StgSelector final : public NeuralSelector<StgOptions> {
 
   // The gates are trained without k; k only cuts the ranking by mu.
   bool ranking_depends_on_k() const override { return false; }
+  // One gate per group: every input of a group scores the group's mu.
+  bool selects_groups() const override { return true; }
+  GroupScore group_score() const override { return GroupScore::Shared; }
 
  protected:
   NeuralFit train(const NeuralProblem& problem, int k, const FitCallbacks& callbacks) override {
     Rng init_rng(derive_seed(options_.seed, 0));
-    StgNetwork network(problem.inputs, problem.outputs, options_.hidden, init_rng);
+    const InputUnits units(problem);
+    StgNetwork network(units, problem.outputs, options_.hidden, init_rng);
     StgModel model(network, options_, problem.task);
     NeuralFit fit;
     fit.outcome = train_loop(model, problem.set, loop_settings(options_), callbacks);
     const Tensor mu = network.mu.detach().to(torch::kDouble).contiguous();
-    fit.scores.assign(mu.data_ptr<double>(), mu.data_ptr<double>() + mu.numel());
+    fit.scores = units.per_input(
+        std::vector<double>(mu.data_ptr<double>(), mu.data_ptr<double>() + mu.numel()));
     const auto open = (mu > 0).sum().item<std::int64_t>();
     fit.notes.push_back(
-        fmt::format("{} of {} gates open at the end (mu > 0); the {} of largest mu are selected",
-                    open, mu.numel(), k));
+        fmt::format("{} of {} gates{} open at the end (mu > 0); the {} of largest mu are selected",
+                    open, mu.numel(), units.grouped() ? " (one per group)" : "", k));
     return fit;
   }
 };
