@@ -18,8 +18,11 @@ training rows, and ExtraTrees with 50 trees, accuracy on the test rows.
 
 Usage: /usr/bin/python3 bench/mixed_tables.py [--topkfs build/apps/topkfs/topkfs]
        [--data ../shared/data] [--splits 5] [--ks 3,5,10] [--methods a,b]
-       [--output report.json]
+       [--output report.json] [--update report.json]
 Prints one table per dataset: mean accuracy over splits and k, and per k.
+--update REPORT runs only --methods (without the scikit-learn rankings unless
+one is named) and replaces their entries in REPORT, which records the commit
+each method was measured at (written to --output, default REPORT).
 """
 import argparse
 import csv
@@ -183,13 +186,24 @@ def main():
     parser.add_argument("--methods", default=",".join(METHODS))
     parser.add_argument("--tables", default=",".join(TABLES))
     parser.add_argument("--output")
+    parser.add_argument("--update")
     args = parser.parse_args()
     ks = [int(k) for k in args.ks.split(",")]
     methods = args.methods.split(",")
     commit = subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"],
                             capture_output=True, text=True).stdout.strip()
-    report = {"protocol": __doc__.split("\n\n")[1], "splits": args.splits, "ks": ks,
-              "commit": commit, "date": time.strftime("%Y-%m-%d"), "tables": {}}
+    date = time.strftime("%Y-%m-%d")
+    if args.update:
+        with open(args.update) as f:
+            report = json.load(f)
+        if report["splits"] != args.splits or report["ks"] != ks:
+            sys.exit(f"mixed_tables: {args.update} has {report['splits']} splits and k = "
+                     f"{report['ks']}; pass the same --splits and --ks")
+        for method in methods:
+            report.setdefault("method_commits", {})[method] = f"{commit}, {date}"
+    else:
+        report = {"protocol": __doc__.split("\n\n")[1], "splits": args.splits, "ks": ks,
+                  "commit": commit, "date": date, "tables": {}}
     for table in args.tables.split(","):
         header, body, names, cells, y = read_table(os.path.join(args.data, TABLES[table]),
                                                    "Class")
@@ -207,6 +221,9 @@ def main():
                         acc = downstream_accuracy(cells, y, kinds, train, test, chosen)
                         scores.setdefault(method, {}).setdefault(k, []).append(acc)
                         seconds[method] = seconds.get(method, 0.0) + fit
+                if args.update:
+                    print(f"{table}: split {s + 1}/{args.splits} done", file=sys.stderr)
+                    continue
                 started = time.time()
                 for name, ranking in sklearn_rankings(cells, y, kinds, train, s).items():
                     for k in ks:
@@ -218,11 +235,19 @@ def main():
         everything = sorted(range(len(names)))
         all_columns = [downstream_accuracy(cells, y, kinds, tr, te, everything)
                        for tr, te in splitter.split(np.zeros(len(y)), y)]
-        rows = []
+        measured = {}
         for name, per_k in scores.items():
             mean = float(np.mean([a for k in ks for a in per_k[k]]))
-            rows.append((name, mean, {k: float(np.mean(per_k[k])) for k in ks}))
-        rows.sort(key=lambda r: -r[1])
+            measured[name] = {"mean": mean, "per_k": {str(k): float(np.mean(per_k[k])) for k in ks}}
+        if args.update:
+            kept = report["tables"][table]
+            merged = dict(kept["methods"])
+            merged.update(measured)
+            seconds = {**kept["fit_seconds"], **seconds}
+        else:
+            merged = measured
+        rows = sorted(((name, v["mean"], {k: v["per_k"][str(k)] for k in ks})
+                       for name, v in merged.items()), key=lambda r: -r[1])
         print(f"\n{table} ({len(y)} rows x {len(names)} columns; ExtraTrees accuracy %, mean of "
               f"{args.splits} splits; all columns: {np.mean(all_columns):.1f})")
         print(f"{'method':24s} {'mean':>6s} " + " ".join(f"{'k=' + str(k):>6s}" for k in ks))
@@ -233,8 +258,9 @@ def main():
             "methods": {name: {"mean": mean, "per_k": {str(k): v for k, v in per_k.items()}}
                         for name, mean, per_k in rows},
             "fit_seconds": seconds}
-    if args.output:
-        with open(args.output, "w") as f:
+    output = args.output or args.update
+    if output:
+        with open(output, "w") as f:
             json.dump(report, f, indent=2)
 
 

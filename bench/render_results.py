@@ -177,6 +177,14 @@ def stability_section(folder, reports):
     return "\n".join(out)
 
 
+def remeasured(report):
+    """"; M1, M2 at commit C, DATE" for the methods a later run replaced."""
+    at = {}
+    for method, when in report.get("method_commits", {}).items():
+        at.setdefault(when, []).append(method)
+    return "".join(f"; {', '.join(methods)} at commit {when}" for when, methods in at.items())
+
+
 def mixed_tables_section(folder):
     """bench/mixed_tables.py's report (RESULTS_DIR/mixed_tables.json), when there is one."""
     path = os.path.join(folder, "mixed_tables.json")
@@ -194,7 +202,8 @@ def mixed_tables_section(folder):
            "its encoded pieces). ExtraTrees (50 trees) on the one-hot, imputed selected columns, "
            f"accuracy % on the test rows, mean over k = {ks} and {report['splits']} random "
            "stratified 80/20 splits (`bench/mixed_tables.py`; every method with its defaults; "
-           f"commit {report.get('commit', '?')}, {report.get('date', '?')}).",
+           f"commit {report.get('commit', '?')}, {report.get('date', '?')}"
+           f"{remeasured(report)}).",
            ""]
     rows = []
     for name, entry in report["tables"].items():
