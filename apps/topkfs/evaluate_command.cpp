@@ -48,11 +48,6 @@ struct EvaluateFlags {
 EvaluationOptions to_options(const EvaluateFlags& flags) {
   EvaluationOptions options;
   options.methods = comma_list("--method", {flags.method.name});
-  if (std::find(options.methods.begin(), options.methods.end(), "auto") != options.methods.end()) {
-    throw OptionError(
-        "--method auto chooses a method on the training rows of one selection: it is select's; "
-        "evaluate compares named methods (e.g. --method dnn-top,elastic-net-top,random-forest)");
-  }
   // Parsed as the method options' lists are: "1,,2" and "0x2" are refused.
   option_parsing::parse("k", flags.ks, options.ks);
   options.protocol = parse_protocol(flags.protocol);

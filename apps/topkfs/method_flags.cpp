@@ -72,8 +72,9 @@ void add_method_flags(CLI::App& command, MethodFlags& flags) {
   command
       .add_option("--method,-m", flags.name,
                   "Selection method: " + names +
-                      "; select also takes auto (chosen on the training rows: --k-folds, "
-                      "docs/algorithms.md)")
+                      "; or auto (dnn-top, elastic-net-top or random-forest, chosen on the "
+                      "training rows by validation fits: docs/algorithms.md; in evaluate, "
+                      "chosen again in every run and for each k)")
       ->capture_default_str();
   auto* group = command.add_option_group(
       "Method options",

@@ -17,6 +17,7 @@
 #include "topkfs/core/thread_settings.hpp"
 #include "topkfs/data/feature_groups.hpp"
 #include "topkfs/data/table_encoding.hpp"
+#include "topkfs/evaluation/auto_selection.hpp"
 #include "topkfs/methods/registry.hpp"
 #include "topkfs/scoring/detection.hpp"
 #include "topkfs/scoring/downstream.hpp"
@@ -26,6 +27,32 @@
 
 namespace topkfs {
 namespace {
+
+constexpr const char* kAutoMethod = "auto";
+
+bool is_auto(const std::string& method) { return method == kAutoMethod; }
+
+// The names whose options `method` takes: --method auto's candidates, or itself.
+std::vector<std::string> option_owners(const std::string& method) {
+  return is_auto(method) ? auto_method_candidates() : std::vector<std::string>{method};
+}
+
+// --method auto's candidates for one run: the user's options that one of
+// them has (the others are for the other listed methods), then the run's seed.
+std::vector<SelectorFactory> auto_candidates(const EvaluationOptions& options, std::uint64_t seed) {
+  std::vector<std::pair<std::string, std::string>> given;
+  for (const auto& [name, value] : options.method_options) {
+    const auto& candidates = auto_method_candidates();
+    if (std::any_of(candidates.begin(), candidates.end(), [&, &option = name](const auto& method) {
+          return make_selector(method)->has_option(option);
+        })) {
+      given.emplace_back(name, value);
+    }
+  }
+  given.emplace_back("seed", std::to_string(options.model_seed.value_or(seed)));
+  return candidate_factories(kAutoMethod, given,
+                             [](const std::string& name) { return "--" + name; });
+}
 
 // A fresh selector for one run: the user's options, then the run's seed.
 std::unique_ptr<Selector> make_configured(const std::string& method,
@@ -44,8 +71,10 @@ std::unique_ptr<Selector> make_configured(const std::string& method,
 void check_method_options(const EvaluationOptions& options) {
   for (const auto& [name, value] : options.method_options) {
     bool used = false;
-    for (const auto& method : options.methods)
-      used = used || make_selector(method)->has_option(name);
+    for (const auto& method : options.methods) {
+      for (const auto& owner : option_owners(method))
+        used = used || make_selector(owner)->has_option(name);
+    }
     if (!used) {
       throw OptionError(fmt::format("--{} does not apply to any of the methods {}", name,
                                     fmt::join(options.methods, ", ")));
@@ -180,7 +209,8 @@ class GridRunner {
     const int seeds = options_.seed_count();
     total_fits_ = 0;
     for (const auto& method : options_.methods) {
-      const bool per_k = make_configured(method, options_, options_.seed)->ranking_depends_on_k();
+      const bool per_k = is_auto(method) ||
+                         make_configured(method, options_, options_.seed)->ranking_depends_on_k();
       total_fits_ += seeds * (per_k ? static_cast<int>(report_.ks.size()) : 1);
     }
     for (int s = 0; s < seeds; ++s) {
@@ -236,7 +266,33 @@ class GridRunner {
     report_.runs.push_back(std::move(entry));
   }
 
+  // --method auto, for each k: the candidates' validation fits on this
+  // run's training rows choose the method, which is then fitted on all of
+  // them (run_auto_selection, which also encodes a mixed table per fit).
+  void run_auto(int s, std::uint64_t seed, const RunData& run) {
+    const std::vector<SelectorFactory> candidates = auto_candidates(options_, seed);
+    AutoOptions automatic;
+    automatic.seed = options_.model_seed.value_or(seed);
+    automatic.downstream.trees = options_.downstream_trees;
+    automatic.downstream.seed = seed;
+    automatic.downstream.threads = options_.threads;
+    for (const int k : report_.ks) {
+      announce(kAutoMethod, k, s);
+      automatic.k = k;
+      const auto start = Clock::now();
+      SelectionResult result =
+          run_auto_selection(*run.data, candidates, run.train, automatic, callbacks_.fit);
+      ++fits_done_;
+      for (const auto& warning : result.warnings) {
+        callbacks_.fit.warn(fmt::format("auto k={}: {}", k, warning));
+      }
+      record(kAutoMethod, k, s, seed, run, std::move(result.selected), seconds_since(start), false);
+      report_.runs.back().chosen_method = result.method;
+    }
+  }
+
   void run_method(const std::string& method, int s, std::uint64_t seed, const RunData& run) {
+    if (is_auto(method)) return run_auto(s, seed, run);
     auto selector = make_configured(method, options_, seed);
     if (!selector->ranking_depends_on_k()) {
       const int largest = *std::max_element(report_.ks.begin(), report_.ks.end());
@@ -352,7 +408,13 @@ EvaluationReport evaluate_methods(const Dataset& data, const EvaluationOptions& 
   describe_metric(report);
   report.seeds = options.seed_count();
   check_method_options(options);
-  for (const auto& method : options.methods) make_configured(method, options, options.seed);
+  for (const auto& method : options.methods) {
+    if (is_auto(method)) {
+      auto_candidates(options, options.seed);  // bad option values fail here
+    } else {
+      make_configured(method, options, options.seed);
+    }
+  }
 
   if (report.protocol == Protocol::Detection) {
     report.ks = {static_cast<int>(data.cols())};

@@ -158,6 +158,7 @@ nlohmann::ordered_json report_to_json(const EvaluationReport& report) {
         {"shared_fit", r.shared_fit},
         {"selected", r.selected}};
     if (r.rmse) run["rmse"] = *r.rmse;
+    if (!r.chosen_method.empty()) run["chosen_method"] = r.chosen_method;
     runs.push_back(run);
   }
   return {{"format", "topkfs-evaluation"},

@@ -73,6 +73,8 @@ EvaluationRun run_from(const json& object, const std::string& where) {
   run.score_seconds = field<double>(object, "score_seconds", where);
   run.shared_fit = field<bool>(object, "shared_fit", where);
   run.selected = field<std::vector<std::int64_t>>(object, "selected", where);
+  if (object.contains("chosen_method"))
+    run.chosen_method = field<std::string>(object, "chosen_method", where);
   return run;
 }
 
@@ -149,6 +151,10 @@ void check_report(const EvaluationReport& report, const std::string& path) {
       throw DataError(fmt::format("{}: method {} is summarised twice", path, method.method));
     }
   }
+  // Detection selects among the columns and as many noise copies
+  // (evaluation.hpp), the other protocols among the columns (or groups).
+  const std::int64_t selectable =
+      report.protocol == Protocol::Detection ? 2 * report.data.columns : report.data.columns;
   std::set<std::tuple<std::string, int, int>> runs;
   for (const auto& run : report.runs) {
     const std::string where =
@@ -164,14 +170,16 @@ void check_report(const EvaluationReport& report, const std::string& path) {
       throw DataError(fmt::format("{}: given twice", where));
     }
     for (auto column : run.selected) {
-      if (column < 0 || column >= report.data.columns) {
-        throw DataError(
-            fmt::format("{}: selects column {} of {}", where, column, report.data.columns));
+      if (column < 0 || column >= selectable) {
+        throw DataError(fmt::format("{}: selects column {} of {}{}", where, column, selectable,
+                                    report.protocol == Protocol::Detection
+                                        ? " (the columns and as many noise columns)"
+                                        : ""));
       }
     }
   }
   for (const auto& method : report.methods) {
-    const MethodSummary recomputed = summarise_method(report, method.method, report.data.columns);
+    const MethodSummary recomputed = summarise_method(report, method.method, selectable);
     for (std::size_t i = 0; i < report.ks.size(); ++i) {
       const ScoreSummary& read = method.per_k[i];
       const ScoreSummary& runs_give = recomputed.per_k[i];

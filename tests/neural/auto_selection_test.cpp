@@ -14,6 +14,8 @@
 #include "topkfs/core/error.hpp"
 #include "topkfs/data/synthetic.hpp"
 #include "topkfs/evaluation/auto_selection.hpp"
+#include "topkfs/evaluation/evaluation.hpp"
+#include "topkfs/evaluation/report_io.hpp"
 #include "topkfs/methods/registry.hpp"
 
 namespace topkfs {
@@ -140,9 +142,52 @@ TEST(AutoSelection, TheCommandChoosesAndRefusesWhatCannotCombine) {
     const CommandResult refused = run_cli(fmt::format("select '{}' {} -q", csv, bad));
     EXPECT_EQ(refused.exit_code, 2) << bad << ": " << refused.err;
   }
-  const CommandResult evaluate = run_cli(fmt::format("evaluate '{}' --method auto --k 2 -q", csv));
-  EXPECT_EQ(evaluate.exit_code, 2);
-  EXPECT_TRUE(contains(evaluate.err, "--method auto chooses a method")) << evaluate.err;
+  const std::string report = write_temp_file("auto-report.json", "");
+  const CommandResult evaluate = run_cli(fmt::format(
+      "evaluate '{}' --method auto --k 2 --seeds 1 --min-steps 200 -o '{}' -q", csv, report));
+  ASSERT_EQ(evaluate.exit_code, 0) << evaluate.err;
+  const auto written = nlohmann::json::parse(read_text(report));
+  ASSERT_EQ(written["runs"].size(), 1u);
+  const std::string chosen = written["runs"][0]["chosen_method"].get<std::string>();
+  EXPECT_NE(std::find(auto_method_candidates().begin(), auto_method_candidates().end(), chosen),
+            auto_method_candidates().end())
+      << chosen;
+}
+
+// evaluate --method auto chooses again in every run and for each k, on that
+// run's training rows alone: its selection is the chosen method's own, fitted
+// on those rows with the run's seed.
+TEST(AutoSelection, EvaluateChoosesPerRunAndSelectsAsTheChosenMethod) {
+  SyntheticData made = planted_problem(SyntheticOptions::Target::Classes, 3, 7, 400,
+                                       SyntheticOptions::Relation::Linear);
+  EvaluationOptions options;
+  options.methods = {"auto", "dnn-top", "elastic-net-top", "random-forest"};
+  options.ks = {2, 4};
+  options.seeds = 2;
+  options.split = SplitMode::Random;
+  options.downstream_trees = 10;
+  options.method_options = {{"min-steps", "200"}, {"threads", "1"}};
+  const EvaluationReport report = evaluate_methods(made.data, options);
+  int auto_runs = 0;
+  for (const auto& run : report.runs) {
+    if (run.method != "auto") {
+      EXPECT_TRUE(run.chosen_method.empty());
+      continue;
+    }
+    ++auto_runs;
+    SCOPED_TRACE(fmt::format("k={} run {} chose {}", run.k, run.run, run.chosen_method));
+    const auto own = std::find_if(report.runs.begin(), report.runs.end(), [&](const auto& other) {
+      return other.method == run.chosen_method && other.k == run.k && other.run == run.run;
+    });
+    ASSERT_NE(own, report.runs.end());
+    EXPECT_EQ(run.selected, own->selected);
+    EXPECT_EQ(run.score, own->score);
+  }
+  EXPECT_EQ(auto_runs, 4);
+  EXPECT_EQ(report.methods.front().method, "auto");
+  const std::string path = temp_dir() + "/auto_report.json";
+  write_report_json(path, report);
+  EXPECT_EQ(report_to_json(read_report_json(path)), report_to_json(report));
 }
 
 }  // namespace

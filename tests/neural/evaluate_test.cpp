@@ -311,10 +311,17 @@ TEST(SelectScore, NeedsRowsTheMethodDidNotSee) {
 
 TEST(EvaluateReport, ReadBackEqualsWhatWasWritten) {
   const auto made = planted(SyntheticOptions::Target::Real);
-  for (const Protocol protocol : {Protocol::Mae, Protocol::Stability}) {
+  // Detection selects among the columns and as many noise columns.
+  for (const Protocol protocol : {Protocol::Mae, Protocol::Stability, Protocol::Detection}) {
+    SCOPED_TRACE(to_string(protocol));
     auto options = linear_grid(protocol);
     options.seeds = 3;
     const auto report = evaluate_methods(made.data, options);
+    if (protocol == Protocol::Detection) {  // the read must take a noise column's index
+      EXPECT_TRUE(std::any_of(report.runs.begin(), report.runs.end(), [&](const auto& run) {
+        return *std::max_element(run.selected.begin(), run.selected.end()) >= made.data.cols();
+      }));
+    }
     const std::string path = test::temp_dir() + "/round_trip.json";
     write_report_json(path, report);
     const auto read = read_report_json(path);

@@ -30,6 +30,9 @@ Protocol parse_protocol(const std::string& name);
 Protocol resolve_protocol(Protocol protocol, const Dataset& data);
 
 struct EvaluationOptions {
+  // Registered method names, and "auto": in every run and for each k, the
+  // method --method auto chooses on the run's training rows alone (its
+  // candidates' validation fits there, auto_selection.hpp).
   std::vector<std::string> methods;
   std::vector<int> ks = {10, 20, 30, 40, 50};
   Protocol protocol = Protocol::Auto;
@@ -74,6 +77,9 @@ struct EvaluationRun {
   double fit_seconds = 0.0;    // selection; shared by every k when the ranking ignores k
   double score_seconds = 0.0;  // downstream model
   bool shared_fit = false;     // read from one ranking fitted for the largest k
+  // --method auto: the method it chose on this run's training rows
+  // (evaluation/auto_selection.hpp); empty for a named method.
+  std::string chosen_method;
 };
 
 struct ScoreSummary {
