@@ -150,6 +150,41 @@ def overview(reports, names, paper_table, what, with_scaling=False):
             f"the method does not apply).\n\n" + table(rows, ["dataset"] + methods))
 
 
+def auto_section(reports, names):
+    """--method auto beside the best fixed method of each dataset it ran on."""
+    rows = []
+    for name in names:
+        report = reports[name]
+        if "auto" not in methods_of(report):
+            continue
+        higher = report.get("higher_is_better", True)
+        fixed = [m for m in methods_of(report) if m != "auto"]
+        pick = max if higher else min
+        best = pick(fixed, key=lambda m: summary(report, m)["over_k"]["mean"])
+        ours = summary(report, "auto")["over_k"]["mean"]
+        theirs = summary(report, best)["over_k"]["mean"]
+        chosen = {}
+        for run in report["runs"]:
+            if run["method"] == "auto":
+                chosen[run["chosen_method"]] = chosen.get(run["chosen_method"], 0) + 1
+        total = sum(chosen.values())
+        rows.append([NAMES[name], report["metric"], f"{ours:.1f}", f"{best} {theirs:.1f}",
+                     f"{ours - theirs:+.1f}",
+                     ", ".join(f"{m} {c}/{total}" for m, c in
+                               sorted(chosen.items(), key=lambda item: -item[1]))])
+    if not rows:
+        return None
+    return "\n".join([
+        "## Auto against the fixed methods", "",
+        "`--method auto` in `evaluate`: in every run and for each k, the method chosen among "
+        "dnn-top, elastic-net-top and random-forest by validation fits on that run's training "
+        "rows alone (docs/algorithms.md, \"Choosing k and the method\"), under the same "
+        "protocol, splits and k as the fixed methods above (mean over k and runs). "
+        "\"chosen\" counts the method it took over the runs and k.", "",
+        table(rows, ["dataset", "metric", "auto", "best fixed method", "auto - best",
+                     "chosen"])])
+
+
 def stability_section(folder, reports):
     first = reports["usps-stability"]
     out = ["## Stability", "",
@@ -294,6 +329,9 @@ def main():
                   "columns as given; - : the method is unaffected by scale), with the datasets "
                   "where it differs in brackets.", "",
                   overview(reports, detection, PAPER_DETECTION, "F1 %", with_scaling=True), ""]
+    automatic = auto_section(reports, accuracy + detection)
+    if automatic:
+        parts += [automatic, ""]
     if "usps-stability" in reports:
         parts += [stability_section(folder, reports), ""]
     mixed = mixed_tables_section(folder)

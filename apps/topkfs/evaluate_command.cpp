@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 
+#include "auto_flags.hpp"
 #include "comma_lists.hpp"
 #include "commands.hpp"
 #include "method_flags.hpp"
@@ -30,6 +31,7 @@ struct EvaluateFlags {
   ReaderFlags data;
   MethodFlags method;
   std::string ks = "10,20,30,40,50";
+  AutoFlags automatic;
   std::optional<int> seeds;  // unset: the protocol's default
   std::string protocol = "auto";
   std::string split = "predefined";
@@ -48,8 +50,24 @@ struct EvaluateFlags {
 EvaluationOptions to_options(const EvaluateFlags& flags) {
   EvaluationOptions options;
   options.methods = comma_list("--method", {flags.method.name});
-  // Parsed as the method options' lists are: "1,,2" and "0x2" are refused.
-  option_parsing::parse("k", flags.ks, options.ks);
+  // Each k parsed as the method options' numbers are ("0x2" is refused), or
+  // auto: chosen in every run (--k-max, --k-folds, --k-rule).
+  options.ks.clear();
+  for (const auto& item : comma_list("--k", {flags.ks})) {
+    if (item == "auto") {
+      options.ks.push_back(kAutoK);
+      continue;
+    }
+    int k = 0;
+    option_parsing::parse("k", item, k);
+    if (k < 1) throw OptionError(fmt::format("--k: every k must be at least 1 or auto, got {}", k));
+    options.ks.push_back(k);
+  }
+  AutoOptions automatic;
+  apply_auto_flags(flags.automatic, automatic);
+  options.k_max = automatic.k_max;
+  options.k_folds = automatic.folds;
+  options.k_rule = automatic.rule;
   options.protocol = parse_protocol(flags.protocol);
   options.seeds = flags.seeds;
   options.split = parse_split_mode(flags.split);
@@ -76,13 +94,12 @@ EvaluationCallbacks make_grid_callbacks(ProgressBar& bar, bool quiet) {
   if (!quiet) {
     callbacks.step = [&bar](const GridStep& step) {
       bar.finish();
-      fmt::print(stderr, "[{}/{}] {} {} run {}{}\n", step.done + 1, step.total, step.method,
-                 step.k > 0 ? fmt::format("k={}", step.k) : std::string("(one fit for every k)"),
-                 step.run + 1,
-                 step.done > 0
-                     ? fmt::format(", {:.0f} s elapsed, ~{:.0f} s left", step.elapsed_seconds,
-                                   step.elapsed_seconds * (step.total - step.done) / step.done)
-                     : std::string());
+      fmt::print(
+          stderr, "[{}/{}] {} {} run {}{}\n", step.done + 1, step.total, step.method,
+          step.k >= 0 ? "k=" + k_label(step.k) : std::string("(one fit for every k)"), step.run + 1,
+          step.done > 0 ? fmt::format(", {:.0f} s elapsed, ~{:.0f} s left", step.elapsed_seconds,
+                                      step.elapsed_seconds * (step.total - step.done) / step.done)
+                        : std::string());
     };
   }
   return callbacks;
@@ -181,8 +198,12 @@ Command add_evaluate_command(CLI::App& app) {
   add_reader_flags(*command, flags->data);
   add_groups_flag(*command, flags->data);
   add_weight_flags(*command, flags->data);
-  command->add_option("--k", flags->ks, "Numbers of features to select, comma-separated")
+  command
+      ->add_option("--k", flags->ks,
+                   "Numbers of features to select, comma-separated; auto: chosen in every run "
+                   "on its training rows (a validation curve over 1..--k-max)")
       ->capture_default_str();
+  add_auto_flags(*command, flags->automatic);
   add_method_flags(*command, flags->method);
   auto* grid = command->add_option_group("Protocol", "What is measured and on which rows");
   grid->add_option("--protocol", flags->protocol,

@@ -6,6 +6,7 @@
 #include <map>
 #include <memory>
 
+#include "auto_flags.hpp"
 #include "commands.hpp"
 #include "distributed_flags.hpp"
 #include "method_flags.hpp"
@@ -30,9 +31,7 @@ struct SelectFlags {
   ReaderFlags data;
   MethodFlags method;
   std::string k;  // a number, a percentage (parse_k) or auto, read once the data is
-  int k_max = 0;
-  int k_folds = 1;
-  std::string k_rule = "1se";
+  AutoFlags automatic;
   std::string split = "auto";
   double test_size = 0.2;
   std::uint64_t split_seed = 0;
@@ -255,12 +254,8 @@ int select_automatically(const SelectFlags& flags) {
   AutoOptions options;
   options.auto_k = flags.k == "auto";
   if (!options.auto_k) check_k_text(flags.k);
-  options.k_max = flags.k_max;
-  options.folds = flags.k_folds;
-  options.rule = parse_k_rule(flags.k_rule);
+  apply_auto_flags(flags.automatic, options);
   options.seed = flags.split_seed;
-  if (flags.k_folds < 1)
-    throw OptionError(fmt::format("--k-folds must be at least 1, got {}", flags.k_folds));
   check_output_paths({{"--output", flags.out.output},
                       {"--output-data", flags.output_data},
                       {"--picture", flags.out.picture},
@@ -295,25 +290,7 @@ Command add_select_command(CLI::App& app) {
                    "percentage of them (e.g. 10%), or auto: chosen on the training rows from a "
                    "validation curve over 1..--k-max")
       ->required();
-  auto* choosing = command->add_option_group(
-      "Choosing k and the method",
-      "--k auto and --method auto (dnn-top, elastic-net-top, random-forest): validation fits on "
-      "the training rows, judged by the downstream model (docs/algorithms.md)");
-  choosing
-      ->add_option("--k-max", flags->k_max,
-                   "--k auto: the grid's end (1, 2, 3, 5, 8, ... x1.5 to it); 0 = the smaller of "
-                   "the columns and 100")
-      ->capture_default_str();
-  choosing
-      ->add_option("--k-folds", flags->k_folds,
-                   "Validation: 1 = one stratified part of 20% of the training rows; F >= 2: F "
-                   "folds")
-      ->capture_default_str();
-  choosing
-      ->add_option("--k-rule", flags->k_rule,
-                   "--k auto: 1se (the smallest k within one standard error of the best, as "
-                   "cv.glmnet's lambda.1se) or best")
-      ->capture_default_str();
+  add_auto_flags(*command, flags->automatic);
   add_method_flags(*command, flags->method);
   auto* rows = command->add_option_group("Rows", "Which rows the method learns from");
   rows->add_option("--split", flags->split,

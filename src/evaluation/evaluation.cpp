@@ -209,9 +209,14 @@ class GridRunner {
     const int seeds = options_.seed_count();
     total_fits_ = 0;
     for (const auto& method : options_.methods) {
+      const auto ks = static_cast<int>(report_.ks.size());
+      const auto chosen =
+          static_cast<int>(std::count(report_.ks.begin(), report_.ks.end(), kAutoK));
       const bool per_k = is_auto(method) ||
                          make_configured(method, options_, options_.seed)->ranking_depends_on_k();
-      total_fits_ += seeds * (per_k ? static_cast<int>(report_.ks.size()) : 1);
+      // A chosen k is one step (its validation fits inside); the fixed k
+      // share one fit when the ranking ignores k.
+      total_fits_ += seeds * (per_k ? ks : chosen + (ks > chosen ? 1 : 0));
     }
     for (int s = 0; s < seeds; ++s) {
       const std::uint64_t seed = options_.seed + static_cast<std::uint64_t>(s);
@@ -266,47 +271,65 @@ class GridRunner {
     report_.runs.push_back(std::move(entry));
   }
 
-  // --method auto, for each k: the candidates' validation fits on this
-  // run's training rows choose the method, which is then fitted on all of
-  // them (run_auto_selection, which also encodes a mixed table per fit).
-  void run_auto(int s, std::uint64_t seed, const RunData& run) {
-    const std::vector<SelectorFactory> candidates = auto_candidates(options_, seed);
+  // A selection chosen on this run's training rows by validation fits
+  // (run_auto_selection, which also encodes a mixed table per fit): the
+  // method among `candidates` (--method auto) and, for k == kAutoK, k.
+  void choose_and_record(const std::string& method, const std::vector<SelectorFactory>& candidates,
+                         int k, int s, std::uint64_t seed, const RunData& run) {
     AutoOptions automatic;
+    automatic.auto_k = k == kAutoK;
+    automatic.k = k;
+    automatic.k_max = options_.k_max;
+    automatic.folds = options_.k_folds;
+    automatic.rule = options_.k_rule;
     automatic.seed = options_.model_seed.value_or(seed);
     automatic.downstream.trees = options_.downstream_trees;
     automatic.downstream.seed = seed;
     automatic.downstream.threads = options_.threads;
-    for (const int k : report_.ks) {
-      announce(kAutoMethod, k, s);
-      automatic.k = k;
-      const auto start = Clock::now();
-      SelectionResult result =
-          run_auto_selection(*run.data, candidates, run.train, automatic, callbacks_.fit);
-      ++fits_done_;
-      for (const auto& warning : result.warnings) {
-        callbacks_.fit.warn(fmt::format("auto k={}: {}", k, warning));
-      }
-      record(kAutoMethod, k, s, seed, run, std::move(result.selected), seconds_since(start), false);
-      report_.runs.back().chosen_method = result.method;
+    announce(method, k, s);
+    const auto start = Clock::now();
+    SelectionResult result =
+        run_auto_selection(*run.data, candidates, run.train, automatic, callbacks_.fit);
+    ++fits_done_;
+    for (const auto& warning : result.warnings) {
+      callbacks_.fit.warn(fmt::format("{} k={}: {}", method, k_label(k), warning));
     }
+    record(method, k, s, seed, run, std::move(result.selected), seconds_since(start), false);
+    if (is_auto(method)) report_.runs.back().chosen_method = result.method;
+    if (k == kAutoK) report_.runs.back().chosen_k = result.k;
   }
 
   void run_method(const std::string& method, int s, std::uint64_t seed, const RunData& run) {
-    if (is_auto(method)) return run_auto(s, seed, run);
+    if (is_auto(method)) {
+      const std::vector<SelectorFactory> candidates = auto_candidates(options_, seed);
+      for (const int k : report_.ks) choose_and_record(method, candidates, k, s, seed, run);
+      return;
+    }
+    std::vector<int> fixed;
+    for (const int k : report_.ks) {
+      if (k == kAutoK) {
+        const std::vector<SelectorFactory> self = {
+            [&, seed] { return make_configured(method, options_, seed); }};
+        choose_and_record(method, self, k, s, seed, run);
+      } else {
+        fixed.push_back(k);
+      }
+    }
+    if (fixed.empty()) return;
     auto selector = make_configured(method, options_, seed);
     if (!selector->ranking_depends_on_k()) {
-      const int largest = *std::max_element(report_.ks.begin(), report_.ks.end());
-      announce(method, 0, s);
+      const int largest = *std::max_element(fixed.begin(), fixed.end());
+      announce(method, -1, s);
       const auto start = Clock::now();
       const SelectionResult result = fit(*selector, run, largest);
       const double seconds = seconds_since(start);
-      for (const int k : report_.ks) {
+      for (const int k : fixed) {
         std::vector<std::int64_t> prefix(result.ranking.begin(), result.ranking.begin() + k);
         record(method, k, s, seed, run, std::move(prefix), seconds, true);
       }
       return;
     }
-    for (const int k : report_.ks) {
+    for (const int k : fixed) {
       announce(method, k, s);
       const auto start = Clock::now();
       SelectionResult result = fit(*selector, run, k);

@@ -66,12 +66,23 @@ int EvaluationOptions::seed_count() const {
   return seeds.value_or(protocol == Protocol::Stability ? kStabilityRuns : 1);
 }
 
+std::string k_label(int k) { return k == kAutoK ? "auto" : std::to_string(k); }
+
 void EvaluationOptions::validate() const {
   if (methods.empty()) throw OptionError("--method: give at least one method");
   if (ks.empty()) throw OptionError("--k: give at least one k");
   for (const int k : ks) {
-    if (k < 1) throw OptionError(fmt::format("--k: every k must be at least 1, got {}", k));
+    if (k < 1 && k != kAutoK)
+      throw OptionError(fmt::format("--k: every k must be at least 1, got {}", k));
   }
+  const bool auto_k = std::find(ks.begin(), ks.end(), kAutoK) != ks.end();
+  if (auto_k && protocol == Protocol::Stability) {
+    throw OptionError(
+        "--k auto with --protocol stability: the stability indices compare selections of one "
+        "size; give the k values");
+  }
+  if (k_folds < 1) throw OptionError(fmt::format("--k-folds must be at least 1, got {}", k_folds));
+  if (k_max < 0) throw OptionError(fmt::format("--k-max must not be negative, got {}", k_max));
   // A repeated entry would run twice and be summarised as one column or row
   // of twice the runs: identical runs that inflate the stability indices.
   if (const auto method = first_repeat(methods)) {

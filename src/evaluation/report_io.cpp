@@ -92,7 +92,7 @@ std::string report_table(const EvaluationReport& report) {
   }
   rows.push_back(header);
   for (std::size_t i = 0; i < report.ks.size(); ++i) {
-    std::vector<std::string> row = {std::to_string(report.ks[i])};
+    std::vector<std::string> row = {k_label(report.ks[i])};
     for (std::size_t c = 0; c < report.methods.size(); ++c) {
       const auto& m = report.methods[c];
       row.push_back(stability ? stability_cell(m.stability_per_k[i])
@@ -159,6 +159,7 @@ nlohmann::ordered_json report_to_json(const EvaluationReport& report) {
         {"selected", r.selected}};
     if (r.rmse) run["rmse"] = *r.rmse;
     if (!r.chosen_method.empty()) run["chosen_method"] = r.chosen_method;
+    if (r.k == kAutoK) run["chosen_k"] = r.chosen_k;
     runs.push_back(run);
   }
   return {{"format", "topkfs-evaluation"},
@@ -186,12 +187,15 @@ void write_report_json(const std::string& path, const EvaluationReport& report) 
 
 void write_report_csv(const std::string& path, const EvaluationReport& report) {
   write_file_atomically(path, [&](std::ostream& out) {
-    out << "method,k,run,seed,score,rmse,fit_seconds,score_seconds,shared_fit,selected\n";
+    out << "method,k,run,seed,score,rmse,fit_seconds,score_seconds,shared_fit,selected,"
+           "chosen_method,chosen_k\n";
     for (const auto& r : report.runs) {
-      out << fmt::format("{},{},{},{},{},{},{:.4f},{:.4f},{},\"{}\"\n", r.method, r.k, r.run,
-                         r.seed, std::isnan(r.score) ? "" : fmt::format("{:.6g}", r.score),
+      out << fmt::format("{},{},{},{},{},{},{:.4f},{:.4f},{},\"{}\",{},{}\n", r.method,
+                         k_label(r.k), r.run, r.seed,
+                         std::isnan(r.score) ? "" : fmt::format("{:.6g}", r.score),
                          r.rmse ? fmt::format("{:.6g}", *r.rmse) : "", r.fit_seconds,
-                         r.score_seconds, r.shared_fit ? 1 : 0, fmt::join(r.selected, " "));
+                         r.score_seconds, r.shared_fit ? 1 : 0, fmt::join(r.selected, " "),
+                         r.chosen_method, r.k == kAutoK ? std::to_string(r.chosen_k) : "");
     }
   });
 }

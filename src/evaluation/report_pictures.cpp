@@ -3,11 +3,28 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 
 #include "topkfs/core/error.hpp"
 #include "topkfs/io/chart.hpp"
 
 namespace topkfs {
+namespace {
+
+// The mean of the k that `method`'s runs at k auto chose.
+double mean_chosen_k(const EvaluationReport& report, const std::string& method) {
+  double sum = 0.0;
+  int count = 0;
+  for (const auto& run : report.runs) {
+    if (run.method == method && run.k == kAutoK) {
+      sum += run.chosen_k;
+      ++count;
+    }
+  }
+  return count > 0 ? sum / count : 0.0;
+}
+
+}  // namespace
 
 RgbImage draw_score_curve(const EvaluationReport& report, const std::string& data_name) {
   const bool stability = report.protocol == Protocol::Stability;
@@ -17,16 +34,25 @@ RgbImage draw_score_curve(const EvaluationReport& report, const std::string& dat
   chart.x_label = "k (number of selected features)";
   chart.y_label = stability ? "Kuncheva index (1 = same features every run)" : report.metric;
   for (const auto& method : report.methods) {
+    // (k, score, spread), k auto drawn at the mean k it chose.
+    std::vector<std::array<double, 3>> points;
+    for (std::size_t i = 0; i < report.ks.size(); ++i) {
+      const double x = report.ks[i] == kAutoK ? mean_chosen_k(report, method.method) : report.ks[i];
+      if (stability) {
+        points.push_back({x, method.stability_per_k[i].kuncheva, 0.0});
+      } else {
+        points.push_back(
+            {x, method.per_k[i].mean, method.per_k[i].count > 1 ? method.per_k[i].std : 0.0});
+      }
+    }
+    std::stable_sort(points.begin(), points.end(),
+                     [](const auto& a, const auto& b) { return a[0] < b[0]; });
     ChartSeries series;
     series.name = method.method;
-    for (std::size_t i = 0; i < report.ks.size(); ++i) {
-      series.x.push_back(report.ks[i]);
-      if (stability) {
-        series.y.push_back(method.stability_per_k[i].kuncheva);
-      } else {
-        series.y.push_back(method.per_k[i].mean);
-        series.error.push_back(method.per_k[i].count > 1 ? method.per_k[i].std : 0.0);
-      }
+    for (const auto& [x, y, spread] : points) {
+      series.x.push_back(x);
+      series.y.push_back(y);
+      if (!stability) series.error.push_back(spread);
     }
     chart.series.push_back(std::move(series));
   }
@@ -54,7 +80,7 @@ RgbImage draw_method_selections(const Dataset& data, const EvaluationReport& rep
   for (const auto& method : report.methods) {
     for (const auto& run : report.runs) {
       if (run.method == method.method && run.k == k && run.run == 0) {
-        panels.push_back({fmt::format("{}, k={}", method.method, k), run.selected});
+        panels.push_back({fmt::format("{}, k={}", method.method, k_label(k)), run.selected});
         break;
       }
     }

@@ -75,6 +75,7 @@ EvaluationRun run_from(const json& object, const std::string& where) {
   run.selected = field<std::vector<std::int64_t>>(object, "selected", where);
   if (object.contains("chosen_method"))
     run.chosen_method = field<std::string>(object, "chosen_method", where);
+  if (object.contains("chosen_k")) run.chosen_k = field<int>(object, "chosen_k", where);
   return run;
 }
 
@@ -135,8 +136,8 @@ bool same_score(double a, double b) {
 void check_report(const EvaluationReport& report, const std::string& path) {
   if (report.ks.empty()) throw DataError(fmt::format("{}: 'ks' is empty", path));
   std::set<int> ks;
-  for (int k : report.ks) {
-    if (k < 1 || !ks.insert(k).second) {
+  for (int k : report.ks) {  // kAutoK (0): k chosen in every run
+    if ((k < 1 && k != kAutoK) || !ks.insert(k).second) {
       throw DataError(
           fmt::format("{}: 'ks' holds k = {} {}", path, k, k < 1 ? "(k is at least 1)" : "twice"));
     }
@@ -157,8 +158,8 @@ void check_report(const EvaluationReport& report, const std::string& path) {
       report.protocol == Protocol::Detection ? 2 * report.data.columns : report.data.columns;
   std::set<std::tuple<std::string, int, int>> runs;
   for (const auto& run : report.runs) {
-    const std::string where =
-        fmt::format("{}: the run of {} at k = {}, run {}", path, run.method, run.k, run.run);
+    const std::string where = fmt::format("{}: the run of {} at k = {}, run {}", path, run.method,
+                                          k_label(run.k), run.run);
     if (methods.count(run.method) == 0) {
       throw DataError(fmt::format("{}: its method has no summary", where));
     }
@@ -168,6 +169,10 @@ void check_report(const EvaluationReport& report, const std::string& path) {
     }
     if (!runs.insert({run.method, run.k, run.run}).second) {
       throw DataError(fmt::format("{}: given twice", where));
+    }
+    if (run.k == kAutoK && (run.chosen_k < 1 || run.chosen_k > selectable)) {
+      throw DataError(
+          fmt::format("{}: its chosen k ({}) is not in 1..{}", where, run.chosen_k, selectable));
     }
     for (auto column : run.selected) {
       if (column < 0 || column >= selectable) {

@@ -190,5 +190,61 @@ TEST(AutoSelection, EvaluateChoosesPerRunAndSelectsAsTheChosenMethod) {
   EXPECT_EQ(report_to_json(read_report_json(path)), report_to_json(report));
 }
 
+// evaluate --k auto: k chosen in every run on its training rows, the run
+// holding what it chose and selecting that many; beside fixed k in one grid.
+TEST(AutoSelection, EvaluateChoosesKPerRunBesideFixedK) {
+  SyntheticOptions planted;
+  planted.samples = 500;
+  planted.features = 40;
+  planted.informative = 5;
+  planted.correlated_decoys = 0;
+  planted.relation = SyntheticOptions::Relation::Linear;
+  planted.target = SyntheticOptions::Target::Classes;
+  planted.classes = 2;
+  planted.noise = 0.1;
+  planted.seed = 11;
+  const SyntheticData made = make_synthetic(planted);
+  EvaluationOptions options;
+  options.methods = {"lasso", "random-forest"};
+  options.ks = {3, kAutoK};
+  options.k_max = 20;
+  options.seeds = 2;
+  options.split = SplitMode::Random;
+  options.downstream_trees = 10;
+  const EvaluationReport report = evaluate_methods(made.data, options);
+  EXPECT_EQ(report.ks, (std::vector<int>{kAutoK, 3}));
+  ASSERT_EQ(report.runs.size(), 2u * 2u * 2u);
+  for (const auto& run : report.runs) {
+    SCOPED_TRACE(fmt::format("{} k={} run {}", run.method, k_label(run.k), run.run));
+    if (run.k != kAutoK) {
+      EXPECT_EQ(run.chosen_k, 0);
+      EXPECT_EQ(run.selected.size(), 3u);
+      continue;
+    }
+    EXPECT_GE(run.chosen_k, 1);
+    EXPECT_LE(run.chosen_k, 20);
+    EXPECT_EQ(static_cast<int>(run.selected.size()), run.chosen_k);
+    if (run.method == "lasso") {  // 5 planted: within 30%, as --k auto's target
+      EXPECT_LE(std::abs(run.chosen_k - 5), 2) << run.chosen_k;
+      SelectionResult selection;
+      selection.selected = run.selected;
+      EXPECT_GE(recovered(selection, made.informative), 4);
+    }
+  }
+  EXPECT_TRUE(contains(report_table(report), "\nauto ")) << report_table(report);
+  const std::string path = temp_dir() + "/auto_k_report.json";
+  write_report_json(path, report);
+  EXPECT_EQ(report_to_json(read_report_json(path)), report_to_json(report));
+
+  EvaluationOptions stability = options;
+  stability.protocol = Protocol::Stability;
+  EXPECT_TRUE(contains(error_of<OptionError>([&] { evaluate_methods(made.data, stability); }),
+                       "--k auto with --protocol stability"));
+  for (const char* bad : {"--k 0", "--k 3,auto,auto", "--k auto --k-folds 0"}) {
+    const CommandResult refused = run_cli(fmt::format("evaluate x.csv {} -m lasso -q", bad));
+    EXPECT_EQ(refused.exit_code, 2) << bad << ": " << refused.err;
+  }
+}
+
 }  // namespace
 }  // namespace topkfs

@@ -18,6 +18,7 @@
 #include "topkfs/core/callbacks.hpp"
 #include "topkfs/data/dataset.hpp"
 #include "topkfs/data/splits.hpp"
+#include "topkfs/evaluation/auto_selection.hpp"
 
 namespace topkfs {
 
@@ -29,12 +30,24 @@ Protocol parse_protocol(const std::string& name);
 // Auto resolved for `data`: accuracy for classes, mae for real targets.
 Protocol resolve_protocol(Protocol protocol, const Dataset& data);
 
+// An entry of EvaluationOptions::ks (`--k auto`): in every run, k chosen by
+// the validation curve on that run's training rows (auto_selection.hpp).
+constexpr int kAutoK = 0;
+
+// "auto" for kAutoK, else the number.
+std::string k_label(int k);
+
 struct EvaluationOptions {
   // Registered method names, and "auto": in every run and for each k, the
   // method --method auto chooses on the run's training rows alone (its
   // candidates' validation fits there, auto_selection.hpp).
   std::vector<std::string> methods;
-  std::vector<int> ks = {10, 20, 30, 40, 50};
+  std::vector<int> ks = {10, 20, 30, 40, 50};  // kAutoK: chosen per run
+  // --k auto's grid end (0: the smaller of the columns and 100), validation
+  // folds and rule.
+  int k_max = 0;
+  int k_folds = 1;
+  KRule k_rule = KRule::OneStandardError;
   Protocol protocol = Protocol::Auto;
   // Runs per method and k. Unset: 1, or 10 for the stability protocol.
   std::optional<int> seeds;
@@ -80,6 +93,7 @@ struct EvaluationRun {
   // --method auto: the method it chose on this run's training rows
   // (evaluation/auto_selection.hpp); empty for a named method.
   std::string chosen_method;
+  int chosen_k = 0;  // k == kAutoK: the k chosen on this run's training rows
 };
 
 struct ScoreSummary {
@@ -144,7 +158,7 @@ struct GridStep {
   int done = 0;   // fits finished
   int total = 0;  // fits in the grid
   std::string method;
-  int k = 0;  // 0 for a fit that serves every k
+  int k = 0;  // -1 for a fit that serves every k; kAutoK: k chosen in the step
   int run = 0;
   double elapsed_seconds = 0.0;
 };

@@ -1,0 +1,39 @@
+#include "auto_flags.hpp"
+
+#include <fmt/format.h>
+
+#include "topkfs/core/error.hpp"
+
+namespace topkfs::cli {
+
+void add_auto_flags(CLI::App& command, AutoFlags& flags) {
+  auto* choosing = command.add_option_group(
+      "Choosing k and the method",
+      "--k auto and --method auto (dnn-top, elastic-net-top, random-forest): validation fits on "
+      "the training rows, judged by the downstream model (docs/algorithms.md)");
+  choosing
+      ->add_option("--k-max", flags.k_max,
+                   "--k auto: the grid's end (1, 2, 3, 5, 8, ... x1.5 to it); 0 = the smaller of "
+                   "the columns and 100")
+      ->capture_default_str();
+  choosing
+      ->add_option("--k-folds", flags.k_folds,
+                   "Validation: 1 = one stratified part of 20% of the training rows; F >= 2: F "
+                   "folds")
+      ->capture_default_str();
+  choosing
+      ->add_option("--k-rule", flags.k_rule,
+                   "--k auto: 1se (the smallest k within one standard error of the best, as "
+                   "cv.glmnet's lambda.1se) or best")
+      ->capture_default_str();
+}
+
+void apply_auto_flags(const AutoFlags& flags, AutoOptions& options) {
+  options.k_max = flags.k_max;
+  options.folds = flags.k_folds;
+  options.rule = parse_k_rule(flags.k_rule);
+  if (flags.k_folds < 1)
+    throw OptionError(fmt::format("--k-folds must be at least 1, got {}", flags.k_folds));
+}
+
+}  // namespace topkfs::cli
