@@ -50,18 +50,26 @@ struct EvaluateFlags {
 EvaluationOptions to_options(const EvaluateFlags& flags) {
   EvaluationOptions options;
   options.methods = comma_list("--method", {flags.method.name});
-  // Each k parsed as the method options' numbers are ("0x2" is refused), or
-  // auto: chosen in every run (--k-max, --k-folds, --k-rule).
-  options.ks.clear();
-  for (const auto& item : comma_list("--k", {flags.ks})) {
-    if (item == "auto") {
-      options.ks.push_back(kAutoK);
-      continue;
+  // Parsed as the method options' lists are ("1,,2" and "0x2" are refused),
+  // with auto (chosen in every run: --k-max, --k-folds, --k-rule) read as
+  // kAutoK in its place.
+  std::vector<std::string> items;
+  for (std::size_t start = 0;;) {
+    const auto comma = flags.ks.find(',', start);
+    items.push_back(flags.ks.substr(start, comma == std::string::npos ? comma : comma - start));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  std::string numbers;
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    numbers += (i > 0 ? "," : "") + (items[i] == "auto" ? std::to_string(kAutoK) : items[i]);
+  }
+  option_parsing::parse("k", numbers, options.ks);
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (items[i] != "auto" && options.ks[i] < 1) {
+      throw OptionError(
+          fmt::format("--k: every k must be at least 1 (or auto), got {}", options.ks[i]));
     }
-    int k = 0;
-    option_parsing::parse("k", item, k);
-    if (k < 1) throw OptionError(fmt::format("--k: every k must be at least 1 or auto, got {}", k));
-    options.ks.push_back(k);
   }
   AutoOptions automatic;
   apply_auto_flags(flags.automatic, automatic);
