@@ -9,6 +9,11 @@
 
 namespace topkfs::cli {
 
+// The command's exit statuses: a data or runtime error, and a usage error (a
+// bad flag or value; docs/bad-input.md).
+constexpr int kExitFailure = 1;
+constexpr int kExitUsage = 2;
+
 struct Command {
   CLI::App* parser = nullptr;  // the subcommand within the app
   std::function<int()> run;    // called after parsing when this subcommand was given

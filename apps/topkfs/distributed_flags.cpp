@@ -15,6 +15,7 @@
 #include <thread>
 #include <vector>
 
+#include "commands.hpp"
 #include "topkfs/core/clock.hpp"
 #include "topkfs/core/error.hpp"
 
@@ -93,9 +94,6 @@ pid_t start_rank(const std::vector<std::string>& arguments, int rank, int error_
   std::fprintf(stderr, "topkfs: error: cannot start rank %d: %s\n", rank, strerror(errno));
   _exit(1);
 }
-
-// The exit status of a usage error (main.cpp).
-constexpr int kExitUsage = 2;
 
 // A file without a name, removed when closed: a rank's stderr.
 int anonymous_file() {

@@ -19,8 +19,8 @@
 
 namespace {
 
-constexpr int kExitUsage = 2;
-constexpr int kExitFailure = 1;
+using topkfs::cli::kExitFailure;
+using topkfs::cli::kExitUsage;
 
 // Messages quote the user's data: a NUL byte there must not cut the line,
 // nor raw binary reach the terminal (utf8_text.hpp).
