@@ -18,8 +18,8 @@ void add_auto_flags(CLI::App& command, AutoFlags& flags) {
       ->capture_default_str();
   choosing
       ->add_option("--k-folds", flags.k_folds,
-                   "Validation: 1 = one stratified part of 20% of the training rows; F >= 2: F "
-                   "folds")
+                   "Validation: 0 = 5 folds below 500 training rows, else one part; 1 = one "
+                   "stratified part of 20% of the training rows; F >= 2: F folds")
       ->capture_default_str();
   choosing
       ->add_option("--k-rule", flags.k_rule,
@@ -32,8 +32,8 @@ void apply_auto_flags(const AutoFlags& flags, AutoOptions& options) {
   options.k_max = flags.k_max;
   options.folds = flags.k_folds;
   options.rule = parse_k_rule(flags.k_rule);
-  if (flags.k_folds < 1)
-    throw OptionError(fmt::format("--k-folds must be at least 1, got {}", flags.k_folds));
+  if (flags.k_folds < 0)
+    throw OptionError(fmt::format("--k-folds must not be negative, got {}", flags.k_folds));
 }
 
 }  // namespace topkfs::cli

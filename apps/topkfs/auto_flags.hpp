@@ -11,7 +11,7 @@ namespace topkfs::cli {
 
 struct AutoFlags {
   int k_max = 0;
-  int k_folds = 1;
+  int k_folds = 0;
   std::string k_rule = "1se";
 };
 

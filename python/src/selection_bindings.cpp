@@ -143,7 +143,7 @@ py::dict run_automatic(const Dataset& data, const std::string& method, int k,
   if (choosing.contains("k_rule"))
     automatic.rule = parse_k_rule(choosing["k_rule"].cast<std::string>());
   if (choosing.contains("seed")) automatic.seed = choosing["seed"].cast<std::uint64_t>();
-  if (automatic.folds < 1) throw OptionError("k_folds must be at least 1");
+  if (automatic.folds < 0) throw OptionError("k_folds must not be negative");
   if (!automatic.auto_k) check_k(k, data.group_count(), "X");
   PythonReporter reporter(verbose);
   const FitCallbacks callbacks = reporter.callbacks();

@@ -103,7 +103,8 @@ class TopKSelector(SelectorMixin, BaseEstimator):
         dnn-top, elastic-net-top and random-forest the same way.
     k_max, k_folds, k_rule : int or None, int, {"1se", "best"}
         For k="auto": the grid's end (None: the smaller of the columns and
-        100), the validation (1: one stratified 20% part; F: F folds) and
+        100), the validation (0: 5 folds below 500 rows, else one part; 1:
+        one stratified 20% part; F: F folds) and
         the rule (the smallest k within one standard error of the best, or
         the best).
     options : dict, default=None
@@ -190,7 +191,7 @@ class TopKSelector(SelectorMixin, BaseEstimator):
         class_weight=None,
         random_state=None,
         k_max=None,
-        k_folds=1,
+        k_folds=0,
         k_rule="1se",
         verbose=False,
         **method_options,
@@ -368,7 +369,7 @@ class TopKSelector(SelectorMixin, BaseEstimator):
     def _choosing(self):
         """k="auto" and method="auto": the grid, the validation and the rule."""
         choosing = {
-            "k_folds": whole_number("k_folds", self.k_folds, 1, 1000),
+            "k_folds": whole_number("k_folds", self.k_folds, 0, 1000),
             "k_rule": str(self.k_rule),
         }
         if self.k_max is not None:

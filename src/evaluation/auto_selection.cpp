@@ -261,6 +261,11 @@ std::vector<SelectorFactory> candidate_factories(
   return factories;
 }
 
+int resolved_folds(int folds, std::size_t rows) {
+  if (folds > 0) return folds;
+  return static_cast<std::int64_t>(rows) < kFewTrainingRows ? kSmallDataFolds : 1;
+}
+
 KRule parse_k_rule(const std::string& name) { return parse_enum(name, kKRuleNames, "--k-rule"); }
 const char* to_string(KRule rule) { return enum_name(rule, kKRuleNames); }
 
@@ -293,8 +298,10 @@ int choose_k(const std::vector<KCurvePoint>& curve, KRule rule, bool higher_is_b
 
 SelectionResult run_auto_selection(const Dataset& data,
                                    const std::vector<SelectorFactory>& candidates,
-                                   const std::vector<std::int64_t>& rows,
-                                   const AutoOptions& options, const FitCallbacks& callbacks) {
+                                   const std::vector<std::int64_t>& rows, const AutoOptions& given,
+                                   const FitCallbacks& callbacks) {
+  AutoOptions options = given;
+  options.folds = resolved_folds(given.folds, rows.size());
   // The fits and the downstream models set the thread counts; put back after.
   const ThreadSettingsScope thread_settings;
   TOPKFS_ASSERT(!candidates.empty());
@@ -359,6 +366,12 @@ SelectionResult run_auto_selection(const Dataset& data,
       options.auto_k
           ? fmt::format(", the {} rule over k = {}", to_string(options.rule), fmt::join(ks, ", "))
           : ""));
+  if (given.folds == 0 && options.folds > 1) {
+    result.notes.push_back(fmt::format(
+        "auto: {} validation folds rather than one part, as the training rows are fewer than {} "
+        "(--k-folds 1 for one part)",
+        options.folds, kFewTrainingRows));
+  }
   for (const auto& note : skipped) result.notes.push_back("auto: skipped " + note);
   return result;
 }

@@ -81,7 +81,8 @@ void EvaluationOptions::validate() const {
         "--k auto with --protocol stability: the stability indices compare selections of one "
         "size; give the k values");
   }
-  if (k_folds < 1) throw OptionError(fmt::format("--k-folds must be at least 1, got {}", k_folds));
+  if (k_folds < 0)
+    throw OptionError(fmt::format("--k-folds must not be negative, got {}", k_folds));
   if (k_max < 0) throw OptionError(fmt::format("--k-max must not be negative, got {}", k_max));
   // A repeated entry would run twice and be summarised as one column or row
   // of twice the runs: identical runs that inflate the stability indices.

@@ -89,6 +89,22 @@ TEST(AutoSelection, ChoosesAboutThePlantedCountAndFindsThePlantedFeatures) {
   }
 }
 
+// Folds replace the one validation part on few rows (auto_selection.hpp).
+TEST(AutoSelection, FewTrainingRowsAreValidatedByFolds) {
+  EXPECT_EQ(resolved_folds(0, kFewTrainingRows - 1), kSmallDataFolds);
+  EXPECT_EQ(resolved_folds(0, kFewTrainingRows), 1);
+  EXPECT_EQ(resolved_folds(1, 10), 1);
+  EXPECT_EQ(resolved_folds(3, 10'000), 3);
+  const SyntheticData made = planted_problem(SyntheticOptions::Target::Classes, 2, 4, 300,
+                                             SyntheticOptions::Relation::Linear);
+  AutoOptions automatic;
+  automatic.k = 3;
+  const SelectionResult result = run_auto_selection(
+      made.data, {[] { return make_selector("lasso"); }}, all_rows(made.data), automatic, {});
+  EXPECT_EQ((*result.automatic)["validation"], "5 stratified folds of the 300 training rows");
+  EXPECT_EQ((*result.automatic)["candidates"][0]["fits"], 5);
+}
+
 TEST(AutoSelection, MethodAutoReportsEveryCandidateAndFitsTheBest) {
   const SyntheticData made = planted_problem(SyntheticOptions::Target::Classes, 2, 4, 600,
                                              SyntheticOptions::Relation::Linear);
@@ -129,8 +145,8 @@ TEST(AutoSelection, TheCommandChoosesAndRefusesWhatCannotCombine) {
     }
     return write_temp_file("auto.csv", text);
   }();
-  const CommandResult run = run_cli(
-      fmt::format("select '{}' --k auto --k-max 20 --method auto --min-steps 200 --json -q", csv));
+  const CommandResult run = run_cli(fmt::format(
+      "select '{}' --k auto --k-max 20 --method auto --k-folds 1 --min-steps 200 --json -q", csv));
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const auto result = nlohmann::json::parse(run.out);
   ASSERT_EQ(result["auto"]["candidates"].size(), 3u);
@@ -138,13 +154,14 @@ TEST(AutoSelection, TheCommandChoosesAndRefusesWhatCannotCombine) {
   EXPECT_EQ(result["method"], result["auto"]["method"]);
   for (const char* bad : {"--k auto --checkpoint c.ckpt", "--k auto --k-rule median",
                           "--k 3 --method lasso --plot p.png", "--method auto --k 3 --lambda9 1",
-                          "--k auto --k-folds 0"}) {
+                          "--k auto --k-folds -1"}) {
     const CommandResult refused = run_cli(fmt::format("select '{}' {} -q", csv, bad));
     EXPECT_EQ(refused.exit_code, 2) << bad << ": " << refused.err;
   }
   const std::string report = write_temp_file("auto-report.json", "");
   const CommandResult evaluate = run_cli(fmt::format(
-      "evaluate '{}' --method auto --k 2 --seeds 1 --min-steps 200 -o '{}' -q", csv, report));
+      "evaluate '{}' --method auto --k 2 --seeds 1 --k-folds 1 --min-steps 200 -o '{}' -q", csv,
+      report));
   ASSERT_EQ(evaluate.exit_code, 0) << evaluate.err;
   const auto written = nlohmann::json::parse(read_text(report));
   ASSERT_EQ(written["runs"].size(), 1u);
@@ -166,6 +183,7 @@ TEST(AutoSelection, EvaluateChoosesPerRunAndSelectsAsTheChosenMethod) {
   options.seeds = 2;
   options.split = SplitMode::Random;
   options.downstream_trees = 10;
+  options.k_folds = 1;
   options.method_options = {{"min-steps", "200"}, {"threads", "1"}};
   const EvaluationReport report = evaluate_methods(made.data, options);
   int auto_runs = 0;
@@ -240,7 +258,7 @@ TEST(AutoSelection, EvaluateChoosesKPerRunBesideFixedK) {
   stability.protocol = Protocol::Stability;
   EXPECT_TRUE(contains(error_of<OptionError>([&] { evaluate_methods(made.data, stability); }),
                        "--k auto with --protocol stability"));
-  for (const char* bad : {"--k 0", "--k 3,auto,auto", "--k auto --k-folds 0"}) {
+  for (const char* bad : {"--k 0", "--k 3,auto,auto", "--k auto --k-folds -1"}) {
     const CommandResult refused = run_cli(fmt::format("evaluate x.csv {} -m lasso -q", bad));
     EXPECT_EQ(refused.exit_code, 2) << bad << ": " << refused.err;
   }

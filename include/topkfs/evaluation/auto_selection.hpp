@@ -26,11 +26,23 @@ enum class KRule { OneStandardError, Best };
 KRule parse_k_rule(const std::string& name);  // 1se|best
 const char* to_string(KRule rule);
 
+// Below this many training rows one validation part of 20% holds fewer than
+// 100 rows, whose accuracy has a standard error of 3 points or more at 90%
+// (sqrt(0.09 / 100)): more than the methods' usual differences, so folds
+// (every row validated once) replace it.
+constexpr std::int64_t kFewTrainingRows = 500;
+constexpr int kSmallDataFolds = 5;
+
+// The folds AutoOptions::folds gives for `rows` training rows (1: one part).
+int resolved_folds(int folds, std::size_t rows);
+
 struct AutoOptions {
   bool auto_k = false;
   int k = 0;      // the k of every candidate when !auto_k
   int k_max = 0;  // the grid's end; 0: the smaller of the selectable count and 100
-  int folds = 1;  // 1: one validation part of `validation` of the rows; F >= 2: F folds
+  // 0 (auto): kSmallDataFolds folds below kFewTrainingRows rows, else one
+  // part; 1: one validation part of `validation` of the rows; F >= 2: F folds.
+  int folds = 0;
   double validation = 0.2;
   KRule rule = KRule::OneStandardError;
   std::uint64_t seed = 0;

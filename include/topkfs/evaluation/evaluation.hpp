@@ -46,7 +46,7 @@ struct EvaluationOptions {
   // --k auto's grid end (0: the smaller of the columns and 100), validation
   // folds and rule.
   int k_max = 0;
-  int k_folds = 1;
+  int k_folds = 0;
   KRule k_rule = KRule::OneStandardError;
   Protocol protocol = Protocol::Auto;
   // Runs per method and k. Unset: 1, or 10 for the stability protocol.
