@@ -54,6 +54,16 @@ std::vector<SelectorFactory> auto_candidates(const EvaluationOptions& options, s
                              [](const std::string& name) { return "--" + name; });
 }
 
+// The downstream model of run seed `seed`: the protocol's scores and
+// --method auto's validation use the same.
+DownstreamOptions downstream_options(const EvaluationOptions& options, std::uint64_t seed) {
+  DownstreamOptions downstream;
+  downstream.trees = options.downstream_trees;
+  downstream.seed = seed;
+  downstream.threads = options.threads;
+  return downstream;
+}
+
 // A fresh selector for one run: the user's options, then the run's seed.
 std::unique_ptr<Selector> make_configured(const std::string& method,
                                           const EvaluationOptions& options, std::uint64_t seed) {
@@ -174,10 +184,7 @@ Scored score_selection(Protocol protocol, const RunData& run,
   if (protocol == Protocol::Detection) {
     scored.score = detection_f1(*run.detection, selected);
   } else if (protocol == Protocol::Accuracy || protocol == Protocol::Mae) {
-    DownstreamOptions downstream;
-    downstream.trees = options.downstream_trees;
-    downstream.seed = seed;
-    downstream.threads = options.threads;
+    const DownstreamOptions downstream = downstream_options(options, seed);
     const DownstreamScore s = score_downstream(run.for_methods(), run.train, run.test,
                                                run.method_columns(selected), downstream);
     if (protocol == Protocol::Accuracy) {
@@ -283,9 +290,7 @@ class GridRunner {
     automatic.folds = options_.k_folds;
     automatic.rule = options_.k_rule;
     automatic.seed = options_.model_seed.value_or(seed);
-    automatic.downstream.trees = options_.downstream_trees;
-    automatic.downstream.seed = seed;
-    automatic.downstream.threads = options_.threads;
+    automatic.downstream = downstream_options(options_, seed);
     announce(method, k, s);
     const auto start = Clock::now();
     SelectionResult result =
