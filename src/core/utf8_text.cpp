@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+
 namespace topkfs {
 namespace {
 
@@ -45,9 +47,19 @@ bool is_utf8(std::string_view text) {
   return true;
 }
 
+bool is_ascii(std::string_view text) {
+  return std::all_of(text.begin(), text.end(),
+                     [](char c) { return static_cast<unsigned char>(c) < 0x80; });
+}
+
 std::string latin1_to_utf8(std::string_view text) {
+  // Exactly the bytes needed (a byte above 0x7F takes two): names are
+  // converted by the million, and a reserve of twice the size put every
+  // name of 8 characters or more out of the string's inline buffer.
+  const auto high = std::count_if(text.begin(), text.end(),
+                                  [](char c) { return static_cast<unsigned char>(c) >= 0x80; });
   std::string out;
-  out.reserve(text.size() * 2);
+  out.reserve(text.size() + static_cast<std::size_t>(high));
   for (const char c : text) {
     const auto code = static_cast<unsigned char>(c);
     if (code < 0x80) {

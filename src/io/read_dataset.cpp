@@ -170,7 +170,12 @@ void read_names_as_utf8(Dataset& data, const std::string& path) {
                                   [](const std::string* text) { return !is_utf8(*text); });
   if (first == texts.end()) return;
   const std::string example = printable_text(**first);
-  for (std::string* text : texts) *text = latin1_to_utf8(*text);
+  // An ASCII text reads the same in both encodings and is left as it is: a
+  // file of millions of columns (a LIBSVM index of 10^7) would otherwise
+  // hold its names twice, unseen by the memory check of its shape.
+  for (std::string* text : texts) {
+    if (!is_ascii(*text)) *text = latin1_to_utf8(*text);
+  }
   data.notes.push_back(fmt::format(
       "{}: names or labels that are not UTF-8 (first '{}') were read as Latin-1, as every name "
       "and label of the file; convert the file to UTF-8 if it is in another encoding",

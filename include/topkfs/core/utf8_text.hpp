@@ -14,6 +14,10 @@ namespace topkfs {
 // code points above U+10FFFF).
 bool is_utf8(std::string_view text);
 
+// Whether every byte of `text` is below 0x80 (the same text in ASCII,
+// Latin-1 and UTF-8).
+bool is_ascii(std::string_view text);
+
 // Each byte of `text` as the Latin-1 character of that code (U+0000..U+00FF),
 // in UTF-8.
 std::string latin1_to_utf8(std::string_view text);
