@@ -15,6 +15,7 @@
 #include "topkfs/core/utf8_text.hpp"
 #include "topkfs/io/atomic_file.hpp"
 #include "topkfs/io/mapping_faults.hpp"
+#include "topkfs/io/resource_limits.hpp"
 #include "topkfs/version.hpp"
 
 namespace {
@@ -105,6 +106,8 @@ int main(int argc, char** argv) {
   }
 
   try {
+    // The library reads no environment variable: its limits are set here.
+    topkfs::set_resource_limits(topkfs::resource_limits_from_environment());
     for (const auto& command : commands) {
       if (!command.parser->parsed()) continue;
       refuse_empty_values(*command.parser);

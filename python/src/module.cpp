@@ -5,6 +5,7 @@
 //                                            of topkfs.Error, a ValueError)
 #include "bindings.hpp"
 #include "topkfs/core/error.hpp"
+#include "topkfs/io/resource_limits.hpp"
 #include "topkfs/version.hpp"
 
 namespace topkfs::python {
@@ -28,6 +29,9 @@ PYBIND11_MODULE(_topkfs, module) {
   module.doc() = "The compiled part of topkfs; use the topkfs package instead.";
   module.attr("__version__") = topkfs::kVersion;
   tp::register_exceptions(module);
+  // The library reads no environment variable; the package gives it the
+  // limits of the environment it is imported in (topkfs/io/resource_limits.hpp).
+  topkfs::set_resource_limits(topkfs::resource_limits_from_environment());
   tp::bind_io(module);
   tp::bind_selection(module);
 }

@@ -24,6 +24,7 @@
 #include "hdf5_chunked_reads.hpp"
 #include "hdf5_util.hpp"
 #include "topkfs/core/error.hpp"
+#include "topkfs/io/resource_limits.hpp"
 
 namespace topkfs::hdf5 {
 namespace {
@@ -45,7 +46,8 @@ constexpr std::uint64_t attribute_read_bytes = 64ull << 10;
 // progress, not from the start: on a loaded machine a sound file of 262,144
 // chunks (about 3.5 s of the child's work alone) took the child over 10 s of
 // waiting and was refused as corrupt, and a larger sound file takes longer
-// than any fixed limit. TOPKFS_HDF5_PROBE_CPU_SECONDS overrides it (tests).
+// than any fixed limit. ResourceLimits::hdf5_probe_cpu_seconds overrides it
+// (TOPKFS_HDF5_PROBE_CPU_SECONDS for the command; tests).
 constexpr double default_cpu_limit_seconds = 10;
 // A child that has made no progress in this much time although it did not
 // use the processor is stuck (stopped, or in a read that does not return).
@@ -60,7 +62,8 @@ constexpr int wall_limit_seconds = 300;
 // processor time (a local heap's free list that came back to itself, which
 // the walk of the group structures now refuses before). Resident memory,
 // at its peak: the kernel's high-water mark, reset at each file.
-// TOPKFS_HDF5_PROBE_MEMORY_MB overrides it (tests).
+// ResourceLimits::hdf5_probe_memory_bytes overrides it
+// (TOPKFS_HDF5_PROBE_MEMORY_MB for the command; tests, fuzzing).
 constexpr std::uint64_t default_memory_base_bytes = 1ull << 30;
 // How often the wait looks at the child's processor time and memory.
 constexpr int poll_slice_milliseconds = 100;
@@ -72,20 +75,15 @@ constexpr char kWalked = 1;
 constexpr char kWalkedAndEnding = 2;
 constexpr char kNeed = 3;
 
-// A positive number from the environment variable `name`, or `fallback`.
-double positive_setting(const char* name, double fallback) {
-  const char* text = std::getenv(name);
-  const double value = text != nullptr ? std::strtod(text, nullptr) : 0;
-  return value > 0 ? value : fallback;
-}
-
+// The limits set for the library (resource_limits.hpp), or the defaults.
 double cpu_limit_seconds() {
-  return positive_setting("TOPKFS_HDF5_PROBE_CPU_SECONDS", default_cpu_limit_seconds);
+  const double chosen = resource_limits().hdf5_probe_cpu_seconds;
+  return chosen > 0 ? chosen : default_cpu_limit_seconds;
 }
 
 std::uint64_t memory_base_bytes() {
-  return static_cast<std::uint64_t>(
-      positive_setting("TOPKFS_HDF5_PROBE_MEMORY_MB", default_memory_base_bytes >> 20) * (1 << 20));
+  const std::uint64_t chosen = resource_limits().hdf5_probe_memory_bytes;
+  return chosen > 0 ? chosen : default_memory_base_bytes;
 }
 
 // A field of /proc/PID/status given in kB ("VmRSS", "VmHWM"), in bytes;
@@ -128,10 +126,15 @@ double cpu_seconds(pid_t pid) {
 
 enum class Wait { Replied, Died, OverCpuLimit, OverWallLimit, OverMemoryLimit };
 
+// The processor time limit as the probe process sees it: set by the
+// reading process just before each fork, so that the child takes no lock
+// (a lock another thread held at the fork stays held in the child).
+double probe_cpu_limit_seconds = default_cpu_limit_seconds;
+
 // In the probe process: tells the reading process that the walk goes on
 // (socket 3), and gives the walk its time limits again.
 void report_progress() {
-  const double cpu_limit = cpu_limit_seconds();
+  const double cpu_limit = probe_cpu_limit_seconds;
   // SIGPROF after twice the processor time the reader allows, SIGALRM after
   // twice its wall limit (both end the process): the walk ends even when
   // the reading process is gone and cannot kill it.
@@ -430,6 +433,7 @@ class ProbeProcess {
   bool start() {
     int ends[2];
     if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, ends) != 0) return false;
+    probe_cpu_limit_seconds = cpu_limit_seconds();
     const pid_t child = ::fork();
     if (child < 0) {
       ::close(ends[0]);

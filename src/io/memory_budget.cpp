@@ -5,11 +5,9 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cerrno>
-#include <cstdlib>
-#include <string_view>
 
 #include "topkfs/core/error.hpp"
+#include "topkfs/io/resource_limits.hpp"
 
 namespace topkfs::detail {
 namespace {
@@ -21,32 +19,6 @@ constexpr std::uint64_t kBytesPerColumnName = 40;
 
 std::string gigabytes(std::uint64_t bytes) {
   return fmt::format("{:.1f} GB", static_cast<double>(bytes) / 1e9);
-}
-
-// TOPKFS_MEMORY_LIMIT: bytes, or a number with a K, M or G suffix (powers of
-// 1024, as ulimit counts). A process limit that the sanitizers' shadow memory
-// and the fuzzers tolerate, where RLIMIT_AS and RLIMIT_DATA cannot be used.
-// 0 when unset.
-std::uint64_t environment_limit() {
-  const char* text = std::getenv("TOPKFS_MEMORY_LIMIT");
-  if (text == nullptr || *text == '\0') return 0;
-  char* end = nullptr;
-  errno = 0;
-  const unsigned long long number = std::strtoull(text, &end, 10);
-  const std::string_view suffix(end);
-  int shift = -1;
-  if (suffix.empty()) shift = 0;
-  if (suffix == "K" || suffix == "k") shift = 10;
-  if (suffix == "M" || suffix == "m") shift = 20;
-  if (suffix == "G" || suffix == "g") shift = 30;
-  if (end == text || *text == '-' || errno == ERANGE || shift < 0 || number == 0 ||
-      number > (std::uint64_t{UINT64_MAX} >> shift)) {
-    throw OptionError(fmt::format(
-        "TOPKFS_MEMORY_LIMIT='{}': expected a positive number of bytes, optionally with a K, M or "
-        "G suffix (e.g. 2G)",
-        text));
-  }
-  return static_cast<std::uint64_t>(number) << shift;
 }
 
 }  // namespace
@@ -64,7 +36,7 @@ std::uint64_t physical_memory_bytes() {
       bytes = std::min<std::uint64_t>(bytes, limit.rlim_cur);
     }
   }
-  const std::uint64_t chosen = environment_limit();
+  const std::uint64_t chosen = resource_limits().memory_bytes;
   return chosen != 0 ? std::min(bytes, chosen) : bytes;
 }
 
@@ -72,10 +44,11 @@ void check_fits_in_memory(std::uint64_t bytes, const std::string& what, const st
                           const std::string& hint) {
   const std::uint64_t memory = physical_memory_bytes();
   if (bytes <= memory) return;
-  const std::uint64_t chosen = environment_limit();
-  const std::string budget = chosen != 0 && chosen == memory
-                                 ? fmt::format("TOPKFS_MEMORY_LIMIT allows {}", gigabytes(memory))
-                                 : fmt::format("this machine has {} of memory", gigabytes(memory));
+  const ResourceLimits limits = resource_limits();
+  const std::string budget =
+      limits.memory_bytes != 0 && limits.memory_bytes == memory
+          ? fmt::format("{} allows {}", limits.memory_name, gigabytes(memory))
+          : fmt::format("this machine has {} of memory", gigabytes(memory));
   throw DataError(fmt::format("{}: {} needs {} ({} bytes) but {}; {}", where, what,
                               gigabytes(bytes), bytes, budget,
                               hint.empty() ? std::string(kConvertHint) : hint));

@@ -9,9 +9,8 @@
 namespace topkfs::detail {
 
 // The memory this process may use in bytes: the machine's physical memory,
-// or less under a process limit (RLIMIT_AS, RLIMIT_DATA) or the
-// TOPKFS_MEMORY_LIMIT environment variable (e.g. "2G"; an invalid value is an
-// OptionError).
+// or less under a process limit (RLIMIT_AS, RLIMIT_DATA) or the memory
+// limit set with set_resource_limits (resource_limits.hpp).
 std::uint64_t physical_memory_bytes();
 
 // What to do about data too large to load, by default.

@@ -10,6 +10,8 @@
 #include <fstream>
 #include <string>
 
+#include "topkfs/io/resource_limits.hpp"
+
 namespace topkfs::test {
 namespace {
 
@@ -29,13 +31,15 @@ unsigned long data_segment_bytes() {
 // counts the heap the test process had grown before the fork (other tests'
 // data, hundreds of megabytes after the HDF5 and MAT tests), so a limit of
 // `memory_limit` alone would leave the reader less than it is told it has.
-// TOPKFS_MEMORY_LIMIT tells the reader its budget, which RLIMIT_DATA now
-// exceeds.
+// The library's memory limit tells the reader its budget, which RLIMIT_DATA
+// now exceeds.
 void limit_memory(unsigned long memory_limit) {
   const unsigned long data = data_segment_bytes() + memory_limit;
   const struct rlimit limit { data, data };
   ::setrlimit(RLIMIT_DATA, &limit);
-  ::setenv("TOPKFS_MEMORY_LIMIT", std::to_string(memory_limit).c_str(), 1);
+  ResourceLimits limits = resource_limits();
+  limits.memory_bytes = memory_limit;
+  set_resource_limits(limits);
 }
 
 }  // namespace

@@ -13,7 +13,7 @@ struct ChildResult {
 
 // Forks; the child calls `body` (which may call report) and exits.
 // `memory_limit` > 0 gives the child that many bytes beyond the memory it
-// inherits (RLIMIT_DATA) and tells its reader so (TOPKFS_MEMORY_LIMIT).
+// inherits (RLIMIT_DATA) and tells its reader so (the library's memory limit).
 ChildResult run_in_child(void (*body)(const std::string& argument), const std::string& argument,
                          unsigned long memory_limit = 0);
 

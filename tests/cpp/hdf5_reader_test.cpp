@@ -400,7 +400,7 @@ TEST(Hdf5Reader, TheProbesTimeLimitIsOnProcessorTimeSinceItsLastProgress) {
   const std::string many = many_chunks_fixture();
   const std::string scalars = many_scalars_fixture();
   ASSERT_FALSE(HasFatalFailure());
-  test::ScopedEnvironment limit("TOPKFS_HDF5_PROBE_CPU_SECONDS", "1");
+  test::ScopedLimitsFromEnvironment limit("TOPKFS_HDF5_PROBE_CPU_SECONDS", "1");
   ASSERT_EQ(read_dataset(small).rows(), 3);  // starts the probe
   const pid_t probe = probe_pid();
   ASSERT_GT(probe, 0);
@@ -418,7 +418,7 @@ TEST(Hdf5Reader, TheProbesTimeLimitIsOnProcessorTimeSinceItsLastProgress) {
   resume.join();
 
   {
-    test::ScopedEnvironment short_limit("TOPKFS_HDF5_PROBE_CPU_SECONDS", "0.02");
+    test::ScopedLimitsFromEnvironment short_limit("TOPKFS_HDF5_PROBE_CPU_SECONDS", "0.02");
     const std::string message = test::error_of<DataError>([&] { read_dataset(scalars); });
     EXPECT_NE(message.find(scalars + ": libhdf5 did not finish reading the file's structure "
                                      "within 0.02 s of processor time"),

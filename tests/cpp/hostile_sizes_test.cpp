@@ -220,7 +220,7 @@ TEST(HostileSizes, Hdf5ClaimingMoreThanTheFileOrTheMemory) {
 TEST(HostileSizes, LibsvmIndexPastTheMemoryLimitOfTheEnvironment) {
   // One row, one index of 88888881: 3.9 GB of matrix and column names.
   const std::string path = write_temp_file("far-index.svm", "1 88888881:2.5\n");
-  ScopedEnvironment limit("TOPKFS_MEMORY_LIMIT", "1G");
+  ScopedLimitsFromEnvironment limit("TOPKFS_MEMORY_LIMIT", "1G");
   const std::string message = data_error(path);
   EXPECT_HAS(message, "far-index.svm");
   EXPECT_HAS(message, "1 x 88888881 float32");
@@ -231,9 +231,33 @@ TEST(HostileSizes, AMemoryLimitThatIsNotASizeIsAnOptionError) {
   const std::string path = write_temp_file("small.svm", "1 1:2.5\n0 2:1\n");
   for (const char* value : {"lots", "-1G", "0", "2T", "99999999999999999999"}) {
     ScopedEnvironment limit("TOPKFS_MEMORY_LIMIT", value);
-    const std::string message = error_of<OptionError>([&] { read_dataset(path, {}); });
+    const std::string message = error_of<OptionError>([&] { resource_limits_from_environment(); });
     EXPECT_HAS(message, fmt::format("TOPKFS_MEMORY_LIMIT='{}'", value));
   }
+}
+
+TEST(HostileSizes, TheLibraryTakesItsLimitsFromItsCallerNotTheEnvironment) {
+  // 2 x 2 float32 and two names: 96 bytes as the memory check counts them.
+  const std::string path = write_temp_file("tiny.svm", "1 1:2.5\n0 2:1\n");
+  {
+    ScopedEnvironment limit("TOPKFS_MEMORY_LIMIT", "50");
+    EXPECT_EQ(read_dataset(path, {}).rows(), 2);         // the library reads no variable
+    const CommandResult info = run_cli("info " + path);  // the command does
+    EXPECT_EQ(info.exit_code, 1);
+    EXPECT_HAS(info.err, "TOPKFS_MEMORY_LIMIT allows");
+  }
+  {
+    ScopedLimitsFromEnvironment limit("TOPKFS_MEMORY_LIMIT", "50");
+    EXPECT_HAS(data_error(path), "TOPKFS_MEMORY_LIMIT allows 0.0 GB");
+  }
+  ResourceLimits set;
+  set.memory_bytes = 50;
+  const ResourceLimits before = resource_limits();
+  set_resource_limits(set);
+  const std::string message = data_error(path);
+  set_resource_limits(before);
+  EXPECT_HAS(message, "the memory limit allows 0.0 GB");
+  EXPECT_EQ(read_dataset(path, {}).rows(), 2);
 }
 
 TEST(HostileSizes, MatVariablesThatMatioWouldReadPastTheirEnd) {

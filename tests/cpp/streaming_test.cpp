@@ -185,7 +185,7 @@ TEST(Hdf5ByRows, AMatrixThatFitsTheBudgetIsReadIntoMemory) {
   EXPECT_EQ(fits.features.cols(), 3);
   EXPECT_EQ(fits.features(8, 2), 26.0f);
   // 108 bytes of features against a budget of 200: more than half.
-  test::ScopedEnvironment limit("TOPKFS_MEMORY_LIMIT", "200");
+  test::ScopedLimitsFromEnvironment limit("TOPKFS_MEMORY_LIMIT", "200");
   const Dataset streamed = read_dataset_by_rows(clean);
   EXPECT_EQ(streamed.feature_rows().storage(), RowStorage::RowBlocks);
   std::vector<float> row(3);

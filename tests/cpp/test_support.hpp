@@ -12,6 +12,7 @@
 
 #include "topkfs/core/error.hpp"
 #include "topkfs/io/read_dataset.hpp"
+#include "topkfs/io/resource_limits.hpp"
 
 namespace topkfs::test {
 
@@ -75,6 +76,25 @@ class ScopedEnvironment {
 
  private:
   const char* name_;
+};
+
+// Sets one of the library's limit variables (TOPKFS_MEMORY_LIMIT,
+// TOPKFS_HDF5_PROBE_*) for one test and gives the library the limits of the
+// environment, as the command and the Python package do at their start (the
+// library reads no variable itself); both are put back after.
+class ScopedLimitsFromEnvironment {
+ public:
+  ScopedLimitsFromEnvironment(const char* name, const char* value)
+      : previous_(resource_limits()), variable_(name, value) {
+    set_resource_limits(resource_limits_from_environment());
+  }
+  ~ScopedLimitsFromEnvironment() { set_resource_limits(previous_); }
+  ScopedLimitsFromEnvironment(const ScopedLimitsFromEnvironment&) = delete;
+  ScopedLimitsFromEnvironment& operator=(const ScopedLimitsFromEnvironment&) = delete;
+
+ private:
+  ResourceLimits previous_;
+  ScopedEnvironment variable_;
 };
 
 // What a function run in a forked child did: whether it returned true, and

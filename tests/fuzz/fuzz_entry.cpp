@@ -10,6 +10,7 @@
 #include "topkfs/core/error.hpp"
 #include "topkfs/evaluation/report_io.hpp"
 #include "topkfs/io/read_dataset.hpp"
+#include "topkfs/io/resource_limits.hpp"
 #include "topkfs/io/result_json.hpp"
 
 namespace topkfs::fuzz {
@@ -66,9 +67,16 @@ bool is_reader(const std::string& name) { return readers().count(name) == 1; }
 void read_bytes(const std::string& name, const std::uint8_t* data, std::size_t size) {
   // The readers refuse what exceeds the memory they may use. At 1 GB every
   // allocation they accept stays under the fuzzers' 2 GB limit (with ASan's
-  // overhead), so a larger one is an allocation no check saw. A value in the
-  // environment wins.
-  static const bool limited = ::setenv("TOPKFS_MEMORY_LIMIT", "1G", 0) == 0;
+  // overhead), so a larger one is an allocation no check saw. The limits of
+  // the environment (TOPKFS_MEMORY_LIMIT, TOPKFS_HDF5_PROBE_MEMORY_MB, which
+  // scripts/fuzz.sh sets) are taken as the command takes them; a memory
+  // limit there wins.
+  static const bool limited = [] {
+    ResourceLimits limits = resource_limits_from_environment();
+    if (limits.memory_bytes == 0) limits.memory_bytes = std::uint64_t{1} << 30;
+    set_resource_limits(limits);
+    return true;
+  }();
   (void)limited;
   const Reader& reader = readers().at(name);
   const std::string path = scratch("input" + std::string(reader.extension));

@@ -87,12 +87,15 @@ TEST(MappedTraining, WholeMatrixMethodsSaySoAndRefuseWhatCannotFit) {
     noted |= contains(note, "works on the whole feature matrix");
   EXPECT_TRUE(noted);
 
-  ::setenv("TOPKFS_MEMORY_LIMIT", "40K", 1);  // the matrix is 400 x 50 float32: 80 KB
-  const std::string message = error_of<DataError>([&] {
-    auto again = make_selector("lasso");
-    run_selection(both.mapped, *again, 5, {}, {});
-  });
-  ::unsetenv("TOPKFS_MEMORY_LIMIT");
+  std::string message;
+  {
+    // The matrix is 400 x 50 float32: 80 KB.
+    const test::ScopedLimitsFromEnvironment limit("TOPKFS_MEMORY_LIMIT", "40K");
+    message = error_of<DataError>([&] {
+      auto again = make_selector("lasso");
+      run_selection(both.mapped, *again, 5, {}, {});
+    });
+  }
   EXPECT_TRUE(contains(message, "lasso works on the whole feature matrix")) << message;
   EXPECT_TRUE(contains(message, "TOPKFS_MEMORY_LIMIT")) << message;
   EXPECT_TRUE(contains(message, "dnn-top")) << message;

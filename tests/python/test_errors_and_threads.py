@@ -3,6 +3,8 @@ without the GIL and stop on Ctrl-C."""
 
 import os
 import signal
+import subprocess
+import sys
 import threading
 import time
 
@@ -170,3 +172,30 @@ def test_a_fit_leaves_the_thread_pools_as_it_found_them(method, classes_data):
         # k="auto": the inner fits and their downstream scoring.
         topkfs.TopKSelector(method, k="auto", k_max=3, **options).fit(X, y)
         assert pool_threads() == before
+
+
+def _import_with(tmp_path, variable, value, code):
+    """Runs `code` after `import topkfs` in a new interpreter whose
+    environment sets `variable`: the package gives the library the limits of
+    the environment at import (the library reads none itself)."""
+    package_parent = os.path.dirname(os.path.dirname(os.path.abspath(topkfs.__file__)))
+    environment = dict(os.environ, PYTHONPATH=package_parent, **{variable: value})
+    return subprocess.run(
+        [sys.executable, "-c", "import topkfs\n" + code],
+        env=environment, capture_output=True, text=True, cwd=tmp_path, check=False)
+
+
+def test_the_memory_limit_of_the_environment_applies_from_import(tmp_path):
+    tiny = tmp_path / "tiny.svm"
+    tiny.write_text("1 1:2.5\n0 2:1\n")  # 96 bytes as the memory check counts them
+    code = (
+        f"try:\n    topkfs.load({str(tiny)!r})\n"
+        "except topkfs.DataError as error:\n    print(error)\n"
+    )
+    done = _import_with(tmp_path, "TOPKFS_MEMORY_LIMIT", "50", code)
+    assert done.returncode == 0, done.stderr
+    assert "tiny.svm" in done.stdout and "TOPKFS_MEMORY_LIMIT allows" in done.stdout
+    assert _import_with(tmp_path, "TOPKFS_MEMORY_LIMIT", "1K", code).stdout == ""
+    refused = _import_with(tmp_path, "TOPKFS_MEMORY_LIMIT", "lots", "")
+    assert refused.returncode != 0
+    assert "TOPKFS_MEMORY_LIMIT='lots': expected a positive number of bytes" in refused.stderr

@@ -1,0 +1,42 @@
+#pragma once
+// The limits the readers hold to, chosen by the program that uses the
+// library: the library itself reads no environment variable. The command
+// (apps/topkfs/main.cpp) and the Python package (at import) set them from
+// the environment with resource_limits_from_environment(); a program that
+// embeds the library calls set_resource_limits() itself, or keeps the
+// defaults (docs/bad-input.md, "Sizes").
+#include <cstdint>
+#include <string>
+
+namespace topkfs {
+
+struct ResourceLimits {
+  // The memory a reader may plan for, in bytes; 0: the machine's physical
+  // memory and the process limits (RLIMIT_AS, RLIMIT_DATA) alone. Unlike
+  // `ulimit -v`, it works under the sanitizers (whose shadow memory a
+  // process limit counts).
+  std::uint64_t memory_bytes = 0;
+  // How a message names the limit: "TOPKFS_MEMORY_LIMIT allows 1.1 GB".
+  std::string memory_name = "the memory limit";
+  // The HDF5 probe process (docs/reliability.md, "Known limits"): the
+  // processor time without progress after which libhdf5 is taken to loop,
+  // and the memory it may take beyond what a dataset's reads announce; 0:
+  // 10 s and 1 GB.
+  double hdf5_probe_cpu_seconds = 0;
+  std::uint64_t hdf5_probe_memory_bytes = 0;
+};
+
+// The limits every read from now on holds to, in every thread.
+void set_resource_limits(const ResourceLimits& limits);
+
+// The limits in force (the defaults until set_resource_limits is called).
+ResourceLimits resource_limits();
+
+// The limits the environment asks for: TOPKFS_MEMORY_LIMIT (bytes, or a
+// number with a K, M or G suffix, powers of 1024 as ulimit counts: "2G"),
+// TOPKFS_HDF5_PROBE_CPU_SECONDS and TOPKFS_HDF5_PROBE_MEMORY_MB. Unset or
+// empty variables keep the defaults. Throws OptionError naming the variable
+// for a memory limit that is not a positive size.
+ResourceLimits resource_limits_from_environment();
+
+}  // namespace topkfs
