@@ -216,7 +216,7 @@ Tensor input_ranking_magnitude(const TopKNetwork& network, const DnnTopOptions& 
 
 TrainingOutcome train_network(TopKNetwork& network, const TrainingSet& data,
                               const DnnTopOptions& options, std::int64_t k,
-                              const FitCallbacks& callbacks, const GradientHook& hook,
+                              const FitCallbacks& callbacks, const GradientObserver& observer,
                               int batch_workers) {
   DnnTopModel model(network, options, k, data.task, data.input_groups);
   LoopSettings settings;
@@ -227,7 +227,7 @@ TrainingOutcome train_network(TopKNetwork& network, const TrainingSet& data,
   settings.min_steps = options.min_steps;
   settings.seed = options.seed;
   settings.batch_workers = batch_workers;
-  TrainingOutcome outcome = train_loop(model, data, settings, callbacks, hook);
+  TrainingOutcome outcome = train_loop(model, data, settings, callbacks, observer);
   model.finish();
   return outcome;
 }

@@ -24,12 +24,12 @@ using torch::Tensor;
 }  // namespace
 
 EpochRunner::EpochRunner(LoopModel& model, const TrainingSet& data, const LoopSettings& settings,
-                         const FitCallbacks& callbacks, const GradientHook& hook,
+                         const FitCallbacks& callbacks, const GradientObserver& observer,
                          Clock::time_point start)
     : model_(model),
       data_(data),
       callbacks_(callbacks),
-      hook_(hook),
+      observer_(observer),
       start_(start),
       lr_(settings.adam.lr),
       parameters_(model.parameters()),
@@ -110,9 +110,9 @@ double EpochRunner::step(const StepInfo& info, std::size_t begin, std::size_t en
     value = loss_and_gradients(order_, begin, end, info);
   }
   if (!std::isfinite(value)) diverged(info, fmt::format("the loss became {}", value), lr_, "");
-  if (hook_) hook_(parameters_);
+  if (observer_) observer_(parameters_);
   // Clips the gradient norm first when settings.adam.clip > 0.
-  const bool changed = static_cast<bool>(hook_) || data_parallel_.has_value();
+  const bool changed = data_parallel_.has_value();
   const bool stepped = team_step_ ? team_step_->apply(changed) : optimizer_.step();
   if (!stepped) {
     diverged(info, "the gradient became infinite", lr_, " or scaled inputs (--scaling standard)");

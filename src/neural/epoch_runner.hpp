@@ -1,7 +1,7 @@
 #pragma once
 // One epoch of train_loop: a pass over the training rows in a freshly
 // shuffled order, each minibatch gathered, its loss and gradients computed
-// (alone, or by a team: ParallelStep), the gradient hook called, the
+// (alone, or by a team: ParallelStep), the gradient observer called, the
 // optimizer step taken, the model's after_step called and the progress
 // reported. It owns what the steps share from epoch to epoch: the optimizer,
 // the shuffling and the team.
@@ -28,9 +28,10 @@ class EpochRunner {
   // Makes the optimizer of the model's parameters and tells the model
   // (LoopModel::optimizer_ready), then, with 2 or more batch_workers and a
   // pure batch_loss, the team. `start`: when training began, for the
-  // progress reports. `callbacks` and `hook` must outlive the runner.
+  // progress reports. `callbacks` and `observer` must outlive the runner.
   EpochRunner(LoopModel& model, const TrainingSet& data, const LoopSettings& settings,
-              const FitCallbacks& callbacks, const GradientHook& hook, Clock::time_point start);
+              const FitCallbacks& callbacks, const GradientObserver& observer,
+              Clock::time_point start);
   // The team holds references to the optimizer: the runner stays in place.
   EpochRunner(const EpochRunner&) = delete;
   EpochRunner& operator=(const EpochRunner&) = delete;
@@ -69,7 +70,7 @@ class EpochRunner {
   LoopModel& model_;
   const TrainingSet& data_;
   const FitCallbacks& callbacks_;
-  const GradientHook& hook_;
+  const GradientObserver& observer_;
   const Clock::time_point start_;
   const double lr_;  // for the divergence messages
   std::vector<torch::Tensor> parameters_;

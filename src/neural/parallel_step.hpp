@@ -65,7 +65,7 @@ class ParallelStep {
   double gradients(const std::vector<std::int64_t>& order, std::size_t begin, std::size_t end,
                    const StepInfo& step);
   // The optimizer step on the gradients in .grad; `gradients_changed`: they
-  // were changed since gradients() (a gradient hook), so their norm is taken
+  // were changed since gradients() (the ranks' sum), so their norm is taken
   // again. False, changing nothing, when the gradient norm is not finite.
   [[nodiscard]] bool apply(bool gradients_changed);
 

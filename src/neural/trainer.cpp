@@ -188,9 +188,9 @@ Tensor gather_batch(const TrainingSet& data, const std::vector<std::int64_t>& ro
 }
 
 TrainingOutcome train_loop(LoopModel& model, const TrainingSet& data, const LoopSettings& settings,
-                           const FitCallbacks& callbacks, const GradientHook& hook) {
+                           const FitCallbacks& callbacks, const GradientObserver& observer) {
   const auto start = Clock::now();
-  EpochRunner runner(model, data, settings, callbacks, hook, start);
+  EpochRunner runner(model, data, settings, callbacks, observer, start);
   const long batches = runner.batches();
   const PlannedLength length = planned_length(settings, batches);
   const int epochs = length.epochs;

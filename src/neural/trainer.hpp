@@ -43,9 +43,12 @@ struct TrainingSet {
   torch::Tensor weights;
 };
 
-// Called after backward and before the optimizer step: the seam where a
-// data-parallel trainer all-reduces the gradients.
-using GradientHook = std::function<void(std::vector<torch::Tensor>& parameters)>;
+// Called with the parameters once their gradients are final (summed over a
+// thread team and, in a data-parallel run, over the ranks by
+// DataParallel::sum_step) and before the optimizer step: a window on the
+// gradients that training takes, which the tests look through. It reads
+// them only.
+using GradientObserver = std::function<void(const std::vector<torch::Tensor>& parameters)>;
 
 struct TrainingOutcome {
   std::vector<EpochRecord> history;
@@ -137,14 +140,14 @@ struct LoopSettings {
 };
 
 TrainingOutcome train_loop(LoopModel& model, const TrainingSet& data, const LoopSettings& settings,
-                           const FitCallbacks& callbacks, const GradientHook& hook = {});
+                           const FitCallbacks& callbacks, const GradientObserver& observer = {});
 
 // dnn-top / dfs: trains `network` in place on `data` with the options'
 // objective; `k` is the size of the sub-model's input set (ignored when
 // lambda3 is 0). Defined in dnn_top_objective.cpp.
 TrainingOutcome train_network(TopKNetwork& network, const TrainingSet& data,
                               const DnnTopOptions& options, std::int64_t k,
-                              const FitCallbacks& callbacks, const GradientHook& hook = {},
+                              const FitCallbacks& callbacks, const GradientObserver& observer = {},
                               int batch_workers = 1);
 
 // dnn-top's data loss: the lead's mean loss plus lambda3 times the

@@ -172,7 +172,7 @@ struct TeamCase {
   int first_hidden;
 };
 
-// One step of dnn-top on a team sees, at the gradient hook, the gradient of
+// One step of dnn-top on a team sees, at the gradient observer, the gradient of
 // the whole minibatch: the same as one thread's up to rounding. The cases
 // cover an even split, uneven rows and units, a member without hidden units,
 // and fewer rows than members (then each member takes its rows alone).
@@ -191,18 +191,18 @@ TEST(ParallelStepTest, HookSeesTheWholeMinibatchGradient) {
     options.lambda3 = 1.0;
     options.validation = 0;
     options.min_steps = 0;
-    auto gradients_at_hook = [&](int workers) {
+    auto gradients_observed = [&](int workers) {
       Rng init(4);
       auto network = make_mlp(inputs, 3, options.hidden, init);
       std::vector<Tensor> seen;
-      const GradientHook hook = [&](std::vector<Tensor>& parameters) {
+      const GradientObserver observer = [&](const std::vector<Tensor>& parameters) {
         for (const auto& parameter : parameters) seen.push_back(parameter.grad().clone());
       };
-      train_network(*network, problem.set, options, 5, {}, hook, workers);
+      train_network(*network, problem.set, options, 5, {}, observer, workers);
       return seen;
     };
-    const auto one = gradients_at_hook(1);
-    const auto team = gradients_at_hook(c.workers);
+    const auto one = gradients_observed(1);
+    const auto team = gradients_observed(c.workers);
     ASSERT_EQ(one.size(), team.size());
     ASSERT_FALSE(one.empty());
     for (std::size_t t = 0; t < one.size(); ++t) {
