@@ -105,6 +105,36 @@ TEST(AutoSelection, FewTrainingRowsAreValidatedByFolds) {
   EXPECT_EQ((*result.automatic)["candidates"][0]["fits"], 5);
 }
 
+// k of every column selects them all whatever the ranking: the fit of a
+// smaller k serves it, so a curve to k = all costs one fit less a part, and
+// every candidate scores the same there.
+TEST(AutoSelection, KOfEveryColumnNeedsNoFitOfItsOwn) {
+  SyntheticOptions planted;
+  planted.samples = 600;
+  planted.features = 12;
+  planted.informative = 4;
+  planted.correlated_decoys = 0;
+  planted.relation = SyntheticOptions::Relation::Linear;
+  planted.classes = 3;
+  planted.seed = 12;
+  const SyntheticData made = make_synthetic(planted);
+  AutoOptions automatic;
+  automatic.auto_k = true;
+  automatic.folds = 1;
+  const SelectionResult result = run_auto_selection(
+      made.data,
+      {[] { return make_selector("lasso"); }, [] { return make_selector("random-forest"); }},
+      all_rows(made.data), automatic, {});
+  const auto& lasso = (*result.automatic)["candidates"][0];
+  const auto& forest = (*result.automatic)["candidates"][1];
+  ASSERT_EQ(lasso["method"], "lasso");
+  const auto& curve = lasso["curve"];
+  ASSERT_EQ(curve.back()["k"], 12);
+  EXPECT_EQ(lasso["fits"].get<std::size_t>(), curve.size() - 1) << curve.dump();
+  ASSERT_EQ(forest["curve"].back()["k"], 12);
+  EXPECT_EQ(curve.back()["mean"], forest["curve"].back()["mean"]);
+}
+
 TEST(AutoSelection, MethodAutoReportsEveryCandidateAndFitsTheBest) {
   const SyntheticData made = planted_problem(SyntheticOptions::Target::Classes, 2, 4, 600,
                                              SyntheticOptions::Relation::Linear);
