@@ -53,9 +53,9 @@ bool is_ascii(std::string_view text) {
 }
 
 std::string latin1_to_utf8(std::string_view text) {
-  // Exactly the bytes needed (a byte above 0x7F takes two): names are
-  // converted by the million, and a reserve of twice the size put every
-  // name of 8 characters or more out of the string's inline buffer.
+  // Exactly the bytes needed (a byte above 0x7F takes two), not twice the
+  // size, which put every name of 8 characters or more out of the string's
+  // inline buffer.
   const auto high = std::count_if(text.begin(), text.end(),
                                   [](char c) { return static_cast<unsigned char>(c) >= 0x80; });
   std::string out;

@@ -109,15 +109,8 @@ TEST(AutoSelection, FewTrainingRowsAreValidatedByFolds) {
 // smaller k serves it, so a curve to k = all costs one fit less a part, and
 // every candidate scores the same there.
 TEST(AutoSelection, KOfEveryColumnNeedsNoFitOfItsOwn) {
-  SyntheticOptions planted;
-  planted.samples = 600;
-  planted.features = 12;
-  planted.informative = 4;
-  planted.correlated_decoys = 0;
-  planted.relation = SyntheticOptions::Relation::Linear;
-  planted.classes = 3;
-  planted.seed = 12;
-  const SyntheticData made = make_synthetic(planted);
+  const SyntheticData made = planted_problem(SyntheticOptions::Target::Classes, 3, 12, 600,
+                                             SyntheticOptions::Relation::Linear, 12);
   AutoOptions automatic;
   automatic.auto_k = true;
   automatic.folds = 1;
@@ -241,17 +234,8 @@ TEST(AutoSelection, EvaluateChoosesPerRunAndSelectsAsTheChosenMethod) {
 // evaluate --k auto: k chosen in every run on its training rows, the run
 // holding what it chose and selecting that many; beside fixed k in one grid.
 TEST(AutoSelection, EvaluateChoosesKPerRunBesideFixedK) {
-  SyntheticOptions planted;
-  planted.samples = 500;
-  planted.features = 40;
-  planted.informative = 5;
-  planted.correlated_decoys = 0;
-  planted.relation = SyntheticOptions::Relation::Linear;
-  planted.target = SyntheticOptions::Target::Classes;
-  planted.classes = 2;
-  planted.noise = 0.1;
-  planted.seed = 11;
-  const SyntheticData made = make_synthetic(planted);
+  const SyntheticData made = planted_problem(SyntheticOptions::Target::Classes, 2, 11, 500,
+                                             SyntheticOptions::Relation::Linear, 40);
   EvaluationOptions options;
   options.methods = {"lasso", "random-forest"};
   options.ks = {3, kAutoK};

@@ -85,10 +85,11 @@ inline void expect_well_formed(const SelectionResult& result, const Dataset& dat
 // 50 columns, 5 of them planted, no decoys.
 inline SyntheticData planted_problem(
     SyntheticOptions::Target target, int classes, std::uint64_t seed, std::int64_t samples = 2000,
-    SyntheticOptions::Relation relation = SyntheticOptions::Relation::Nonlinear) {
+    SyntheticOptions::Relation relation = SyntheticOptions::Relation::Nonlinear,
+    std::int64_t features = 50) {
   SyntheticOptions options;
   options.samples = samples;
-  options.features = 50;
+  options.features = features;
   options.informative = 5;
   options.correlated_decoys = 0;
   options.relation = relation;

@@ -4,7 +4,7 @@
 // (apps/topkfs/main.cpp) and the Python package (at import) set them from
 // the environment with resource_limits_from_environment(); a program that
 // embeds the library calls set_resource_limits() itself, or keeps the
-// defaults (docs/bad-input.md, "Sizes").
+// defaults (docs/reliability.md, "Sizes").
 #include <cstdint>
 #include <string>
 
