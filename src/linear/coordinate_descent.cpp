@@ -417,7 +417,13 @@ void check_fit_request(const LinearProblem& problem, const LinearPenalty& penalt
         fmt::format("lambda1, lambda2 and lambda3 must not be negative (got {}, {}, {})",
                     penalty.lambda1, penalty.lambda2, penalty.lambda3));
   }
-  if (penalty.lambda3 > 0) check_k(penalty.k, problem.cols(), "the data");
+  if (penalty.lambda3 > 0) {
+    const std::int64_t selectable =
+        penalty.groups.empty()
+            ? problem.cols()
+            : *std::max_element(penalty.groups.begin(), penalty.groups.end()) + 1;
+    check_k(penalty.k, selectable, "the data");
+  }
   if (!(control.tol > 0))
     throw OptionError(fmt::format("--tol must be positive, got {}", control.tol));
   if (control.max_sweeps < 1) {
@@ -449,6 +455,11 @@ std::vector<double> lambda2_grid(double max, int points, double eps) {
 LinearFit fit_linear(LinearProblem& problem, const LinearPenalty& penalty,
                      const SolverControl& control, const LinearFit* warm_start) {
   linear_detail::check_fit_request(problem, penalty, control);
+  if (!penalty.groups.empty()) {
+    throw OptionError(
+        "fit_linear updates one weight at a time; a grouped least-squares fit is fit_glm's "
+        "(gaussian family)");
+  }
   LinearFit fit;
   fit.penalty = penalty;
   fit.solver = choose_solver(problem, control.solver);

@@ -77,10 +77,26 @@ void expand_multinomial(const Eigen::MatrixXd& eta, const ClassTarget& target, E
   out.loss = loss / static_cast<double>(n);
 }
 
+// Least squares as a family: L = ||y - eta||^2 / (2n), residual y - eta,
+// curvature 1 per row (the expansion is exact). The rows carry their weights
+// already (RowWeighting::ScaledRows), so target.weights is not read.
+void expand_gaussian(const Eigen::MatrixXd& eta, const ClassTarget& target, Expansion& out) {
+  const Eigen::Index n = eta.rows();
+  TOPKFS_ASSERT(target.values.size() == n);
+  out.residual = target.values - eta.col(0);
+  out.weight = Eigen::MatrixXd::Ones(n, 1);
+  out.row_weight.resize(0);
+  out.loss = 0.5 * out.residual.squaredNorm() / static_cast<double>(n);
+}
+
 }  // namespace
 
 void expand(const Eigen::MatrixXd& eta, const ClassTarget& target, LinearFamily family,
             Expansion& out) {
+  if (family == LinearFamily::Gaussian) {
+    expand_gaussian(eta, target, out);
+    return;
+  }
   TOPKFS_ASSERT(static_cast<std::size_t>(eta.rows()) == target.labels.size());
   if (family == LinearFamily::Binomial) {
     expand_binomial(eta, target, out);
@@ -91,7 +107,7 @@ void expand(const Eigen::MatrixXd& eta, const ClassTarget& target, LinearFamily 
 
 void shift(Expansion& e, LinearFamily family, const Eigen::Ref<const Eigen::VectorXd>& column,
            const Eigen::VectorXd& delta) {
-  if (family == LinearFamily::Binomial) {
+  if (family != LinearFamily::Multinomial) {  // one output, a curvature per row
     e.residual.col(0).noalias() -= delta[0] * e.weight.col(0).cwiseProduct(column);
     return;
   }
@@ -126,7 +142,7 @@ Eigen::MatrixXd row_curvature(const Expansion& e, LinearFamily family,
                               const Eigen::Ref<const Eigen::VectorXd>& column) {
   const double inv_n = 1.0 / static_cast<double>(e.weight.rows());
   Eigen::VectorXd squares = column.cwiseAbs2();
-  if (family == LinearFamily::Binomial) {
+  if (family != LinearFamily::Multinomial) {
     return Eigen::MatrixXd::Constant(1, 1, e.weight.col(0).dot(squares) * inv_n);
   }
   // sum_i w_i x_i^2 (diag(p_i) - p_i p_i') = diag(P' w x^2) - (r P)'(r P),
@@ -143,6 +159,37 @@ Eigen::MatrixXd row_curvature(const Expansion& e, LinearFamily family,
   return curvature;
 }
 
+Eigen::MatrixXd block_curvature(const Expansion& e, LinearFamily family,
+                                const Eigen::Ref<const Eigen::MatrixXd>& columns) {
+  const double inv_n = 1.0 / static_cast<double>(e.weight.rows());
+  const Eigen::Index size = columns.cols();
+  Eigen::MatrixXd curvature;
+  if (family != LinearFamily::Multinomial) {
+    const Eigen::MatrixXd scaled = columns.array().colwise() * e.weight.col(0).array().sqrt();
+    gram_full(scaled, inv_n, curvature);
+    return curvature;
+  }
+  // Entry (a o + c, b o + d): sum_i w_i x_ia x_ib (p_ic [c = d] - p_ic p_id) / n;
+  // the second terms are one Gram matrix of the columns p_c sqrt(w) x_a.
+  const Eigen::Index classes = e.weight.cols();
+  Eigen::MatrixXd root = columns;
+  if (e.row_weight.size() > 0) root.array().colwise() *= e.row_weight.array().sqrt();
+  Eigen::MatrixXd scaled(columns.rows(), size * classes);
+  for (Eigen::Index a = 0; a < size; ++a) {
+    scaled.middleCols(a * classes, classes) = e.weight.array().colwise() * root.col(a).array();
+  }
+  gram_full(scaled, -inv_n, curvature);
+  for (Eigen::Index a = 0; a < size; ++a) {
+    for (Eigen::Index b = 0; b < size; ++b) {
+      const Eigen::VectorXd diagonal =
+          e.weight.transpose() * root.col(a).cwiseProduct(root.col(b)) * inv_n;
+      for (Eigen::Index c = 0; c < classes; ++c)
+        curvature(a * classes + c, b * classes + c) += diagonal[c];
+    }
+  }
+  return curvature;
+}
+
 Eigen::MatrixXd intercept_curvature(const Expansion& e, LinearFamily family) {
   Eigen::MatrixXd curvature = row_curvature(e, family, Eigen::VectorXd::Ones(e.weight.rows()));
   // The multinomial's is singular along (1, ..., 1), a shift of every
@@ -155,6 +202,8 @@ Eigen::MatrixXd intercept_curvature(const Expansion& e, LinearFamily family) {
 }
 
 Eigen::VectorXd null_intercepts(const ClassTarget& target, LinearFamily family) {
+  // The gaussian problem's target is centred: its intercept is 0.
+  if (family == LinearFamily::Gaussian) return Eigen::VectorXd::Zero(1);
   Eigen::VectorXd count = Eigen::VectorXd::Zero(target.classes);
   for (std::size_t i = 0; i < target.labels.size(); ++i)
     count[target.labels[i]] += weight_of(target, static_cast<Eigen::Index>(i));

@@ -15,6 +15,7 @@ namespace topkfs::linear_detail {
 // steps (shift). Binomial: Hessian diag(p (1 - p)), `weight` = p (1 - p).
 // Multinomial: per row diag(p) - p p' (the cross-class terms included, so
 // that the outer loop converges as Newton does), `weight` = P.
+// Gaussian (the grouped least-squares fits): residual y - eta, `weight` 1.
 // With row weights w (ClassTarget::weights) every row's residual and
 // Hessian are multiplied by w_i: `row_weight` keeps w for the multinomial,
 // whose `weight` stays P (the binomial's `weight` holds w p (1 - p)).
@@ -37,6 +38,12 @@ void shift(Expansion& e, LinearFamily family, const Eigen::Ref<const Eigen::Vect
 // outputs): sum_i x_ij^2 H_i / n, H_i the row's Hessian.
 Eigen::MatrixXd row_curvature(const Expansion& e, LinearFamily family,
                               const Eigen::Ref<const Eigen::VectorXd>& column);
+
+// The model's curvature along a block of rows of coefficients, those of the
+// p columns of `columns`: (p outputs) x (p outputs), entry (a o + c, b o + d)
+// = sum_i x_ia x_ib H_i(c, d) / n (a row's block is row_curvature).
+Eigen::MatrixXd block_curvature(const Expansion& e, LinearFamily family,
+                                const Eigen::Ref<const Eigen::MatrixXd>& columns);
 
 // The model's curvature along the intercepts (outputs x outputs, as
 // row_curvature for a column of ones), positive definite.

@@ -33,6 +33,9 @@ void LinearOptions::validate() const {
   if (!(screen_level >= 0 && screen_level <= 1)) {
     fail(fmt::format("--screen-level must be in [0, 1] (0: no screen), got {}", screen_level));
   }
+  if (group_fit != "columns" && group_fit != "group-lasso") {
+    fail(fmt::format("--group-fit takes columns or group-lasso, not '{}'", group_fit));
+  }
   check_thread_count(threads);
 }
 
@@ -72,6 +75,12 @@ const OptionTable<LinearOptions>& linear_option_table() {
              "Columns whose marginal association with the target (score test of the column "
              "alone against the intercept-only model) has a p-value at or above this level rank "
              "after every column below it; the fits are unchanged (0: rank by weight alone)")
+        .add("group-fit", &LinearOptions::group_fit,
+             "How grouped columns (a categorical column's one-hot columns, a numeric column and "
+             "its missing indicator, --groups) are fitted: columns (single columns, k times the "
+             "groups' mean width of them; a group scores the norm of its weights) or group-lasso "
+             "(lambda2 sqrt(p_g) ||w_g|| per group and a top-k set of groups, block coordinate "
+             "descent: a group enters and leaves the model whole)")
         .add("threads", &LinearOptions::threads,
              "Threads for standardising and the BLAS products (0 = every core free when the fit "
              "starts)");

@@ -55,6 +55,8 @@ struct GaussianFits {
   int screen_df() const { return 1; }
 };
 
+// The class families, and the gaussian family of grouped columns (whose
+// blocks only the class solver updates).
 struct ClassFits {
   const LinearProblem& problem;
   const ClassTarget& target;
@@ -89,6 +91,14 @@ std::string describe_fit(const LinearFit& fit, const LinearProblem& problem, int
 }
 
 std::string describe_fit(const GlmFit& fit, const LinearProblem& problem, int sweeps) {
+  if (!fit.penalty.groups.empty()) {
+    const auto groups = *std::max_element(fit.penalty.groups.begin(), fit.penalty.groups.end()) + 1;
+    return fmt::format(
+        "group lasso ({} family, {}block coordinate descent): {} of {} groups non-zero ({} "
+        "columns), {} sweeps in all, objective {:.6g}, deviance ratio {:.4f}",
+        to_string(fit.family), fit.family == LinearFamily::Gaussian ? "" : "proximal Newton with ",
+        fit.nonzero(), groups, problem.cols(), sweeps, fit.objective, fit.deviance_ratio);
+  }
   return fmt::format(
       "proximal Newton ({} family; coordinate descent inside): {} of {} features non-zero, {} "
       "sweeps in all, objective {:.6g}, deviance ratio {:.4f}",
@@ -106,6 +116,9 @@ nlohmann::json model_json(const LinearFit& fit, const Dataset&) {
 }
 
 nlohmann::json model_json(const GlmFit& fit, const Dataset& data) {
+  if (fit.family == LinearFamily::Gaussian) {
+    return {{"intercept", fit.intercept[0]}, {"coefficients", as_vector(fit.coef.col(0))}};
+  }
   if (fit.family == LinearFamily::Binomial) {
     return {{"intercept", fit.intercept[0]},
             {"coefficients", as_vector(fit.coef.col(0))},
@@ -132,6 +145,9 @@ class LinearSelector final : public TableSelector<LinearOptions> {
   }
 
   std::string name() const override { return linear_method_name(model_, top_k_); }
+  // With groups (Dataset::column_group) and --group-fit group-lasso: a
+  // group's columns enter and leave the model together, k counts groups.
+  bool selects_groups() const override { return options_.group_fit == "group-lasso"; }
   // Real targets only: fit() refuses ranks for the class families.
   bool data_parallel() const override { return true; }
 
@@ -198,6 +214,13 @@ class LinearSelector final : public TableSelector<LinearOptions> {
           "moments; run a weighted fit in one process",
           name()));
     }
+    const bool grouped = !data.column_group.empty() && selects_groups();
+    if (callbacks.ranks && grouped) {
+      throw OptionError(fmt::format(
+          "{}: a data-parallel fit (--nproc, WORLD_SIZE) sums the Gram matrix, which the group "
+          "lasso's block updates do not use; run a fit of grouped columns in one process",
+          name()));
+    }
     const RowWeighting weighting =
         target.family == LinearFamily::Gaussian ? RowWeighting::ScaledRows : RowWeighting::Apart;
     LinearProblem problem = callbacks.ranks
@@ -206,7 +229,12 @@ class LinearSelector final : public TableSelector<LinearOptions> {
                                 : LinearProblem(data.features, rows, target.y, options_.threads,
                                                 scaling, weights, weighting);
     target.classes.weights = problem.row_weights();
-    if (target.family == LinearFamily::Gaussian) {
+    if (target.family == LinearFamily::Gaussian && grouped) {
+      ClassTarget values;  // the rows carry their weights (ScaledRows)
+      values.values = problem.y();
+      select_with(ClassFits{problem, values, LinearFamily::Gaussian}, problem, data, k, callbacks,
+                  start, result);
+    } else if (target.family == LinearFamily::Gaussian) {
       select_with(GaussianFits{problem}, problem, data, k, callbacks, start, result);
     } else {
       select_with(ClassFits{problem, target.classes, target.family}, problem, data, k, callbacks,
@@ -230,8 +258,9 @@ class LinearSelector final : public TableSelector<LinearOptions> {
     int unsettled_points = 0;  // path points before the last whose top-k set cycled
   };
 
-  LinearPenalty make_penalty(int k) const {
+  LinearPenalty make_penalty(const Dataset& data, int k) const {
     LinearPenalty penalty;
+    if (selects_groups()) penalty.groups = data.column_group;
     penalty.lambda1 = options_.lambda1;
     penalty.lambda2 = std::max(0.0, options_.lambda2);
     penalty.lambda3 = options_.lambda3;
@@ -253,7 +282,7 @@ class LinearSelector final : public TableSelector<LinearOptions> {
   void select_with(const Fits& fits, const LinearProblem& problem, const Dataset& data, int k,
                    const FitCallbacks& callbacks, Clock::time_point start,
                    SelectionResult& result) const {
-    const LinearPenalty penalty = make_penalty(k);
+    const LinearPenalty penalty = make_penalty(data, k);
     const auto outcome = options_.lambda2 >= 0 ? fit_once(fits, penalty, result)
                                                : fit_path(fits, penalty, callbacks, start, result);
     report(problem, outcome, k, result);
@@ -264,15 +293,17 @@ class LinearSelector final : public TableSelector<LinearOptions> {
     // that fail the marginal screen follow those that pass it
     // (docs/linear.md, "The marginal screen").
     finish_selection(result, data.feature_names, as_vector(fits.closeness(outcome.fit)));
-    put_first(screen(fits, result), data.feature_names, result);
+    put_first(screen(fits, data, result), data.feature_names, result);
     record_options(problem, outcome, data, result);
   }
 
   // Per column, whether it passes the marginal screen (empty when it is off),
   // and a note saying how many do.
+  // Grouped columns are ranked by group afterwards (fit_groups), by their
+  // group norms: a screen of single columns has no place there.
   template <class Fits>
-  std::vector<char> screen(const Fits& fits, SelectionResult& result) const {
-    if (options_.screen_level <= 0) return {};
+  std::vector<char> screen(const Fits& fits, const Dataset& data, SelectionResult& result) const {
+    if (options_.screen_level <= 0 || (selects_groups() && !data.column_group.empty())) return {};
     const auto passes =
         passes_screen(fits.screen_statistics(), fits.screen_df(), options_.screen_level);
     const auto passing = std::count(passes.begin(), passes.end(), 1);
@@ -401,10 +432,10 @@ class LinearSelector final : public TableSelector<LinearOptions> {
     }
     if (fit.nonzero() < k) {
       result.warnings.push_back(fmt::format(
-          "only {} weights are non-zero, fewer than k = {}: the other selected columns have weight "
+          "only {} {} non-zero, fewer than k = {}: the other selected columns have weight "
           "0 and were ranked by how close each is to entering the model (the norm of its loss "
           "gradient); lower --lambda2 or --eps{}",
-          fit.nonzero(), k,
+          fit.nonzero(), fit.penalty.groups.empty() ? "weights are" : "groups of weights are", k,
           model_ == LinearModel::Lasso ? " (a Lasso keeps at most n weights)" : ""));
     }
     if (problem.constant_columns() > 0) {

@@ -20,6 +20,12 @@
 // C = 1 / (n (lambda1 + lambda2)), l1_ratio = lambda2 / (lambda1 + lambda2);
 // multinomial F is glmnet's objective with lambda = lambda1 + lambda2 and
 // alpha = lambda2 / lambda. docs/linear.md has the details.
+//
+// With groups (LinearPenalty::groups) the L1 term is the group lasso's,
+// lambda2 sum_g sqrt(p_g) ||B_g||_F over the groups' rows (p_g the group's
+// non-constant columns), B^{max_k} keeps the k groups of largest ||B_g||_F,
+// and the gaussian family (ClassTarget::values) is fitted here too
+// (docs/linear.md, "Grouped columns").
 #include <Eigen/Core>
 #include <cstdint>
 #include <functional>
@@ -41,10 +47,15 @@ const char* to_string(LinearFamily family);
 // scaled to mean 1 as LinearProblem::row_weights() has them): the loss is
 // sum_i w_i l_i / n, scikit-learn's LogisticRegression with sample_weight
 // up to the scale of its C.
+// The gaussian family (fitted here only with groups, whose blocks the
+// least-squares solver does not update) takes `values` instead: the
+// problem's centred target, its rows already weighted (RowWeighting::
+// ScaledRows).
 struct ClassTarget {
   std::vector<std::int32_t> labels;
   int classes = 2;
   Eigen::VectorXd weights;
+  Eigen::VectorXd values;
 };
 
 struct GlmFit : FitRecord {

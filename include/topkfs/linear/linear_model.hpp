@@ -142,6 +142,10 @@ struct LinearPenalty {
   double lambda2 = 0.0;  // lambda2 ||w||_1
   double lambda3 = 0.0;  // weight of the top-k sub-model's loss; 0: plain model
   int k = 0;             // size of the top-k set (needed when lambda3 > 0)
+  // One group number per column (0, 1, ...; Dataset::column_group), or empty.
+  // With groups, lambda2 penalises each group's coefficients together (the
+  // group lasso, glm_model.hpp), k counts groups, and only fit_glm takes them.
+  std::vector<std::int64_t> groups;
 };
 
 struct SolverControl {

@@ -28,6 +28,9 @@ struct LinearOptions {
   // Columns failing the marginal screen at this level rank last; 0: off.
   double screen_level = 0.05;
   int threads = 0;  // 0 = every core that other work leaves free when the fit starts
+  // Grouped columns (Dataset::column_group): columns (fit single columns,
+  // score a group by the norm of its weights) | group-lasso (block updates).
+  std::string group_fit = "columns";
 
   // Throws OptionError naming the offending field.
   void validate() const;
