@@ -284,21 +284,28 @@ class GlmDescent {
     return 0.5 * gradient.dot(step);
   }
 
-  // The model's curvature along row j, lead model plus (for rows that take
-  // it) lambda3 times the sub-model's, with lambda1 added, ready to solve
+  // `cache`, refreshed when stale: the model's curvature `of(expansion)`
+  // along a row or block, the lead model's plus (for blocks that take it)
+  // lambda3 times the sub-model's, with lambda1 added, ready to solve
   // (GroupStep); cached for the outer step.
-  const CachedCurvature& curvature(std::int64_t j, bool top) {
-    auto& cache = curvature_[static_cast<std::size_t>(j)];
+  template <class Of>
+  const CachedCurvature& refreshed(CachedCurvature& cache, bool top, Of of) {
     if (cache.stamp != stamp_ || cache.top != top) {
-      const auto x = problem_.x().col(j);
-      cache.matrix = linear_detail::row_curvature(lead_, family_, x);
-      if (top) cache.matrix += penalty_.lambda3 * linear_detail::row_curvature(sub_, family_, x);
+      cache.matrix = of(lead_);
+      if (top) cache.matrix += penalty_.lambda3 * of(sub_);
       cache.matrix.diagonal().array() += penalty_.lambda1;
       cache.step.reset(cache.matrix);
       cache.stamp = stamp_;
       cache.top = top;
     }
     return cache;
+  }
+
+  const CachedCurvature& curvature(std::int64_t j, bool top) {
+    const auto x = problem_.x().col(j);
+    return refreshed(curvature_[static_cast<std::size_t>(j)], top, [&](const Expansion& e) {
+      return linear_detail::row_curvature(e, family_, x);
+    });
   }
 
   // The exact update of row j, block `block` alone, in the model
@@ -376,16 +383,10 @@ class GlmDescent {
   // block's curvature, cached for the outer step), as update_row for a row.
   double exact_group_step(std::int64_t block, bool top, double lambda2, const RowMatrix& old,
                           const RowMatrix& gradient, RowMatrix& next) {
-    auto& cache = group_curvature_[static_cast<std::size_t>(block)];
-    if (cache.stamp != stamp_ || cache.top != top) {
-      const Eigen::MatrixXd x = block_columns(block);
-      cache.matrix = linear_detail::block_curvature(lead_, family_, x);
-      if (top) cache.matrix += penalty_.lambda3 * linear_detail::block_curvature(sub_, family_, x);
-      cache.matrix.diagonal().array() += penalty_.lambda1;
-      cache.step.reset(cache.matrix);
-      cache.stamp = stamp_;
-      cache.top = top;
-    }
+    const CachedCurvature& cache =
+        refreshed(group_curvature_[static_cast<std::size_t>(block)], top, [&](const Expansion& e) {
+          return linear_detail::block_curvature(e, family_, block_columns(block));
+        });
     const Eigen::MatrixXd& a = cache.matrix;  // includes lambda1
     const auto b = flat(old);
     const auto g = flat(gradient);

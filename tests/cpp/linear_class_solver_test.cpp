@@ -38,20 +38,7 @@ ClassData make_class_data(int rows, int columns, int classes, int informative, s
   }
   const Eigen::MatrixXd eta = data.x * beta;
   data.target.classes = classes;
-  for (int i = 0; i < rows; ++i) {
-    Eigen::ArrayXd p(classes);
-    if (classes == 2) {
-      p[1] = 1.0 / (1.0 + std::exp(-eta(i, 0)));
-      p[0] = 1.0 - p[1];
-    } else {
-      p = (eta.row(i).array() - eta.row(i).maxCoeff()).exp().transpose();
-      p /= p.sum();
-    }
-    double u = rng.uniform();
-    int label = 0;
-    while (label < classes - 1 && u > p[label]) u -= p[label++];
-    data.target.labels.push_back(label);
-  }
+  data.target.labels = test::draw_labels(eta, classes, rng);
   return data;
 }
 

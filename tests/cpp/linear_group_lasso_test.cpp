@@ -76,20 +76,7 @@ GroupData make_group_data(int rows, int columns, LinearFamily family, int classe
     out.data = test::regression_dataset(out.x, y);
   } else {
     out.target.classes = family == LinearFamily::Binomial ? 2 : classes;
-    for (int i = 0; i < rows; ++i) {
-      Eigen::ArrayXd p(out.target.classes);
-      if (family == LinearFamily::Binomial) {
-        p[1] = 1.0 / (1.0 + std::exp(-eta(i, 0)));
-        p[0] = 1.0 - p[1];
-      } else {
-        p = (eta.row(i).array() - eta.row(i).maxCoeff()).exp().transpose();
-        p /= p.sum();
-      }
-      double u = rng.uniform();
-      int label = 0;
-      while (label < out.target.classes - 1 && u > p[label]) u -= p[label++];
-      out.target.labels.push_back(label);
-    }
+    out.target.labels = test::draw_labels(eta, out.target.classes, rng);
     out.data = test::class_dataset(out.x, out.target.labels, out.target.classes);
   }
   out.data.column_group = groups;

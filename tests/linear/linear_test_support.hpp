@@ -16,6 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "topkfs/core/random.hpp"
 #include "topkfs/data/dataset.hpp"
 #include "topkfs/linear/glm_model.hpp"
 #include "topkfs/linear/linear_model.hpp"
@@ -149,6 +150,28 @@ inline Eigen::MatrixXd class_residual(const Eigen::MatrixXd& eta, const ClassTar
     }
   }
   return residual;
+}
+
+// One label per row of `eta` drawn from the model's probabilities: the
+// logistic of the one column (two classes) or the softmax of the rows; one
+// uniform draw of `rng` per row.
+inline std::vector<std::int32_t> draw_labels(const Eigen::MatrixXd& eta, int classes, Rng& rng) {
+  std::vector<std::int32_t> labels;
+  for (Eigen::Index i = 0; i < eta.rows(); ++i) {
+    Eigen::ArrayXd p(classes);
+    if (classes == 2) {
+      p[1] = 1.0 / (1.0 + std::exp(-eta(i, 0)));
+      p[0] = 1.0 - p[1];
+    } else {
+      p = (eta.row(i).array() - eta.row(i).maxCoeff()).exp().transpose();
+      p /= p.sum();
+    }
+    double u = rng.uniform();
+    int label = 0;
+    while (label < classes - 1 && u > p[label]) u -= p[label++];
+    labels.push_back(label);
+  }
+  return labels;
 }
 
 // The largest violation of the optimality conditions of the class models'
