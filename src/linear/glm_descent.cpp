@@ -647,10 +647,9 @@ Eigen::VectorXd GlmFit::row_norms() const { return coef_std.rowwise().norm(); }
 std::int64_t GlmFit::nonzero() const {
   const auto& groups = penalty.groups;
   if (groups.empty()) return (row_norms().array() != 0.0).count();
-  std::vector<char> used(groups.empty() ? 0
-                                        : static_cast<std::size_t>(
-                                              *std::max_element(groups.begin(), groups.end()) + 1),
-                         0);
+  // A group counts once, whichever of its rows are non-zero.
+  std::vector<char> used(
+      static_cast<std::size_t>(*std::max_element(groups.begin(), groups.end()) + 1), 0);
   for (Eigen::Index j = 0; j < coef_std.rows(); ++j) {
     if (!coef_std.row(j).isZero())
       used[static_cast<std::size_t>(groups[static_cast<std::size_t>(j)])] = 1;
