@@ -22,13 +22,21 @@ class DnnTopModel final : public LoopModel {
   // groups and the sub-model keeps or drops a group's inputs together.
   DnnTopModel(TopKNetwork& network, const DnnTopOptions& options, std::int64_t k, NeuralTask task,
               const std::vector<std::int64_t>& groups)
-      : network_(network), options_(options), k_(k), task_(task), groups_(groups) {
+      : network_(network),
+        options_(options),
+        k_(k),
+        task_(task),
+        groups_(groups),
+        // Without the top-k term (DFS) there is no sub-model to size.
+        sub_ks_(options.lambda3 > 0 ? sub_model_sizes(options.sub_k_min, k)
+                                    : std::vector<std::int64_t>{k}) {
     for (auto group : groups_) group_count_ = std::max(group_count_, group + 1);
     const auto indexed = network_.input_indexed();
     const std::int64_t inputs = network_.w.numel();
     // The prefix path needs exactly k inputs on top: not for groups, whose
-    // widths differ.
-    if (options_.lambda3 > 0 && !indexed.empty() && k_ < inputs && groups_.empty()) {
+    // widths differ; nor for sub-models of several sizes (--sub-k-min).
+    if (options_.lambda3 > 0 && !indexed.empty() && k_ < inputs && groups_.empty() &&
+        sub_ks_.size() == 1) {
       // The top k inputs first (input_order.hpp), from the first step on.
       order_.emplace(inputs, k_);
       for (const auto& tensor : indexed) order_->track(tensor);
@@ -97,10 +105,19 @@ class DnnTopModel final : public LoopModel {
   Tensor batch_loss(const Tensor& x, const Tensor& y, const StepInfo& step,
                     const FirstLayerSeat* seat) override {
     const double progress = step.progress();
-    const bool warming_up = progress < options_.warmup;
-    const Tensor subset = warming_up ? no_subset() : subset_at(progress);
-    const Tensor data = lead_and_sub_loss(network_.forward(x, subset, seat), y, task_,
-                                          warming_up ? 0.0 : options_.lambda3, step.weights);
+    Tensor data;
+    if (progress < options_.warmup) {
+      data = lead_and_sub_loss(network_.forward(x, no_subset(), seat), y, task_, 0.0, step.weights);
+    } else {
+      // A team's shared first layer (team_first_layer.hpp) holds one forward
+      // pass per step: sub-models of several sizes take the member's rows
+      // through the layer alone.
+      const FirstLayerSeat* one_pass_seat = sub_ks_.size() == 1 ? seat : nullptr;
+      data = mean_over_sub_ks([&](std::int64_t k) {
+        return lead_and_sub_loss(network_.forward(x, subset_at(progress, k), one_pass_seat), y,
+                                 task_, options_.lambda3, step.weights);
+      });
+    }
     const Tensor penalty = elastic_penalty_of(network_, options_);
     return penalty.defined() ? data + penalty : data;
   }
@@ -111,38 +128,53 @@ class DnnTopModel final : public LoopModel {
   // The data part alone (the penalties say nothing about generalisation), on
   // the final top-k set whatever the schedule, so that every epoch's figure
   // compares with every other's: the lead plus lambda3 times the sub-model,
-  // or with --stop-on sub the sub-model alone.
+  // or with --stop-on sub the sub-model alone (with --sub-k-min, the mean
+  // over the sub-models as in training).
   Tensor validation_loss(const Tensor& x, const Tensor& y, const Tensor& weights) override {
-    const ModelOutputs out = network_.forward(x, final_subset());
-    if (options_.stop_on == "sub" && out.sub.defined())
-      return data_loss(out.sub, y, task_, weights);
-    return lead_and_sub_loss(out, y, task_, options_.lambda3, weights);
+    return mean_over_sub_ks([&](std::int64_t k) {
+      const ModelOutputs out = network_.forward(x, final_subset(k));
+      if (options_.stop_on == "sub" && out.sub.defined())
+        return data_loss(out.sub, y, task_, weights);
+      return lead_and_sub_loss(out, y, task_, options_.lambda3, weights);
+    });
   }
 
  private:
   static Tensor no_subset() { return torch::empty({0}, torch::kLong); }
 
-  // The sub-model's input set at `progress` (a fraction of the planned
-  // steps): while annealing, the top k_t of |w| with k_t shrinking
+  // The sub-model's input set of size k at `progress` (a fraction of the
+  // planned steps): while annealing, the top k_t of |w| with k_t shrinking
   // geometrically from all inputs to k; afterwards the top k.
-  Tensor subset_at(double progress) const {
+  Tensor subset_at(double progress, std::int64_t k) const {
     const double into_anneal = progress - options_.warmup;
     if (options_.lambda3 > 0 && options_.anneal > 0 && into_anneal < options_.anneal) {
       const double inputs =
           static_cast<double>(groups_.empty() ? network_.w.numel() : group_count_);
       const double fraction = into_anneal / options_.anneal;
       const auto k_now = static_cast<std::int64_t>(
-          std::llround(inputs * std::pow(static_cast<double>(k_) / inputs, fraction)));
-      if (k_now > k_) return top_k_of_w(k_now);
+          std::llround(inputs * std::pow(static_cast<double>(k) / inputs, fraction)));
+      if (k_now > k) return top_k_of_w(k_now);
     }
-    return final_subset();
+    return final_subset(k);
+  }
+
+  // The mean of `loss_at(k)` over the sub-models' sizes: k alone, or with
+  // --sub-k-min the sizes of one training for every k (sub_model_sizes).
+  template <typename LossAtK>
+  Tensor mean_over_sub_ks(const LossAtK& loss_at) const {
+    Tensor total;
+    for (const std::int64_t k : sub_ks_) {
+      const Tensor loss = loss_at(k);
+      total = total.defined() ? total + loss : loss;
+    }
+    return sub_ks_.size() == 1 ? total : total / static_cast<double>(sub_ks_.size());
   }
 
   // The top k of |w|, or an empty tensor (lead only) without the top-k term.
-  Tensor final_subset() const {
+  Tensor final_subset(std::int64_t k) const {
     if (!(options_.lambda3 > 0)) return no_subset();
-    if (order_) return leading_;  // after_step keeps the top k first
-    return top_k_of_w(k_);
+    if (order_) return leading_;  // after_step keeps the top k first (k is k_ then)
+    return top_k_of_w(k);
   }
 
   Tensor top_k_of_w(std::int64_t count) const {
@@ -186,8 +218,9 @@ class DnnTopModel final : public LoopModel {
   NeuralTask task_;
   const std::vector<std::int64_t>& groups_;
   std::int64_t group_count_ = 0;
-  std::optional<InputOrder> order_;  // for a network that allows it
-  Tensor leading_;                   // 0 .. k-1
+  std::vector<std::int64_t> sub_ks_;  // the sub-models' sizes, k_ the largest
+  std::optional<InputOrder> order_;   // for a network that allows it
+  Tensor leading_;                    // 0 .. k-1
 };
 
 }  // namespace

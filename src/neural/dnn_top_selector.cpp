@@ -95,8 +95,10 @@ class DnnTopSelector final : public TableSelector<DnnTopOptions> {
   // Without the top-k term (DFS) training never looks at k, so the selection
   // for any k is the first k of the ranking by |w|; but restarts vote with
   // each run's top k.
+  // With --sub-k-min one training serves every k of its range in the same way.
   bool ranking_depends_on_k() const override {
-    return options_.lambda3 != 0.0 || options_.restarts > 1;
+    if (options_.restarts > 1) return true;
+    return options_.lambda3 != 0.0 && options_.sub_k_min == 0;
   }
   bool resumable() const override { return options_.restarts == 1; }
   // The sub-model's mask keeps whole groups (dnn_top_objective.cpp); dfs

@@ -3,8 +3,10 @@
 // and the sub-model that shares every body weight but sees only the k inputs
 // with the largest |w|. With lambda3 = 0 it is DFS (Li et al. 2016).
 // This header keeps libtorch out: the implementation lives in src/neural/.
+#include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "topkfs/neural/training_options.hpp"
 #include "topkfs/select/option_table.hpp"
@@ -37,6 +39,14 @@ struct DnnTopOptions : NeuralTrainingOptions {
   // waits for the schedule to end.
   double warmup = 0.0;
   double anneal = 0.5;
+  // One training for every k from sub_k_min to the fit's k (0 = off): the
+  // top-k term becomes the mean of the sub-models' losses at a few sizes
+  // from sub_k_min to k (sub_model_sizes), each annealed as above, so that
+  // the prefixes of one ranking are trained as the selections of every k in
+  // the range. The selection of any such k is then the first k of the
+  // ranking, and `topkfs evaluate` fits once per split (docs/algorithms.md,
+  // "One training for every k").
+  int sub_k_min = 0;
   // none: w is free; nonneg: w is clipped at 0 after every step, so that the
   // L1 penalty drives unused inputs to exactly 0 rather than across it.
   std::string w_constraint = "none";
@@ -77,6 +87,11 @@ struct DnnTopOptions : NeuralTrainingOptions {
   // Throws OptionError naming the offending field.
   void validate() const;
 };
+
+// The sub-models' sizes of a dnn-top fit for k: {k} when sub_k_min is 0 or at
+// least k, else geometric from sub_k_min to k with neighbours at most 2.5
+// times apart (10 to 50: 10, 22, 50), ends included.
+std::vector<std::int64_t> sub_model_sizes(int sub_k_min, std::int64_t k);
 
 const OptionTable<DnnTopOptions>& dnn_top_option_table();
 

@@ -1,0 +1,132 @@
+// One dnn-top training for every k (--sub-k-min): the sub-models' sizes, the
+// ranking whose prefixes serve the range, and evaluate's one fit per split.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+#include "selection_test_support.hpp"
+#include "topkfs/core/error.hpp"
+#include "topkfs/evaluation/evaluation.hpp"
+#include "topkfs/methods/registry.hpp"
+#include "topkfs/neural/dnn_top.hpp"
+
+namespace topkfs {
+namespace {
+
+using namespace test;  // NOLINT: the suite's helpers
+
+using Sizes = std::vector<std::int64_t>;
+
+TEST(DnnTopEveryK, SubModelSizesAreGeometricFromTheLowEndToK) {
+  EXPECT_EQ(sub_model_sizes(0, 50), Sizes({50}));
+  EXPECT_EQ(sub_model_sizes(50, 50), Sizes({50}));
+  EXPECT_EQ(sub_model_sizes(80, 50), Sizes({50}));
+  EXPECT_EQ(sub_model_sizes(10, 50), Sizes({10, 22, 50}));
+  EXPECT_EQ(sub_model_sizes(1, 100), Sizes({1, 2, 5, 10, 22, 46, 100}));
+  EXPECT_EQ(sub_model_sizes(49, 50), Sizes({49, 50}));
+  for (int low : {1, 2, 3, 7, 10, 30}) {
+    for (std::int64_t k : {5, 12, 50, 200, 784}) {
+      if (low >= k) continue;
+      const Sizes sizes = sub_model_sizes(low, k);
+      ASSERT_GE(sizes.size(), 2u);
+      EXPECT_EQ(sizes.front(), low);
+      EXPECT_EQ(sizes.back(), k);
+      EXPECT_TRUE(std::is_sorted(sizes.begin(), sizes.end()));
+      EXPECT_EQ(std::adjacent_find(sizes.begin(), sizes.end()), sizes.end()) << "no repeats";
+      for (std::size_t i = 1; i < sizes.size(); ++i) {
+        // 2.5 apart up to the rounding of the smaller size.
+        EXPECT_LE(static_cast<double>(sizes[i]), 2.5 * (static_cast<double>(sizes[i - 1]) + 0.5))
+            << low << " to " << k;
+      }
+    }
+  }
+}
+
+TEST(DnnTopEveryK, ARangeMakesTheRankingServeEveryKAndEvaluateFitOnce) {
+  auto ordinary = make_selector("dnn-top");
+  EXPECT_TRUE(ordinary->ranking_depends_on_k());
+  auto every_k = make_selector("dnn-top");
+  every_k->set_option("sub-k-min", "2");
+  EXPECT_FALSE(every_k->ranking_depends_on_k());
+  every_k->set_option("restarts", "3");
+  EXPECT_TRUE(every_k->ranking_depends_on_k()) << "restarts vote with each run's top k";
+
+  const auto made = planted_problem(SyntheticOptions::Target::Classes, 3, 71, 400);
+  EXPECT_THROW(fit_method("dnn-top", made.data, 5, {{"sub-k-min", "-1"}}), OptionError);
+  EvaluationOptions options;
+  options.methods = {"dnn-top"};
+  options.ks = {3, 6};
+  options.seeds = 2;
+  options.downstream_trees = 5;
+  options.method_options = {
+      {"hidden", "16"}, {"epochs", "2"}, {"min-steps", "0"}, {"threads", "1"}, {"sub-k-min", "3"}};
+  const EvaluationReport report = evaluate_methods(made.data, options);
+  ASSERT_EQ(report.runs.size(), 4u);
+  for (const EvaluationRun& run : report.runs) {
+    EXPECT_TRUE(run.shared_fit) << "k " << run.k << " run " << run.run;
+  }
+  // Each run's k = 3 is the head of its k = 6.
+  for (const EvaluationRun& small : report.runs) {
+    if (small.k != 3) continue;
+    for (const EvaluationRun& large : report.runs) {
+      if (large.k != 6 || large.run != small.run) continue;
+      EXPECT_TRUE(std::equal(small.selected.begin(), small.selected.end(), large.selected.begin()));
+    }
+  }
+}
+
+// The planted columns lead the ranking of one training for k = 2 to 12, so
+// that its prefix of 5 and its selection of 12 both hold them.
+TEST(DnnTopEveryK, OneTrainingRanksThePlantedFeaturesFirst) {
+  const auto made = planted_problem(SyntheticOptions::Target::Classes, 3, 72);
+  const auto result =
+      fit_method("dnn-top", made.data, 12, with(kSmallNetwork, {{"sub-k-min", "2"}}));
+  expect_well_formed(result, made.data, 12);
+  EXPECT_EQ(recovered(result, made.informative), 5);
+  std::vector<std::int64_t> head(result.ranking.begin(), result.ranking.begin() + 5);
+  std::sort(head.begin(), head.end());
+  std::vector<std::int64_t> planted = made.informative;
+  std::sort(planted.begin(), planted.end());
+  EXPECT_GE(std::count_if(head.begin(), head.end(),
+                          [&](std::int64_t j) {
+                            return std::binary_search(planted.begin(), planted.end(), j);
+                          }),
+            4)
+      << "head " << ::testing::PrintToString(head) << ", planted "
+      << ::testing::PrintToString(planted);
+}
+
+// A range that holds k alone is the ordinary fit, bit for bit (the prefix
+// path included).
+TEST(DnnTopEveryK, ARangeOfKAloneIsTheOrdinaryFit) {
+  const auto made = planted_problem(SyntheticOptions::Target::Classes, 2, 73, 500);
+  const OptionValues options = with(kSmallNetwork, {{"epochs", "4"}});
+  const auto ordinary = fit_method("dnn-top", made.data, 5, options);
+  const auto ranged = fit_method("dnn-top", made.data, 5, with(options, {{"sub-k-min", "5"}}));
+  EXPECT_EQ(ordinary.scores, ranged.scores);
+  EXPECT_EQ(ordinary.selected, ranged.selected);
+}
+
+// Two threads split each minibatch (ParallelStep); the sub-models of several
+// sizes, each a forward pass of its own, then leave the team's shared first
+// layer alone (it holds one pass per step), so only rounding changes from
+// one thread, and two fits agree bit for bit.
+TEST(DnnTopEveryK, TwoThreadsTrainSeveralSizesAsOneThreadDoes) {
+  const auto made = planted_problem(SyntheticOptions::Target::Classes, 3, 74, 600);
+  const OptionValues options = with(kSmallNetwork, {{"epochs", "1"}, {"sub-k-min", "2"}});
+  const auto one = fit_method("dnn-top", made.data, 8, with(options, {{"threads", "1"}}));
+  const auto two = fit_method("dnn-top", made.data, 8, with(options, {{"threads", "2"}}));
+  const auto again = fit_method("dnn-top", made.data, 8, with(options, {{"threads", "2"}}));
+  ASSERT_EQ(one.history.size(), 1u);
+  ASSERT_EQ(two.history.size(), 1u);
+  EXPECT_NEAR(one.history[0].loss, two.history[0].loss, 1e-5 * one.history[0].loss);
+  ASSERT_EQ(one.scores.size(), two.scores.size());
+  for (std::size_t j = 0; j < one.scores.size(); ++j)
+    EXPECT_NEAR(one.scores[j], two.scores[j], 1e-4) << "column " << j;
+  EXPECT_EQ(two.scores, again.scores);
+}
+
+}  // namespace
+}  // namespace topkfs
