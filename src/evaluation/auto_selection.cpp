@@ -135,6 +135,7 @@ void score_curve_at(const SelectorFactory& make, const Dataset& data,
     const Dataset& table = encoded ? *encoded : data;
     auto probe = make();
     out.method = probe->name();
+    probe->serve_ks(ks.front(), k_max);
     if (!probe->ranking_depends_on_k()) {
       if (ranked.size() <= p) {
         ranked.push_back(fit_table(*probe, data, part.train, k_max, callbacks));

@@ -219,8 +219,8 @@ class GridRunner {
       const auto ks = static_cast<int>(report_.ks.size());
       const auto chosen =
           static_cast<int>(std::count(report_.ks.begin(), report_.ks.end(), kAutoK));
-      const bool per_k = is_auto(method) ||
-                         make_configured(method, options_, options_.seed)->ranking_depends_on_k();
+      const bool per_k =
+          is_auto(method) || configured_for_fixed_ks(method, options_.seed)->ranking_depends_on_k();
       // A chosen k is one step (its validation fits inside); the fixed k
       // share one fit when the ranking ignores k.
       total_fits_ += seeds * (per_k ? ks : chosen + (ks > chosen ? 1 : 0));
@@ -321,7 +321,7 @@ class GridRunner {
       }
     }
     if (fixed.empty()) return;
-    auto selector = make_configured(method, options_, seed);
+    auto selector = configured_for_fixed_ks(method, seed);
     if (!selector->ranking_depends_on_k()) {
       const int largest = *std::max_element(fixed.begin(), fixed.end());
       announce(method, -1, s);
@@ -340,6 +340,22 @@ class GridRunner {
       SelectionResult result = fit(*selector, run, k);
       record(method, k, s, seed, run, std::move(result.selected), seconds_since(start), false);
     }
+  }
+
+  // The method configured for the report's fixed k, each of which its fits
+  // serve (Selector::serve_ks).
+  std::unique_ptr<Selector> configured_for_fixed_ks(const std::string& method,
+                                                    std::uint64_t seed) const {
+    auto selector = make_configured(method, options_, seed);
+    std::vector<int> fixed;
+    for (const int k : report_.ks) {
+      if (k != kAutoK) fixed.push_back(k);
+    }
+    if (!fixed.empty()) {
+      selector->serve_ks(*std::min_element(fixed.begin(), fixed.end()),
+                         *std::max_element(fixed.begin(), fixed.end()));
+    }
+    return selector;
   }
 
   const Dataset& data_;

@@ -108,15 +108,11 @@ class DnnTopModel final : public LoopModel {
     Tensor data;
     if (progress < options_.warmup) {
       data = lead_and_sub_loss(network_.forward(x, no_subset(), seat), y, task_, 0.0, step.weights);
+    } else if (sub_ks_.size() == 1) {
+      data = lead_and_sub_loss(network_.forward(x, subset_at(progress, k_), seat), y, task_,
+                               options_.lambda3, step.weights);
     } else {
-      // A team's shared first layer (team_first_layer.hpp) holds one forward
-      // pass per step: sub-models of several sizes take the member's rows
-      // through the layer alone.
-      const FirstLayerSeat* one_pass_seat = sub_ks_.size() == 1 ? seat : nullptr;
-      data = mean_over_sub_ks([&](std::int64_t k) {
-        return lead_and_sub_loss(network_.forward(x, subset_at(progress, k), one_pass_seat), y,
-                                 task_, options_.lambda3, step.weights);
-      });
+      data = several_sub_models_loss(x, y, progress, step.weights);
     }
     const Tensor penalty = elastic_penalty_of(network_, options_);
     return penalty.defined() ? data + penalty : data;
@@ -156,6 +152,27 @@ class DnnTopModel final : public LoopModel {
       if (k_now > k) return top_k_of_w(k_now);
     }
     return final_subset(k);
+  }
+
+  // The lead's loss plus lambda3 times the mean of the sub-models' at every
+  // size (--sub-k-min): in one pass of the lead and all of them where the
+  // network has it (the MLP), else one pass of the lead and a sub-model per
+  // size. A team's shared first layer (team_first_layer.hpp) holds one
+  // sub-model, so either way the member's rows go through the layer alone.
+  Tensor several_sub_models_loss(const Tensor& x, const Tensor& y, double progress,
+                                 const Tensor& weights) {
+    std::vector<Tensor> subsets;
+    for (const std::int64_t k : sub_ks_) subsets.push_back(subset_at(progress, k));
+    const Tensor rows = network_.forward_subsets(x, subsets);
+    const double each = options_.lambda3 / static_cast<double>(subsets.size());
+    if (rows.defined()) return stacked_data_loss(rows, y, task_, each, weights);
+    Tensor total;
+    for (const Tensor& subset : subsets) {
+      const Tensor loss =
+          lead_and_sub_loss(network_.forward(x, subset), y, task_, options_.lambda3, weights);
+      total = total.defined() ? total + loss : loss;
+    }
+    return total / static_cast<double>(subsets.size());
   }
 
   // The mean of `loss_at(k)` over the sub-models' sizes: k alone, or with

@@ -27,6 +27,9 @@ void DnnTopOptions::validate() const {
                     warmup, anneal));
   }
   if (sub_k_min < 0) fail(fmt::format("--sub-k-min must not be negative, got {}", sub_k_min));
+  if (every_k != "auto" && every_k != "off") {
+    fail(fmt::format("--every-k takes auto or off, not '{}'", every_k));
+  }
   if (w_constraint != "none" && w_constraint != "nonneg") {
     fail(fmt::format("--w-constraint takes none or nonneg, not '{}'", w_constraint));
   }
@@ -72,9 +75,12 @@ const OptionTable<DnnTopOptions>& dnn_top_option_table() {
              "shrinks geometrically from all inputs to k (0 = k from the start)")
         .add("sub-k-min", &DnnTopOptions::sub_k_min,
              "One training for every k from this value to --k (0 = off): the top-k term is the "
-             "mean of the sub-models' losses at a few sizes in that range (10 to 50: 10, 22, "
-             "50), so that the first k' of one ranking is the selection of every k' there "
-             "(evaluate then fits once per split)")
+             "mean of the sub-models' losses at a few sizes in that range (10 to 50: 10, 15, "
+             "22, 33, 50), so that the first k' of one ranking is the selection of every k' "
+             "there (evaluate then fits once per split)")
+        .add("every-k", &DnnTopOptions::every_k,
+             "auto: evaluate over several k and --k auto train one ranking for all of them "
+             "(as --sub-k-min at the smallest k); off: one training per k")
         .add("w-constraint", &DnnTopOptions::w_constraint,
              "none, or nonneg: w clipped at 0 after every step")
         .add("w-step", &DnnTopOptions::w_step,
@@ -110,12 +116,12 @@ std::vector<std::int64_t> sub_model_sizes(int sub_k_min, std::int64_t k) {
   if (sub_k_min <= 0 || sub_k_min >= k) return {k};
   const double low = sub_k_min;
   const double ratio = static_cast<double>(k) / low;
-  // The widest step between neighbours: 2.5 gives 10 to 50 three sizes
-  // (10, 22, 50), whose rankings' means over k were within 0.4 point of one
-  // fit per k at about half the cost; five sizes were closer at every k and cost
-  // nearly as much as five fits (docs/algorithms.md, "One training for every
-  // k").
-  constexpr double kWidestStep = 2.5;
+  // The widest step between neighbours: 1.6 gives 10 to 50 five sizes (10,
+  // 15, 22, 33, 50), whose rankings were within 0.5 point of one fit per k at
+  // every k on MNIST, Fashion-MNIST, USPS and COIL20; three sizes (2.5 apart)
+  // missed by up to 0.3 point at some k (docs/algorithms.md, "One training
+  // for every k").
+  constexpr double kWidestStep = 1.6;
   const int steps =
       std::max(2, static_cast<int>(std::ceil(std::log(ratio) / std::log(kWidestStep))));
   std::vector<std::int64_t> sizes;

@@ -50,6 +50,7 @@ class DnnTopSelector final : public TableSelector<DnnTopOptions> {
     // The options this fit trains with: the given ones, with the wide-data
     // budget where the rule applies; the result reports these.
     DnnTopOptions options = options_;
+    options.sub_k_min = sub_k_min();
     const std::string wide_note =
         apply_wide_data_rule(options, given_, static_cast<std::int64_t>(rows.size()), train.cols());
     SelectionResult result;
@@ -95,10 +96,15 @@ class DnnTopSelector final : public TableSelector<DnnTopOptions> {
   // Without the top-k term (DFS) training never looks at k, so the selection
   // for any k is the first k of the ranking by |w|; but restarts vote with
   // each run's top k.
-  // With --sub-k-min one training serves every k of its range in the same way.
+  // With --sub-k-min (or --every-k auto and several k to serve) one
+  // training serves every k of its range in the same way.
   bool ranking_depends_on_k() const override {
     if (options_.restarts > 1) return true;
-    return options_.lambda3 != 0.0 && options_.sub_k_min == 0;
+    return options_.lambda3 != 0.0 && sub_k_min() == 0;
+  }
+
+  void serve_ks(int smallest, int largest) override {
+    served_smallest_ = smallest < largest ? smallest : 0;
   }
   bool resumable() const override { return options_.restarts == 1; }
   // The sub-model's mask keeps whole groups (dnn_top_objective.cpp); dfs
@@ -125,6 +131,13 @@ class DnnTopSelector final : public TableSelector<DnnTopOptions> {
   }
 
  private:
+  // The smallest k of one training for every k: --sub-k-min when given,
+  // else with --every-k auto the smallest k to serve, else 0 (off).
+  int sub_k_min() const {
+    if (options_.sub_k_min > 0 || options_.every_k != "auto") return options_.sub_k_min;
+    return served_smallest_;
+  }
+
   struct FitOnce {
     std::shared_ptr<TopKNetwork> network;
     NeuralProblem problem;
@@ -278,6 +291,7 @@ class DnnTopSelector final : public TableSelector<DnnTopOptions> {
   bool dfs_;
   // The options set through set_option: the wide-data rule keeps these.
   std::set<std::string> given_;
+  int served_smallest_ = 0;  // serve_ks's smallest k when it has several, else 0
   std::shared_ptr<TopKNetwork> network_;
   nlohmann::json model_metadata_;
 };

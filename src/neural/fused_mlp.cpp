@@ -35,18 +35,48 @@ std::optional<FirstLayerSeat> saved_seat(AutogradContext* ctx) {
       static_cast<int>(ctx->saved_data.at("team_member").toInt())};
 }
 
+// The sub-models' subsets packed one after another in `subset`, of
+// `sizes` inputs each (several sub-models: DnnTopOptions::sub_k_min).
+std::vector<Tensor> unpacked(const Tensor& subset, const std::vector<std::int64_t>& sizes) {
+  std::vector<Tensor> subsets;
+  std::int64_t start = 0;
+  for (const std::int64_t size : sizes) {
+    subsets.push_back(subset.narrow(0, start, size));
+    start += size;
+  }
+  return subsets;
+}
+
 // Inputs: x, w, subset, first weight, first bias, then weight and bias of
-// every further layer (the TensorList), then the team seat (or null). Saved:
-// the inputs of every further layer after their ReLU, which is all the
-// backward pass needs of the forward.
+// every further layer (the TensorList), then the team seat (or null), then
+// the sizes of several sub-models packed in `subset` (empty: one, or none).
+// Saved: the inputs of every further layer after their ReLU, which is all
+// the backward pass needs of the forward.
 struct FusedMlp : public torch::autograd::Function<FusedMlp> {
   static Tensor forward(AutogradContext* ctx, Tensor x, Tensor w, Tensor subset, Tensor weight,
-                        Tensor bias, at::TensorList rest, const FirstLayerSeat* seat) {
+                        Tensor bias, at::TensorList rest, const FirstLayerSeat* seat,
+                        std::vector<std::int64_t> sub_sizes) {
     TOPKFS_ASSERT(x.scalar_type() == torch::kFloat && x.is_contiguous());
     const std::int64_t batch = x.size(0);
     const bool with_sub = subset.numel() > 0;
     Tensor z;
-    if (seat) {
+    if (!sub_sizes.empty()) {
+      // Several sub-models: the lead's rows once, then each sub-model's,
+      // outside a team's shared first layer (it holds one sub-model).
+      TOPKFS_ASSERT(!seat);
+      const std::vector<Tensor> subsets = unpacked(subset, sub_sizes);
+      z = torch::empty({static_cast<std::int64_t>(1 + subsets.size()) * batch, weight.size(0)},
+                       x.options());
+      const Tensor xw = x * w;
+      Tensor lead_rows = z.narrow(0, 0, batch);
+      torch::addmm_out(lead_rows, bias, xw, weight.t());
+      for (std::size_t s = 0; s < subsets.size(); ++s) {
+        Tensor rows = z.narrow(0, static_cast<std::int64_t>(s + 1) * batch, batch);
+        torch::addmm_out(rows, bias, xw.index_select(1, subsets[s]),
+                         weight.index_select(1, subsets[s]).t());
+      }
+      ctx->saved_data["sub_sizes"] = c10::IValue(sub_sizes);
+    } else if (seat) {
       z = seat->layer->forward(seat->member, x, w, subset, weight, bias);
       save_seat(ctx, seat);
     } else {
@@ -75,8 +105,9 @@ struct FusedMlp : public torch::autograd::Function<FusedMlp> {
     const std::size_t further = (saved.size() - 4) / 2;  // layers after the first
     const std::int64_t batch = x.size(0);
 
-    // One per input, the seat included; x's, subset's and the seat's undefined.
-    variable_list out(6 + 2 * further);
+    // One per input, the seat and the sizes included; x's, subset's, the
+    // seat's and the sizes' undefined.
+    variable_list out(7 + 2 * further);
     Tensor g = grads[0].contiguous();
     for (std::size_t l = further; l-- > 0;) {
       const Tensor& input = saved[4 + l];
@@ -89,6 +120,20 @@ struct FusedMlp : public torch::autograd::Function<FusedMlp> {
     }
     // g: the first layer's output gradient, lead rows then sub rows.
     out[4] = g.sum(0);
+    const auto sizes = ctx->saved_data.find("sub_sizes");
+    if (sizes != ctx->saved_data.end()) {
+      const std::vector<Tensor> subsets = unpacked(subset, sizes->second.toIntVector());
+      Tensor accumulated = torch::mm(g.narrow(0, 0, batch).t(), x);
+      for (std::size_t s = 0; s < subsets.size(); ++s) {
+        const Tensor rows = g.narrow(0, static_cast<std::int64_t>(s + 1) * batch, batch);
+        accumulated.index_add_(1, subsets[s], torch::mm(rows.t(), x.index_select(1, subsets[s])));
+      }
+      Tensor grad_gate = torch::empty({weight.size(1)}, weight.options());
+      gate_pass(accumulated, weight, w, grad_gate);
+      out[1] = grad_gate;
+      out[3] = accumulated;
+      return out;
+    }
     const Tensor sub = subset.numel() > 0 ? g.narrow(0, batch, batch) : Tensor();
     const Tensor lead = g.narrow(0, 0, batch);
     const std::optional<FirstLayerSeat> seat = saved_seat(ctx);
@@ -103,8 +148,11 @@ struct FusedMlp : public torch::autograd::Function<FusedMlp> {
 
 }  // namespace
 
-Tensor fused_mlp(const Tensor& x, const Tensor& w, const Tensor& subset, const MlpLayers& layers,
-                 const FirstLayerSeat* seat) {
+namespace {
+
+Tensor apply_fused_mlp(const Tensor& x, const Tensor& w, const Tensor& subset,
+                       const MlpLayers& layers, const FirstLayerSeat* seat,
+                       const std::vector<std::int64_t>& sub_sizes) {
   TOPKFS_ASSERT(layers.activation == Activation::Relu);
   std::vector<Tensor> rest;
   for (const auto& layer : layers.rest) {
@@ -113,7 +161,22 @@ Tensor fused_mlp(const Tensor& x, const Tensor& w, const Tensor& subset, const M
   }
   // As a TensorList, so that autograd counts every tensor as an input.
   return FusedMlp::apply(x, w, subset, layers.first_weight, layers.first_bias, at::TensorList(rest),
-                         seat);
+                         seat, sub_sizes);
+}
+
+}  // namespace
+
+Tensor fused_mlp(const Tensor& x, const Tensor& w, const Tensor& subset, const MlpLayers& layers,
+                 const FirstLayerSeat* seat) {
+  return apply_fused_mlp(x, w, subset, layers, seat, {});
+}
+
+Tensor fused_mlp_subsets(const Tensor& x, const Tensor& w, const std::vector<Tensor>& subsets,
+                         const MlpLayers& layers) {
+  TOPKFS_ASSERT(subsets.size() >= 2);
+  std::vector<std::int64_t> sizes;
+  for (const auto& subset : subsets) sizes.push_back(subset.numel());
+  return apply_fused_mlp(x, w, torch::cat(subsets), layers, nullptr, sizes);
 }
 
 }  // namespace topkfs

@@ -7,6 +7,8 @@
 // first layer's fused gradient without the input gradient (docs/method.md §4).
 #include <torch/types.h>
 
+#include <vector>
+
 #include "network.hpp"
 #include "team_first_layer.hpp"
 
@@ -22,5 +24,12 @@ namespace topkfs {
 // layer here.
 torch::Tensor fused_mlp(const torch::Tensor& x, const torch::Tensor& w, const torch::Tensor& subset,
                         const MlpLayers& layers, const FirstLayerSeat* seat);
+
+// The same with several sub-models (at least two), each on its own subset
+// S_s: (1 + S) B x outputs, the lead's rows first, then each sub-model's in
+// the subsets' order. The lead's first layer is computed once for all of
+// them. Not in a team's shared first layer.
+torch::Tensor fused_mlp_subsets(const torch::Tensor& x, const torch::Tensor& w,
+                                const std::vector<torch::Tensor>& subsets, const MlpLayers& layers);
 
 }  // namespace topkfs

@@ -112,6 +112,10 @@ class Mlp : public TopKNetwork {
     return {out.narrow(0, 0, batch), out.narrow(0, batch, batch), out};
   }
 
+  Tensor forward_subsets(const Tensor& x, const std::vector<Tensor>& subsets) override {
+    return fused_mlp_subsets(x.contiguous(), w, subsets, layers_);
+  }
+
   std::vector<Tensor> body_parameters() override { return layers_.parameters(); }
 
   std::vector<Tensor> input_indexed() override { return {w, layers_.first_weight}; }

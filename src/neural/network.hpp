@@ -38,6 +38,16 @@ class TopKNetwork : public torch::nn::Module {
   ModelOutputs forward(const torch::Tensor& x, const torch::Tensor& subset) {
     return forward(x, subset, nullptr);
   }
+  // The lead's rows, then those of a sub-model on each of `subsets` (at
+  // least two), as one (1 + S) B-row tensor whose lead part is computed once;
+  // undefined when the network has no such pass (the caller then runs
+  // forward() once per subset).
+  virtual torch::Tensor forward_subsets(const torch::Tensor& x,
+                                        const std::vector<torch::Tensor>& subsets) {
+    (void)x;
+    (void)subsets;
+    return {};
+  }
   // Parameters of the body (everything but w), for weight decay.
   virtual std::vector<torch::Tensor> body_parameters() = 0;
   // The tensors indexed by input along their last dimension (w, and a dense

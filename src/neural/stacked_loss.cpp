@@ -26,7 +26,8 @@ Shape shape_of(const Tensor& output, const Tensor& targets, NeuralTask task) {
   TOPKFS_ASSERT(output.dim() == 2 && output.scalar_type() == torch::kFloat &&
                 output.is_contiguous());
   Shape shape{output.size(0), output.size(1), targets.size(0)};
-  TOPKFS_ASSERT(shape.rows == shape.batch || shape.rows == 2 * shape.batch);
+  TOPKFS_ASSERT(shape.rows == shape.batch ||
+                (shape.batch > 0 && shape.rows % shape.batch == 0 && shape.rows > shape.batch));
   TOPKFS_ASSERT(targets.is_contiguous());
   if (task == NeuralTask::MultiClass) {
     TOPKFS_ASSERT(targets.scalar_type() == torch::kLong && targets.dim() == 1);

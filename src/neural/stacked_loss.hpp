@@ -16,7 +16,8 @@ namespace topkfs {
 // The loss of `output` against `targets` (int64 labels for classes, else
 // float with one column per output), averaged over the B rows of `targets`.
 // `output` holds B rows, or 2B: the same rows twice, the lead's then the
-// sub-model's, whose losses then count `second_weight` times:
+// sub-model's (or (1 + S) B: the lead's, then S sub-models'), whose losses
+// then count `second_weight` times:
 //   (sum of the first B rows' losses + second_weight * the others') / B.
 // A row's loss: cross-entropy of the softmax (MultiClass); the mean over the
 // outputs of the logistic loss (Binary) or of the squared error

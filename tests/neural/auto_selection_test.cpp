@@ -207,7 +207,9 @@ TEST(AutoSelection, EvaluateChoosesPerRunAndSelectsAsTheChosenMethod) {
   options.split = SplitMode::Random;
   options.downstream_trees = 10;
   options.k_folds = 1;
-  options.method_options = {{"min-steps", "200"}, {"threads", "1"}};
+  // auto fits the chosen method at the chosen k alone; dnn-top's own runs
+  // then train per k too (--every-k off), so that the two compare.
+  options.method_options = {{"min-steps", "200"}, {"threads", "1"}, {"every-k", "off"}};
   const EvaluationReport report = evaluate_methods(made.data, options);
   int auto_runs = 0;
   for (const auto& run : report.runs) {

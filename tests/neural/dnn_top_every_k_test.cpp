@@ -19,12 +19,24 @@ using namespace test;  // NOLINT: the suite's helpers
 
 using Sizes = std::vector<std::int64_t>;
 
+// `seeds` tiny dnn-top runs of `evaluate` at k = 3 and 6.
+EvaluationOptions tiny_dnn_top_runs(int seeds) {
+  EvaluationOptions options;
+  options.methods = {"dnn-top"};
+  options.ks = {3, 6};
+  options.seeds = seeds;
+  options.downstream_trees = 5;
+  options.method_options = {
+      {"hidden", "16"}, {"epochs", "2"}, {"min-steps", "0"}, {"threads", "1"}};
+  return options;
+}
+
 TEST(DnnTopEveryK, SubModelSizesAreGeometricFromTheLowEndToK) {
   EXPECT_EQ(sub_model_sizes(0, 50), Sizes({50}));
   EXPECT_EQ(sub_model_sizes(50, 50), Sizes({50}));
   EXPECT_EQ(sub_model_sizes(80, 50), Sizes({50}));
-  EXPECT_EQ(sub_model_sizes(10, 50), Sizes({10, 22, 50}));
-  EXPECT_EQ(sub_model_sizes(1, 100), Sizes({1, 2, 5, 10, 22, 46, 100}));
+  EXPECT_EQ(sub_model_sizes(10, 50), Sizes({10, 15, 22, 33, 50}));
+  EXPECT_EQ(sub_model_sizes(1, 100), Sizes({1, 2, 3, 4, 6, 10, 16, 25, 40, 63, 100}));
   EXPECT_EQ(sub_model_sizes(49, 50), Sizes({49, 50}));
   for (int low : {1, 2, 3, 7, 10, 30}) {
     for (std::int64_t k : {5, 12, 50, 200, 784}) {
@@ -36,8 +48,8 @@ TEST(DnnTopEveryK, SubModelSizesAreGeometricFromTheLowEndToK) {
       EXPECT_TRUE(std::is_sorted(sizes.begin(), sizes.end()));
       EXPECT_EQ(std::adjacent_find(sizes.begin(), sizes.end()), sizes.end()) << "no repeats";
       for (std::size_t i = 1; i < sizes.size(); ++i) {
-        // 2.5 apart up to the rounding of the smaller size.
-        EXPECT_LE(static_cast<double>(sizes[i]), 2.5 * (static_cast<double>(sizes[i - 1]) + 0.5))
+        // 1.6 apart up to the rounding of the smaller size.
+        EXPECT_LE(static_cast<double>(sizes[i]), 1.6 * (static_cast<double>(sizes[i - 1]) + 0.5))
             << low << " to " << k;
       }
     }
@@ -55,13 +67,8 @@ TEST(DnnTopEveryK, ARangeMakesTheRankingServeEveryKAndEvaluateFitOnce) {
 
   const auto made = planted_problem(SyntheticOptions::Target::Classes, 3, 71, 400);
   EXPECT_THROW(fit_method("dnn-top", made.data, 5, {{"sub-k-min", "-1"}}), OptionError);
-  EvaluationOptions options;
-  options.methods = {"dnn-top"};
-  options.ks = {3, 6};
-  options.seeds = 2;
-  options.downstream_trees = 5;
-  options.method_options = {
-      {"hidden", "16"}, {"epochs", "2"}, {"min-steps", "0"}, {"threads", "1"}, {"sub-k-min", "3"}};
+  EvaluationOptions options = tiny_dnn_top_runs(2);
+  options.method_options["sub-k-min"] = "3";
   const EvaluationReport report = evaluate_methods(made.data, options);
   ASSERT_EQ(report.runs.size(), 4u);
   for (const EvaluationRun& run : report.runs) {
@@ -75,6 +82,32 @@ TEST(DnnTopEveryK, ARangeMakesTheRankingServeEveryKAndEvaluateFitOnce) {
       EXPECT_TRUE(std::equal(small.selected.begin(), small.selected.end(), large.selected.begin()));
     }
   }
+}
+
+// By default (--every-k auto) evaluate over several k trains one ranking
+// for them; --every-k off, or a single k, trains per k.
+TEST(DnnTopEveryK, EvaluateOverSeveralKTrainsOnceUnlessTurnedOff) {
+  auto served = make_selector("dnn-top");
+  served->serve_ks(3, 6);
+  EXPECT_FALSE(served->ranking_depends_on_k());
+  auto single = make_selector("dnn-top");
+  single->serve_ks(6, 6);
+  EXPECT_TRUE(single->ranking_depends_on_k());
+  auto off = make_selector("dnn-top");
+  off->set_option("every-k", "off");
+  off->serve_ks(3, 6);
+  EXPECT_TRUE(off->ranking_depends_on_k());
+
+  const auto made = planted_problem(SyntheticOptions::Target::Classes, 3, 75, 400);
+  EvaluationOptions options = tiny_dnn_top_runs(1);
+  for (const EvaluationRun& run : evaluate_methods(made.data, options).runs) {
+    EXPECT_TRUE(run.shared_fit) << "k " << run.k;
+  }
+  options.method_options["every-k"] = "off";
+  for (const EvaluationRun& run : evaluate_methods(made.data, options).runs) {
+    EXPECT_FALSE(run.shared_fit) << "k " << run.k;
+  }
+  EXPECT_THROW(fit_method("dnn-top", made.data, 3, {{"every-k", "sometimes"}}), OptionError);
 }
 
 // The planted columns lead the ranking of one training for k = 2 to 12, so

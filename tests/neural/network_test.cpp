@@ -11,6 +11,7 @@
 #include <cmath>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -113,36 +114,86 @@ void expect_same_gradients(torch::nn::Module& network, ReferenceMlp& reference) 
 Tensor as_float(const Tensor& t) { return t.to(torch::kFloat); }
 Tensor as_double(const Tensor& t) { return t.to(torch::kDouble); }
 
+// A small gated MLP (13 inputs, hidden 7 and 5, 4 classes), its
+// double-precision reference, and 9 rows of inputs and labels.
+struct GatedProblem {
+  static constexpr std::int64_t n = 9, m = 13, classes = 4;
+  Rng rng;
+  std::shared_ptr<TopKNetwork> network;
+  ReferenceMlp reference;
+  Tensor x;
+  Tensor y;
+
+  explicit GatedProblem(std::uint64_t seed)
+      : rng(seed),
+        network(gated_mlp(m, classes, {7, 5}, rng)),
+        reference(*network),
+        x(as_float(random_tensor({n, m}, rng))),
+        y(random_labels(n, classes, rng)) {}
+};
+
 // A scattered subset, and the leading columns that dnn-top's training keeps
 // its top k in (input_order.hpp), where the lead's product continues the
 // sub-model's.
 class GatedLinearSubsetTest : public ::testing::TestWithParam<std::vector<std::int64_t>> {};
 
 TEST_P(GatedLinearSubsetTest, GradientsMatchPlainAutograd) {
-  Rng rng(11);
-  const std::int64_t n = 9, m = 13, classes = 4;
-  auto network = gated_mlp(m, classes, {7, 5}, rng);
-  ReferenceMlp reference(*network);
-  const Tensor x = as_float(random_tensor({n, m}, rng));
-  const Tensor y = random_labels(n, classes, rng);
+  GatedProblem p(11);
   const Tensor subset = torch::tensor(GetParam(), torch::kLong);
   const double lambda3 = 1.7;
 
-  const ModelOutputs out = network->forward(x, subset);
+  const ModelOutputs out = p.network->forward(p.x, subset);
   ASSERT_TRUE(out.sub.defined());
-  (F::cross_entropy(out.lead, y) + lambda3 * F::cross_entropy(out.sub, y)).backward();
+  (F::cross_entropy(out.lead, p.y) + lambda3 * F::cross_entropy(out.sub, p.y)).backward();
 
-  const Tensor lead = reference.lead(as_double(x));
-  const Tensor sub = reference.sub(as_double(x), mask_of(subset, m));
+  const Tensor lead = p.reference.lead(as_double(p.x));
+  const Tensor sub = p.reference.sub(as_double(p.x), mask_of(subset, GatedProblem::m));
   EXPECT_LT(relative_distance(as_double(out.lead), lead), 1e-5);
   EXPECT_LT(relative_distance(as_double(out.sub), sub), 1e-5);
-  (F::cross_entropy(lead, y) + lambda3 * F::cross_entropy(sub, y)).backward();
-  expect_same_gradients(*network, reference);
+  (F::cross_entropy(lead, p.y) + lambda3 * F::cross_entropy(sub, p.y)).backward();
+  expect_same_gradients(*p.network, p.reference);
 }
 
 INSTANTIATE_TEST_SUITE_P(Subsets, GatedLinearSubsetTest,
                          ::testing::Values(std::vector<std::int64_t>{1, 4, 5, 10, 12},
                                            std::vector<std::int64_t>{0, 1, 2, 3, 4}));
+
+// Several sub-models in one pass (forward_subsets, dnn-top's --sub-k-min):
+// the lead's rows, then each sub-model's, with gradients summed over all of
+// them as the plain network computes them; nested, scattered and leading
+// subsets together.
+TEST(GatedLinearTest, SeveralSubModelsInOnePassMatchPlainAutograd) {
+  GatedProblem p(12);
+  const std::int64_t n = GatedProblem::n;
+  const std::vector<Tensor> subsets = {torch::tensor({4, 10}, torch::kLong),
+                                       torch::tensor({0, 1, 2, 3, 4}, torch::kLong),
+                                       torch::tensor({1, 4, 5, 10, 12, 7, 8}, torch::kLong)};
+  const std::vector<double> weights = {0.5, 1.3, 2.1};
+  // Rows of sub-model s (s = 0: the lead).
+  auto block = [n](const Tensor& rows, std::size_t s) {
+    return rows.narrow(0, static_cast<std::int64_t>(s) * n, n);
+  };
+
+  const Tensor rows = p.network->forward_subsets(p.x, subsets);
+  ASSERT_TRUE(rows.defined());
+  ASSERT_EQ(rows.size(0), 4 * n);
+  Tensor loss = F::cross_entropy(block(rows, 0), p.y);
+  for (std::size_t s = 0; s < subsets.size(); ++s) {
+    loss = loss + weights[s] * F::cross_entropy(block(rows, s + 1), p.y);
+  }
+  loss.backward();
+
+  const Tensor lead = p.reference.lead(as_double(p.x));
+  EXPECT_LT(relative_distance(as_double(block(rows, 0)), lead), 1e-5);
+  Tensor expected = F::cross_entropy(lead, p.y);
+  for (std::size_t s = 0; s < subsets.size(); ++s) {
+    const Tensor sub = p.reference.sub(as_double(p.x), mask_of(subsets[s], GatedProblem::m));
+    EXPECT_LT(relative_distance(as_double(block(rows, s + 1)), sub), 1e-5) << "sub-model " << s;
+    expected = expected + weights[s] * F::cross_entropy(sub, p.y);
+  }
+  expected.backward();
+  expect_same_gradients(*p.network, p.reference);
+}
 
 TEST(GatedLinearTest, GradientsMatchPlainAutogradWithoutSubset) {
   Rng rng(12);

@@ -47,6 +47,11 @@ struct DnnTopOptions : NeuralTrainingOptions {
   // ranking, and `topkfs evaluate` fits once per split (docs/algorithms.md,
   // "One training for every k").
   int sub_k_min = 0;
+  // auto: when the selections of several k are read from its fits
+  // (Selector::serve_ks: `evaluate` over several k, `--k auto`), one
+  // training serves them, as --sub-k-min at the smallest; off: one training
+  // per k. --sub-k-min, when given, decides.
+  std::string every_k = "auto";
   // none: w is free; nonneg: w is clipped at 0 after every step, so that the
   // L1 penalty drives unused inputs to exactly 0 rather than across it.
   std::string w_constraint = "none";
@@ -89,8 +94,8 @@ struct DnnTopOptions : NeuralTrainingOptions {
 };
 
 // The sub-models' sizes of a dnn-top fit for k: {k} when sub_k_min is 0 or at
-// least k, else geometric from sub_k_min to k with neighbours at most 2.5
-// times apart (10 to 50: 10, 22, 50), ends included.
+// least k, else geometric from sub_k_min to k with neighbours at most 1.6
+// times apart (10 to 50: 10, 15, 22, 33, 50), ends included.
 std::vector<std::int64_t> sub_model_sizes(int sub_k_min, std::int64_t k);
 
 const OptionTable<DnnTopOptions>& dnn_top_option_table();

@@ -71,6 +71,17 @@ class Selector {
   // once per split and reads every k from that ranking.
   virtual bool ranking_depends_on_k() const { return true; }
 
+  // Told, before its fits, that the selections of every k from `smallest`
+  // to `largest` will be read from them (`evaluate` over several k, `--k
+  // auto`'s validation curve): a method that can train one ranking for all
+  // of them (dnn-top: docs/algorithms.md, "One training for every k") then
+  // does, and ranking_depends_on_k() says so. A fit for a k of its own
+  // follows.
+  virtual void serve_ks(int smallest, int largest) {
+    (void)smallest;
+    (void)largest;
+  }
+
   // How the selection of whole groups combines this method's column scores.
   virtual GroupScore group_score() const { return GroupScore::Norm; }
   // True when fit() on data with column groups (Dataset::column_group)
