@@ -132,9 +132,13 @@ class DnnTopSelector final : public TableSelector<DnnTopOptions> {
 
  private:
   // The smallest k of one training for every k: --sub-k-min when given,
-  // else with --every-k auto the smallest k to serve, else 0 (off).
+  // else with --every-k auto the smallest k to serve, else 0 (off). Not
+  // for restarts (each votes with its own top k) nor without the top-k term.
   int sub_k_min() const {
-    if (options_.sub_k_min > 0 || options_.every_k != "auto") return options_.sub_k_min;
+    if (options_.sub_k_min > 0 || options_.every_k != "auto" || options_.restarts > 1 ||
+        options_.lambda3 == 0.0) {
+      return options_.sub_k_min;
+    }
     return served_smallest_;
   }
 

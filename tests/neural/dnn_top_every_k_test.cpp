@@ -97,6 +97,10 @@ TEST(DnnTopEveryK, EvaluateOverSeveralKTrainsOnceUnlessTurnedOff) {
   off->set_option("every-k", "off");
   off->serve_ks(3, 6);
   EXPECT_TRUE(off->ranking_depends_on_k());
+  auto restarts = make_selector("dnn-top");
+  restarts->set_option("restarts", "2");
+  restarts->serve_ks(3, 6);
+  EXPECT_TRUE(restarts->ranking_depends_on_k());
 
   const auto made = planted_problem(SyntheticOptions::Target::Classes, 3, 75, 400);
   EvaluationOptions options = tiny_dnn_top_runs(1);
@@ -108,6 +112,15 @@ TEST(DnnTopEveryK, EvaluateOverSeveralKTrainsOnceUnlessTurnedOff) {
     EXPECT_FALSE(run.shared_fit) << "k " << run.k;
   }
   EXPECT_THROW(fit_method("dnn-top", made.data, 3, {{"every-k", "sometimes"}}), OptionError);
+  // What a fit trains with: the served range, or for restarts each its own k.
+  const OptionValues tiny = {
+      {"hidden", "8"}, {"epochs", "1"}, {"min-steps", "0"}, {"threads", "1"}, {"subsample", "0.8"}};
+  auto ranged = make_selector("dnn-top");
+  for (const auto& [name, value] : tiny) ranged->set_option(name, value);
+  ranged->serve_ks(3, 6);
+  EXPECT_EQ(ranged->fit(made.data, all_rows(made.data), 6, {}).options.at("sub-k-min"), 3);
+  for (const auto& [name, value] : tiny) restarts->set_option(name, value);
+  EXPECT_EQ(restarts->fit(made.data, all_rows(made.data), 6, {}).options.at("sub-k-min"), 0);
 }
 
 // The planted columns lead the ranking of one training for k = 2 to 12, so
