@@ -63,8 +63,11 @@ def test_c_contiguous_float32_is_not_copied_other_layouts_once():
     assert borrowed < 0.25 * _X_MEGABYTES, f"fit grew the peak RSS by {borrowed:.0f} MB"
     for layout in ("float64", "fortran"):
         copied = _peak_growth_mb(layout)
-        # One float32 copy of X, not two.
-        assert 0.9 * _X_MEGABYTES < copied - borrowed < 1.25 * _X_MEGABYTES, (
+        # One float32 copy of X, not none and not two. The peak's growth can
+        # come out under the copy's size (229 MB for the 256 MB copy in one
+        # run of four), as part of the process's earlier peak is reused, so
+        # the lower bound only tells one copy from none.
+        assert 0.75 * _X_MEGABYTES < copied - borrowed < 1.25 * _X_MEGABYTES, (
             f"{layout}: fit grew the peak RSS by {copied:.0f} MB, {borrowed:.0f} MB for float32"
         )
 
