@@ -63,10 +63,10 @@ def test_c_contiguous_float32_is_not_copied_other_layouts_once():
     assert borrowed < 0.25 * _X_MEGABYTES, f"fit grew the peak RSS by {borrowed:.0f} MB"
     for layout in ("float64", "fortran"):
         copied = _peak_growth_mb(layout)
-        # One float32 copy of X, not none and not two. The peak's growth can
-        # come out under the copy's size (229 MB for the 256 MB copy in one
-        # run of four), as part of the process's earlier peak is reused, so
-        # the lower bound only tells one copy from none.
+        # One float32 copy of X, not none and not two. The peak's growth has
+        # come out under the copy's size (229 MB for the 256 MB copy, in one
+        # whole-suite run of five), so the lower bound only tells one copy
+        # from none; the upper one tells it from two.
         assert 0.75 * _X_MEGABYTES < copied - borrowed < 1.25 * _X_MEGABYTES, (
             f"{layout}: fit grew the peak RSS by {copied:.0f} MB, {borrowed:.0f} MB for float32"
         )
