@@ -166,13 +166,10 @@ class DnnTopModel final : public LoopModel {
     const Tensor rows = network_.forward_subsets(x, subsets);
     const double each = options_.lambda3 / static_cast<double>(subsets.size());
     if (rows.defined()) return stacked_data_loss(rows, y, task_, each, weights);
-    Tensor total;
-    for (const Tensor& subset : subsets) {
-      const Tensor loss =
-          lead_and_sub_loss(network_.forward(x, subset), y, task_, options_.lambda3, weights);
-      total = total.defined() ? total + loss : loss;
-    }
-    return total / static_cast<double>(subsets.size());
+    return mean_over_sub_ks([&](std::int64_t k) {
+      return lead_and_sub_loss(network_.forward(x, subset_at(progress, k)), y, task_,
+                               options_.lambda3, weights);
+    });
   }
 
   // The mean of `loss_at(k)` over the sub-models' sizes: k alone, or with

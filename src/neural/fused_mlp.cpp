@@ -146,10 +146,6 @@ struct FusedMlp : public torch::autograd::Function<FusedMlp> {
   }
 };
 
-}  // namespace
-
-namespace {
-
 Tensor apply_fused_mlp(const Tensor& x, const Tensor& w, const Tensor& subset,
                        const MlpLayers& layers, const FirstLayerSeat* seat,
                        const std::vector<std::int64_t>& sub_sizes) {

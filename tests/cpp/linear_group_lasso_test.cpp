@@ -94,6 +94,13 @@ struct Problem {
                 1) {
     if (family == LinearFamily::Gaussian) raw.target.values = problem.y();
   }
+  // A penalty on the data's column groups.
+  LinearPenalty grouped_penalty(double lambda1) const {
+    LinearPenalty penalty;
+    penalty.lambda1 = lambda1;
+    penalty.groups = raw.data.column_group;
+    return penalty;
+  }
 };
 
 // The loss's negative gradient along the linear predictor (y - eta, or the
@@ -187,11 +194,9 @@ TEST_P(GroupLasso, FitsMeetTheOptimalityConditionsAndKeepGroupsWhole) {
   Problem p(make_group_data(240, 22, family, classes, 11), family);
   for (const double lambda3 : {0.0, 2.0}) {
     for (const double fraction : {0.4, 0.08}) {
-      LinearPenalty penalty;
-      penalty.lambda1 = 0.02;
+      LinearPenalty penalty = p.grouped_penalty(0.02);
       penalty.lambda3 = lambda3;
       penalty.k = 3;
-      penalty.groups = p.raw.data.column_group;
       penalty.lambda2 = fraction * glm_lambda2_max(p.problem, p.raw.target, family, penalty);
       SCOPED_TRACE(fmt::format("lambda3 {} lambda2 {}", lambda3, penalty.lambda2));
       const GlmFit fit = fit_glm(p.problem, p.raw.target, family, penalty, tight());
@@ -222,9 +227,7 @@ TEST_P(GroupLasso, FitsMeetTheOptimalityConditionsAndKeepGroupsWhole) {
 TEST_P(GroupLasso, Lambda2MaxIsTheSmallestPenaltyThatZeroesEveryGroup) {
   const auto [family, classes] = GetParam();
   Problem p(make_group_data(150, 16, family, classes, 12), family);
-  LinearPenalty penalty;
-  penalty.lambda1 = 0.01;
-  penalty.groups = p.raw.data.column_group;
+  LinearPenalty penalty = p.grouped_penalty(0.01);
   const double max = glm_lambda2_max(p.problem, p.raw.target, family, penalty);
   penalty.lambda2 = max * (1 + 1e-9);
   EXPECT_EQ(fit_glm(p.problem, p.raw.target, family, penalty, tight()).nonzero(), 0);
@@ -235,9 +238,7 @@ TEST_P(GroupLasso, Lambda2MaxIsTheSmallestPenaltyThatZeroesEveryGroup) {
 TEST_P(GroupLasso, WarmStartedPathMatchesColdFits) {
   const auto [family, classes] = GetParam();
   Problem p(make_group_data(120, 18, family, classes, 13), family);
-  LinearPenalty penalty;
-  penalty.lambda1 = 0.02;
-  penalty.groups = p.raw.data.column_group;
+  LinearPenalty penalty = p.grouped_penalty(0.02);
   const auto grid =
       lambda2_grid(glm_lambda2_max(p.problem, p.raw.target, family, penalty), 8, 0.05);
   const auto path = fit_glm_path(p.problem, p.raw.target, family, penalty, grid, tight());
@@ -308,9 +309,8 @@ TEST(GroupLassoGaussian, GroupsOfOneColumnGiveTheLeastSquaresFit) {
 
 TEST(GroupLassoGaussian, LeastSquaresFitsRefuseGroups) {
   Problem p(make_group_data(60, 8, LinearFamily::Gaussian, 1, 15), LinearFamily::Gaussian);
-  LinearPenalty penalty;
+  LinearPenalty penalty = p.grouped_penalty(0.0);
   penalty.lambda2 = 0.1;
-  penalty.groups = p.raw.data.column_group;
   EXPECT_THROW(fit_linear(p.problem, penalty, tight()), OptionError);
 }
 

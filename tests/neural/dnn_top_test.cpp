@@ -223,6 +223,17 @@ TEST(DnnTopCnnTest, ImageShapeOptionStandsInForTheData) {
   expect_well_formed(result, data, 4);
 }
 
+// One training for every k on the CNN: a pass of the lead and a sub-model
+// per size (the MLP's one pass does not apply), a training of its own.
+TEST(DnnTopCnnTest, SubModelsOfSeveralSizesTrainTheCnnToo) {
+  const Dataset data = planted_images(200, {17, 100, 200}, 44);
+  const OptionValues cnn =
+      with(kSmall, {{"body", "cnn"}, {"image-shape", "16x16"}, {"hidden", "8"}, {"epochs", "1"}});
+  const auto ranged = fit_method("dnn-top", data, 6, with(cnn, {{"sub-k-min", "2"}}));
+  expect_well_formed(ranged, data, 6);
+  EXPECT_NE(ranged.scores, fit_method("dnn-top", data, 6, cnn).scores);
+}
+
 TEST(DnnTopCnnTest, CnnWithoutImageShapeIsAnOptionError) {
   const Dataset data = planted_images(100, {17, 100, 200}, 43);
   ASSERT_FALSE(data.image_shape.has_value());
