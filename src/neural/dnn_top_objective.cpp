@@ -112,7 +112,7 @@ class DnnTopModel final : public LoopModel {
       data = lead_and_sub_loss(network_.forward(x, subset_at(progress, k_), seat), y, task_,
                                options_.lambda3, step.weights);
     } else {
-      data = several_sub_models_loss(x, y, progress, step.weights);
+      data = several_sub_models_loss(x, y, progress, step);
     }
     const Tensor penalty = elastic_penalty_of(network_, options_);
     return penalty.defined() ? data + penalty : data;
@@ -127,7 +127,7 @@ class DnnTopModel final : public LoopModel {
   // or with --stop-on sub the sub-model alone (with --sub-k-min, the mean
   // over the sub-models as in training).
   Tensor validation_loss(const Tensor& x, const Tensor& y, const Tensor& weights) override {
-    return mean_over_sub_ks([&](std::int64_t k) {
+    return mean_over(sub_ks_, [&](std::int64_t k) {
       const ModelOutputs out = network_.forward(x, final_subset(k));
       if (options_.stop_on == "sub" && out.sub.defined())
         return data_loss(out.sub, y, task_, weights);
@@ -154,34 +154,57 @@ class DnnTopModel final : public LoopModel {
     return final_subset(k);
   }
 
-  // The lead's loss plus lambda3 times the mean of the sub-models' at every
-  // size (--sub-k-min): in one pass of the lead and all of them where the
-  // network has it (the MLP), else one pass of the lead and a sub-model per
-  // size. A team's shared first layer (team_first_layer.hpp) holds one
-  // sub-model, so either way the member's rows go through the layer alone.
+  // The lead's loss plus lambda3 times the mean of the sub-models' at the
+  // step's sizes (--sub-k-min; step_sizes): in one pass of the lead and all
+  // of them where the network has it (the MLP), else one pass of the lead
+  // and a sub-model per size. A team's shared first layer
+  // (team_first_layer.hpp) holds one sub-model, so either way the member's
+  // rows go through the layer alone.
   Tensor several_sub_models_loss(const Tensor& x, const Tensor& y, double progress,
-                                 const Tensor& weights) {
+                                 const StepInfo& step) {
+    const std::vector<std::int64_t> sizes = step_sizes(step);
+    if (sizes.size() == 1) {  // a turn of one size: the ordinary pass, off the team's layer
+      return lead_and_sub_loss(network_.forward(x, subset_at(progress, sizes[0])), y, task_,
+                               options_.lambda3, step.weights);
+    }
     std::vector<Tensor> subsets;
-    for (const std::int64_t k : sub_ks_) subsets.push_back(subset_at(progress, k));
+    for (const std::int64_t k : sizes) subsets.push_back(subset_at(progress, k));
     const Tensor rows = network_.forward_subsets(x, subsets);
     const double each = options_.lambda3 / static_cast<double>(subsets.size());
-    if (rows.defined()) return stacked_data_loss(rows, y, task_, each, weights);
-    return mean_over_sub_ks([&](std::int64_t k) {
+    if (rows.defined()) return stacked_data_loss(rows, y, task_, each, step.weights);
+    return mean_over(sizes, [&](std::int64_t k) {
       return lead_and_sub_loss(network_.forward(x, subset_at(progress, k)), y, task_,
-                               options_.lambda3, weights);
+                               options_.lambda3, step.weights);
     });
   }
 
-  // The mean of `loss_at(k)` over the sub-models' sizes: k alone, or with
-  // --sub-k-min the sizes of one training for every k (sub_model_sizes).
+  // The sizes a step trains: all of them, or with more than
+  // --sub-models-per-step a turn of the sizes i with i = step mod R
+  // (R = ceil(sizes / per step)), interleaved so that every turn holds small
+  // and large sizes alike.
+  std::vector<std::int64_t> step_sizes(const StepInfo& step) const {
+    const auto per_step = static_cast<std::size_t>(options_.sub_models_per_step);
+    if (per_step == 0 || sub_ks_.size() <= per_step) return sub_ks_;
+    const std::size_t turns = (sub_ks_.size() + per_step - 1) / per_step;
+    const auto index =
+        static_cast<std::size_t>(step.epoch - 1) * static_cast<std::size_t>(step.batches) +
+        static_cast<std::size_t>(step.batch - 1);
+    std::vector<std::int64_t> sizes;
+    for (std::size_t i = index % turns; i < sub_ks_.size(); i += turns) sizes.push_back(sub_ks_[i]);
+    return sizes;
+  }
+
+  // The mean of `loss_at(k)` over `sizes`: k alone, or with --sub-k-min the
+  // sizes of one training for every k (sub_model_sizes) or a step's turn of
+  // them.
   template <typename LossAtK>
-  Tensor mean_over_sub_ks(const LossAtK& loss_at) const {
+  static Tensor mean_over(const std::vector<std::int64_t>& sizes, const LossAtK& loss_at) {
     Tensor total;
-    for (const std::int64_t k : sub_ks_) {
+    for (const std::int64_t k : sizes) {
       const Tensor loss = loss_at(k);
       total = total.defined() ? total + loss : loss;
     }
-    return sub_ks_.size() == 1 ? total : total / static_cast<double>(sub_ks_.size());
+    return sizes.size() == 1 ? total : total / static_cast<double>(sizes.size());
   }
 
   // The top k of |w|, or an empty tensor (lead only) without the top-k term.

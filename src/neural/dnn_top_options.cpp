@@ -27,6 +27,9 @@ void DnnTopOptions::validate() const {
                     warmup, anneal));
   }
   if (sub_k_min < 0) fail(fmt::format("--sub-k-min must not be negative, got {}", sub_k_min));
+  if (sub_models_per_step < 0) {
+    fail(fmt::format("--sub-models-per-step must not be negative, got {}", sub_models_per_step));
+  }
   if (every_k != "auto" && every_k != "off") {
     fail(fmt::format("--every-k takes auto or off, not '{}'", every_k));
   }
@@ -78,6 +81,9 @@ const OptionTable<DnnTopOptions>& dnn_top_option_table() {
              "mean of the sub-models' losses at a few sizes in that range (10 to 50: 10, 15, "
              "22, 33, 50), so that the first k' of one ranking is the selection of every k' "
              "there (evaluate then fits once per split)")
+        .add("sub-models-per-step", &DnnTopOptions::sub_models_per_step,
+             "With more sub-model sizes than this (--sub-k-min), a step trains this many of them "
+             "in turn, so that a step costs the lead and at most this many (0 = all every step)")
         .add("every-k", &DnnTopOptions::every_k,
              "auto: evaluate over several k and --k auto train one ranking for all of them "
              "(as --sub-k-min at the smallest k); off: one training per k")

@@ -31,6 +31,39 @@ EvaluationOptions tiny_dnn_top_runs(int seeds) {
   return options;
 }
 
+// All 5 planted columns selected at k = 12, and at least 4 of them in the
+// ranking's first 5.
+void expect_planted_first(const SyntheticData& made, const SelectionResult& result) {
+  expect_well_formed(result, made.data, 12);
+  EXPECT_EQ(recovered(result, made.informative), 5);
+  std::vector<std::int64_t> head(result.ranking.begin(), result.ranking.begin() + 5);
+  std::sort(head.begin(), head.end());
+  std::vector<std::int64_t> planted = made.informative;
+  std::sort(planted.begin(), planted.end());
+  EXPECT_GE(std::count_if(head.begin(), head.end(),
+                          [&](std::int64_t j) {
+                            return std::binary_search(planted.begin(), planted.end(), j);
+                          }),
+            4)
+      << "head " << ::testing::PrintToString(head) << ", planted "
+      << ::testing::PrintToString(planted);
+}
+
+// A fit of k = 8 on one thread and twice on two: the same up to rounding,
+// and the two alike bit for bit.
+void expect_two_threads_as_one(const SyntheticData& made, const OptionValues& options) {
+  const auto one = fit_method("dnn-top", made.data, 8, with(options, {{"threads", "1"}}));
+  const auto two = fit_method("dnn-top", made.data, 8, with(options, {{"threads", "2"}}));
+  const auto again = fit_method("dnn-top", made.data, 8, with(options, {{"threads", "2"}}));
+  ASSERT_EQ(one.history.size(), 1u);
+  ASSERT_EQ(two.history.size(), 1u);
+  EXPECT_NEAR(one.history[0].loss, two.history[0].loss, 1e-5 * one.history[0].loss);
+  ASSERT_EQ(one.scores.size(), two.scores.size());
+  for (std::size_t j = 0; j < one.scores.size(); ++j)
+    EXPECT_NEAR(one.scores[j], two.scores[j], 1e-4) << "column " << j;
+  EXPECT_EQ(two.scores, again.scores);
+}
+
 TEST(DnnTopEveryK, SubModelSizesAreGeometricFromTheLowEndToK) {
   EXPECT_EQ(sub_model_sizes(0, 50), Sizes({50}));
   EXPECT_EQ(sub_model_sizes(50, 50), Sizes({50}));
@@ -124,24 +157,34 @@ TEST(DnnTopEveryK, EvaluateOverSeveralKTrainsOnceUnlessTurnedOff) {
 }
 
 // The planted columns lead the ranking of one training for k = 2 to 12, so
-// that its prefix of 5 and its selection of 12 both hold them.
+// that its prefix of 5 and its selection of 12 both hold them: with every
+// size every step, and with the sizes in turns of two a step.
 TEST(DnnTopEveryK, OneTrainingRanksThePlantedFeaturesFirst) {
   const auto made = planted_problem(SyntheticOptions::Target::Classes, 3, 72);
-  const auto result =
-      fit_method("dnn-top", made.data, 12, with(kSmallNetwork, {{"sub-k-min", "2"}}));
-  expect_well_formed(result, made.data, 12);
-  EXPECT_EQ(recovered(result, made.informative), 5);
-  std::vector<std::int64_t> head(result.ranking.begin(), result.ranking.begin() + 5);
-  std::sort(head.begin(), head.end());
-  std::vector<std::int64_t> planted = made.informative;
-  std::sort(planted.begin(), planted.end());
-  EXPECT_GE(std::count_if(head.begin(), head.end(),
-                          [&](std::int64_t j) {
-                            return std::binary_search(planted.begin(), planted.end(), j);
-                          }),
-            4)
-      << "head " << ::testing::PrintToString(head) << ", planted "
-      << ::testing::PrintToString(planted);
+  for (const char* per_step : {"0", "2"}) {
+    SCOPED_TRACE(std::string("sub-models-per-step ") + per_step);
+    expect_planted_first(
+        made,
+        fit_method("dnn-top", made.data, 12,
+                   with(kSmallNetwork, {{"sub-k-min", "2"}, {"sub-models-per-step", per_step}})));
+  }
+}
+
+// --sub-models-per-step: at least the number of sizes (2 to 12 has five) is
+// every size every step, bit for bit; fewer trains them in turns, another
+// fit; a negative count is refused.
+TEST(DnnTopEveryK, TurnsOfSizesAreEverySizeWhenTheyHoldThemAll) {
+  ASSERT_EQ(sub_model_sizes(2, 12).size(), 5u);
+  const auto made = planted_problem(SyntheticOptions::Target::Classes, 2, 75, 500);
+  const OptionValues options = with(kSmallNetwork, {{"epochs", "2"}, {"sub-k-min", "2"}});
+  const auto fit_with = [&](const char* per_step) {
+    return fit_method("dnn-top", made.data, 12, with(options, {{"sub-models-per-step", per_step}}));
+  };
+  const auto all = fit_with("0");
+  EXPECT_EQ(fit_with("5").scores, all.scores);
+  EXPECT_EQ(fit_with("9").scores, all.scores);
+  EXPECT_NE(fit_with("2").scores, all.scores);
+  EXPECT_THROW(fit_with("-1"), OptionError);
 }
 
 // A range that holds k alone is the ordinary fit, bit for bit (the prefix
@@ -158,20 +201,16 @@ TEST(DnnTopEveryK, ARangeOfKAloneIsTheOrdinaryFit) {
 // Two threads split each minibatch (ParallelStep); the sub-models of several
 // sizes, each a forward pass of its own, then leave the team's shared first
 // layer alone (it holds one pass per step), so only rounding changes from
-// one thread, and two fits agree bit for bit.
+// one thread, and two fits agree bit for bit: with every size every step
+// and with the sizes in turns (2, 5, then 3, 8).
 TEST(DnnTopEveryK, TwoThreadsTrainSeveralSizesAsOneThreadDoes) {
   const auto made = planted_problem(SyntheticOptions::Target::Classes, 3, 74, 600);
-  const OptionValues options = with(kSmallNetwork, {{"epochs", "1"}, {"sub-k-min", "2"}});
-  const auto one = fit_method("dnn-top", made.data, 8, with(options, {{"threads", "1"}}));
-  const auto two = fit_method("dnn-top", made.data, 8, with(options, {{"threads", "2"}}));
-  const auto again = fit_method("dnn-top", made.data, 8, with(options, {{"threads", "2"}}));
-  ASSERT_EQ(one.history.size(), 1u);
-  ASSERT_EQ(two.history.size(), 1u);
-  EXPECT_NEAR(one.history[0].loss, two.history[0].loss, 1e-5 * one.history[0].loss);
-  ASSERT_EQ(one.scores.size(), two.scores.size());
-  for (std::size_t j = 0; j < one.scores.size(); ++j)
-    EXPECT_NEAR(one.scores[j], two.scores[j], 1e-4) << "column " << j;
-  EXPECT_EQ(two.scores, again.scores);
+  for (const char* per_step : {"0", "3"}) {
+    SCOPED_TRACE(std::string("sub-models-per-step ") + per_step);
+    expect_two_threads_as_one(
+        made, with(kSmallNetwork,
+                   {{"epochs", "1"}, {"sub-k-min", "2"}, {"sub-models-per-step", per_step}}));
+  }
 }
 
 }  // namespace

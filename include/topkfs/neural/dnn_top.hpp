@@ -47,6 +47,13 @@ struct DnnTopOptions : NeuralTrainingOptions {
   // ranking, and `topkfs evaluate` fits once per split (docs/algorithms.md,
   // "One training for every k").
   int sub_k_min = 0;
+  // With more sub-model sizes than this, a step trains this many of them in
+  // turn (sizes i with i = step mod R, R = ceil(sizes / this)), so that a
+  // step costs the lead and at most this many sub-models; every size still
+  // trains every R steps and early stopping compares the mean over all of
+  // them. 0 = every size every step (docs/algorithms.md, "One training for
+  // every k").
+  int sub_models_per_step = 5;
   // auto: when the selections of several k are read from its fits
   // (Selector::serve_ks: `evaluate` over several k, `--k auto`), one
   // training serves them, as --sub-k-min at the smallest; off: one training
