@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <unordered_map>
 
 #include "topkfs/core/enum_names.hpp"
 #include "topkfs/core/error.hpp"
@@ -28,6 +29,32 @@ void RowSource::for_each_block(std::int64_t first, std::int64_t last, std::int64
     copy_rows(indices.data(), indices.size(), buffer.data());
     visit(begin, count, buffer.data());
   }
+}
+
+void order_by_windows(std::vector<std::int64_t>& rows, const ReadingWindow& window) {
+  if (window.block_rows <= 0 || rows.empty()) return;
+  const std::int64_t per_window = std::max<std::int64_t>(1, window.window_blocks);
+  // Each row's window: its block's place in the order of first appearance,
+  // divided by the blocks a window holds.
+  std::unordered_map<std::int64_t, std::int64_t> place;
+  std::vector<std::int64_t> windows(rows.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const auto found =
+        place.emplace(rows[i] / window.block_rows, static_cast<std::int64_t>(place.size()));
+    windows[i] = found.first->second / per_window;
+  }
+  if (static_cast<std::int64_t>(place.size()) <= per_window) return;
+  // A stable counting sort by window.
+  const std::size_t count = static_cast<std::size_t>(
+      (static_cast<std::int64_t>(place.size()) + per_window - 1) / per_window);
+  std::vector<std::size_t> starts(count + 1, 0);
+  for (const auto w : windows) starts[static_cast<std::size_t>(w) + 1] += 1;
+  for (std::size_t w = 1; w <= count; ++w) starts[w] += starts[w - 1];
+  std::vector<std::int64_t> ordered(rows.size());
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    ordered[starts[static_cast<std::size_t>(windows[i])]++] = rows[i];
+  }
+  rows = std::move(ordered);
 }
 
 RowRange::RowRange(const RowSource& source, std::int64_t first, std::int64_t last)

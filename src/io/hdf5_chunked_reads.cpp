@@ -58,6 +58,13 @@ std::uint64_t chunk_grid_size(const std::vector<std::uint64_t>& dims,
   return chunks;
 }
 
+std::uint64_t dataset_chunk_rows(hid_t dataset) {
+  const std::vector<std::uint64_t> dims = dataset_dims(dataset);
+  if (dims.empty()) return 0;
+  const std::vector<std::uint64_t> chunk = dataset_chunk_shape(dataset, dims.size());
+  return chunk.empty() ? 0 : chunk[0];
+}
+
 bool read_rows_in_pieces(hid_t dataset, hid_t memory_type, std::uint64_t first, std::uint64_t count,
                          void* out, const std::function<void()>& after_each_piece) {
   const std::vector<std::uint64_t> dims = dataset_dims(dataset);

@@ -32,6 +32,9 @@ constexpr std::uint64_t kMinChunkGrid = 4096;
 bool read_rows_in_pieces(hid_t dataset, hid_t memory_type, std::uint64_t first, std::uint64_t count,
                          void* out, const std::function<void()>& after_each_piece = {});
 
+// The rows of one chunk of a chunked dataset; 0 when it is not chunked.
+std::uint64_t dataset_chunk_rows(hid_t dataset);
+
 // a * b, or UINT64_MAX when that overflows.
 std::uint64_t saturating_product(std::uint64_t a, std::uint64_t b);
 

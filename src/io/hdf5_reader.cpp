@@ -295,7 +295,10 @@ class Hdf5Reader {
     if (rows_ != nullptr) {
       std::vector<std::string> names;
       for (const auto* part : parts) names.push_back(part->name);
-      *rows_ = std::make_shared<detail::Hdf5RowBlocks>(path_, names, m);
+      // The decompressed blocks of a window take a sixteenth of the memory
+      // budget (the matrix streamed takes more than half of it).
+      *rows_ = std::make_shared<detail::Hdf5RowBlocks>(path_, names, m,
+                                                       detail::physical_memory_bytes() / 16);
       data.features.resize(static_cast<Eigen::Index>(n), 0);
       return;
     }

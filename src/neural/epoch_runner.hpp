@@ -81,6 +81,11 @@ class EpochRunner {
   long batches_;
   std::optional<ParallelStep> team_step_;
   std::optional<DataParallel> data_parallel_;
+  // One process reading a file by row blocks shuffles within windows of its
+  // blocks (order_by_windows); the ranks of a data-parallel fit keep the
+  // global shuffle, so that they follow one process exactly.
+  ReadingWindow window_;
+  bool read_ahead_ = false;          // the source is told each pass's order
   std::vector<std::int64_t> local_;  // this rank's rows of the minibatch
 };
 

@@ -65,19 +65,51 @@ class Validation {
       : data_(data), parallel_(parallel) {
     if (parallel_) {
       parallel_->local_rows(data.validation_rows, 0, data.validation_rows.size(), local_);
+    } else {
+      keep_streamed_rows();
     }
   }
+  Validation(const Validation&) = delete;  // kept_ points into rows_
+  Validation& operator=(const Validation&) = delete;
   double mean_loss(LoopModel& model, WorkerTeam* team) const {
-    const auto& rows = parallel_ ? local_ : data_.validation_rows;
-    const double sum = validation_loss_sum(model, data_, rows, team);
+    const TrainingSet& set = kept_ ? *kept_ : data_;
+    const auto& rows = parallel_ || kept_ ? local_ : data_.validation_rows;
+    const double sum = validation_loss_sum(model, set, rows, team);
     return parallel_ ? parallel_->mean_over_ranks(sum, rows.size())
                      : sum / static_cast<double>(rows.size());
   }
 
  private:
+  // From a file read by row blocks, the validation rows are read once, in
+  // file order, and kept when they are no more than the source's cache holds
+  // (two windows: ReadingWindow); else each pass reads them in file order,
+  // each block once.
+  void keep_streamed_rows() {
+    const ReadingWindow window = data_.features->reading_window();
+    if (window.block_rows <= 0 || data_.validation_rows.empty()) return;
+    local_ = data_.validation_rows;
+    std::sort(local_.begin(), local_.end());
+    if (static_cast<std::int64_t>(local_.size()) > 2 * window.block_rows * window.window_blocks) {
+      return;
+    }
+    const auto count = static_cast<Eigen::Index>(local_.size());
+    rows_.resize(count, static_cast<Eigen::Index>(data_.features->column_count()));
+    data_.features->copy_rows(local_.data(), local_.size(), rows_.data());
+    const Tensor index = torch::tensor(local_, torch::kLong);
+    kept_.emplace(data_);
+    kept_->features = &rows_;
+    kept_->targets = data_.targets.index_select(0, index);
+    if (data_.weights.defined()) kept_->weights = data_.weights.index_select(0, index);
+    kept_->train_rows.clear();
+    for (Eigen::Index i = 0; i < count; ++i) local_[static_cast<std::size_t>(i)] = i;
+    kept_->validation_rows = local_;
+  }
+
   const TrainingSet& data_;
   const DataParallel* parallel_;
   std::vector<std::int64_t> local_;
+  FeatureMatrix rows_;               // the kept validation rows
+  std::optional<TrainingSet> kept_;  // over rows_, renumbered from 0
 };
 
 // The validation loss every rank compares is one sum, so they decide alike;

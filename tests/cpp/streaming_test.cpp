@@ -10,6 +10,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "hand_made_files.hpp"
@@ -192,6 +193,106 @@ TEST(Hdf5ByRows, AMatrixThatFitsTheBudgetIsReadIntoMemory) {
   const std::int64_t last = 8;
   streamed.feature_rows().copy_rows(&last, 1, row.data());
   EXPECT_EQ(row, (std::vector<float>{24, 25, 26}));
+}
+
+// 1000 rows x 8 columns (row r holds r * 8 .. r * 8 + 7) in gzip chunks of
+// 50 rows x 4 columns, a class target.
+std::string chunked_hdf5() {
+  return test::python_fixture("chunked.h5",
+                              "import h5py\n"
+                              "x = np.arange(8000, dtype=np.float32).reshape(1000, 8)\n"
+                              "with h5py.File(out, 'w') as f:\n"
+                              "    f.create_dataset('X', data=x, chunks=(50, 4), "
+                              "compression='gzip')\n"
+                              "    f['Y'] = np.arange(1000) % 2");
+}
+
+// Rows in an order drawn with `seed`, read through the source: each row's
+// values as stored (row r: r * 8 ..).
+void expect_rows_read_right(const RowSource& rows, const std::vector<std::int64_t>& order) {
+  std::vector<float> out(order.size() * 8);
+  rows.copy_rows(order.data(), order.size(), out.data());
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    for (std::size_t j = 0; j < 8; ++j) {
+      ASSERT_EQ(out[i * 8 + j], static_cast<float>(order[i] * 8 + static_cast<std::int64_t>(j)))
+          << "row " << order[i];
+    }
+  }
+}
+
+// Streamed, the blocks follow the chunks' rows and the window the budget;
+// whatever the order, with or without a planned pass, from one thread or
+// two, each row reads as stored.
+TEST(Hdf5ByRows, StreamedBlocksFollowTheChunksAndReadRightInAnyOrder) {
+  const std::string path = chunked_hdf5();
+  ASSERT_FALSE(HasFatalFailure());
+  // 32 KB of features against 40 KB: streamed, with a cache of 2.5 KB, that
+  // is two blocks of 50 rows x 32 bytes, a window of one.
+  test::ScopedLimitsFromEnvironment limit("TOPKFS_MEMORY_LIMIT", "40K");
+  const Dataset streamed = read_dataset_by_rows(path);
+  const RowSource& rows = streamed.feature_rows();
+  ASSERT_EQ(rows.storage(), RowStorage::RowBlocks);
+  EXPECT_EQ(rows.reading_window().block_rows, 50);
+  EXPECT_EQ(rows.reading_window().window_blocks, 1);
+
+  std::vector<std::int64_t> order(1000);
+  for (std::int64_t i = 0; i < 1000; ++i) order[static_cast<std::size_t>(i)] = (i * 389) % 1000;
+  expect_rows_read_right(rows, order);  // no plan: every row out of order
+  std::vector<std::int64_t> windowed = order;
+  order_by_windows(windowed, rows.reading_window());
+  rows.plan_pass(windowed);
+  expect_rows_read_right(rows, windowed);
+  // A plan that the reads do not follow still reads right.
+  rows.plan_pass(windowed);
+  expect_rows_read_right(rows, order);
+  // Two threads reading halves of a planned pass at once.
+  rows.plan_pass(windowed);
+  const std::vector<std::int64_t> first(windowed.begin(), windowed.begin() + 500);
+  const std::vector<std::int64_t> second(windowed.begin() + 500, windowed.end());
+  std::thread other([&] { expect_rows_read_right(rows, second); });
+  expect_rows_read_right(rows, first);
+  other.join();
+}
+
+// The shuffle buffer over blocks: the same rows, each window's rows from at
+// most `window_blocks` blocks and no block in two windows; unchanged when a
+// window holds every block or the source has no blocks.
+TEST(RowWindows, OrderByWindowsKeepsTheRowsAndReadsEachBlockInOneWindow) {
+  std::vector<std::int64_t> shuffled(997);
+  for (std::int64_t i = 0; i < 997; ++i) shuffled[static_cast<std::size_t>(i)] = (i * 613) % 997;
+  for (const ReadingWindow window :
+       {ReadingWindow{50, 1}, ReadingWindow{50, 3}, ReadingWindow{7, 10}}) {
+    std::vector<std::int64_t> rows = shuffled;
+    order_by_windows(rows, window);
+    std::vector<std::int64_t> sorted = rows, expected = shuffled;
+    std::sort(sorted.begin(), sorted.end());
+    std::sort(expected.begin(), expected.end());
+    EXPECT_EQ(sorted, expected);
+    EXPECT_NE(rows, shuffled);
+    // Walk the windows: a new block opens a window once the window has its
+    // blocks; a block seen in an earlier window must not come back.
+    std::vector<std::int64_t> window_of(997 / static_cast<std::size_t>(window.block_rows) + 1, -1);
+    std::int64_t current = 0, in_window = 0;
+    for (const std::int64_t row : rows) {
+      auto& seen = window_of[static_cast<std::size_t>(row / window.block_rows)];
+      if (seen < 0) {
+        if (in_window == window.window_blocks) {
+          ++current;
+          in_window = 0;
+        }
+        seen = current;
+        ++in_window;
+      }
+      ASSERT_EQ(seen, current) << "row " << row << " comes back to an earlier window";
+    }
+    // Within a window the rows keep their shuffled order.
+    EXPECT_EQ(rows.front(), shuffled.front());
+  }
+  std::vector<std::int64_t> rows = shuffled;
+  order_by_windows(rows, ReadingWindow{50, 20});  // 20 blocks hold all 997 rows
+  EXPECT_EQ(rows, shuffled);
+  order_by_windows(rows, ReadingWindow{});
+  EXPECT_EQ(rows, shuffled);
 }
 
 TEST(Hdf5ByRows, RowBlocksReadAsInMemoryAndOnlyTheShardIsChecked) {

@@ -4,9 +4,11 @@
 // whole-matrix method leaves, and its refusal when the matrix cannot fit.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <string>
 
+#include "python_fixture.hpp"
 #include "selection_test_support.hpp"
 #include "test_support.hpp"
 #include "topkfs/core/error.hpp"
@@ -99,6 +101,37 @@ TEST(MappedTraining, WholeMatrixMethodsSaySoAndRefuseWhatCannotFit) {
   EXPECT_TRUE(contains(message, "lasso works on the whole feature matrix")) << message;
   EXPECT_TRUE(contains(message, "TOPKFS_MEMORY_LIMIT")) << message;
   EXPECT_TRUE(contains(message, "dnn-top")) << message;
+}
+
+// An HDF5 file above the memory budget trains from row blocks: one process
+// draws its minibatches within windows of the file's chunk rows and a thread
+// reads the next window ahead (docs/scale.md, "HDF5 above the budget"). The
+// planted columns are found from it, with one thread and with two.
+TEST(MappedTraining, AStreamedHdf5FileTrainsByWindowsOfItsBlocks) {
+  const std::string path =
+      python_fixture("streamed_planted.h5",
+                     "import h5py\n"
+                     "rng = np.random.default_rng(5)\n"
+                     "x = rng.standard_normal((800, 20)).astype(np.float32)\n"
+                     "y = (x[:, 0] + x[:, 1] - x[:, 2] > 0).astype(np.int64)\n"
+                     "with h5py.File(out, 'w') as f:\n"
+                     "    f.create_dataset('X', data=x, chunks=(40, 10), compression='gzip')\n"
+                     "    f['Y'] = y");
+  ASSERT_FALSE(HasFatalFailure());
+  // 64 KB of features against 100 KB: streamed, in blocks of 40 rows, a
+  // cache of two.
+  const ScopedLimitsFromEnvironment limit("TOPKFS_MEMORY_LIMIT", "100K");
+  const Dataset streamed = read_dataset_by_rows(path);
+  ASSERT_EQ(streamed.feature_rows().storage(), RowStorage::RowBlocks);
+  EXPECT_EQ(streamed.feature_rows().reading_window().block_rows, 40);
+  for (const char* threads : {"1", "2"}) {
+    const SelectionResult result =
+        fit_method("dnn-top", streamed, 3,
+                   with(kNeural, {{"epochs", "30"}, {"threads", threads}, {"batch", "64"}}));
+    std::vector<std::int64_t> selected = result.selected;
+    std::sort(selected.begin(), selected.end());
+    EXPECT_EQ(selected, (std::vector<std::int64_t>{0, 1, 2})) << threads << " thread(s)";
+  }
 }
 
 }  // namespace

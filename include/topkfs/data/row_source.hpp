@@ -24,6 +24,14 @@ const char* to_string(RowStorage storage);
 using RowBlockVisitor =
     std::function<void(std::int64_t first, std::int64_t count, const float* rows)>;
 
+// How a source read by row blocks is read fastest: in blocks of `block_rows`
+// rows aligned to the file's chunks, at most `window_blocks` blocks at a time
+// (what the source keeps decompressed). Zero rows: any order costs the same.
+struct ReadingWindow {
+  std::int64_t block_rows = 0;
+  std::int64_t window_blocks = 0;
+};
+
 class RowSource {
  public:
   virtual ~RowSource() = default;
@@ -42,7 +50,21 @@ class RowSource {
   // a source whose rows lie contiguously in memory lends them directly.
   virtual void for_each_block(std::int64_t first, std::int64_t last, std::int64_t block_rows,
                               const RowBlockVisitor& visit) const;
+
+  virtual ReadingWindow reading_window() const { return {}; }
+  // The next pass will read `rows` in this order (a hint: a source may read
+  // ahead; the rows are still read through copy_rows).
+  virtual void plan_pass(const std::vector<std::int64_t>& /*rows*/) const {}
 };
+
+// Reorders shuffled `rows` so that a pass reads at most `window.window_blocks`
+// blocks at a time, each once: the blocks in the order of their first row in
+// `rows` (so in random order when `rows` is shuffled), taken in windows of
+// that many blocks, the rows of each window in their order in `rows` (random
+// within the window). A shuffle buffer over the file's blocks, as tf.data's;
+// `rows` is unchanged when the window has no block size or holds every
+// block.
+void order_by_windows(std::vector<std::int64_t>& rows, const ReadingWindow& window);
 
 // Rows [first, last) of another source, renumbered from 0 (a process's share
 // of the rows in a data-parallel run). The source must outlive the range.
@@ -57,6 +79,8 @@ class RowRange : public RowSource {
   void copy_rows(const std::int64_t* rows, std::size_t count, float* out) const override;
   void for_each_block(std::int64_t first, std::int64_t last, std::int64_t block_rows,
                       const RowBlockVisitor& visit) const override;
+  // The source's (a range's blocks start at its first row, not at a chunk).
+  ReadingWindow reading_window() const override { return source_.reading_window(); }
 
  private:
   const RowSource& source_;
