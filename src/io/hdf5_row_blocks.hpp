@@ -1,8 +1,9 @@
 #pragma once
 // Private to the readers. The feature rows of an HDF5 file read on demand by
 // row blocks (hyperslabs of one or more 2-D datasets stacked by rows, as the
-// USPS layout stacks train/data and test/data): a pass over the rows holds
-// one block at a time, never the whole matrix.
+// USPS layout stacks train/data and test/data): blocks of the file's chunk
+// rows, each decompressed whole and kept in a bounded cache, never the whole
+// matrix (docs/scale.md, "HDF5 above the budget").
 #include <condition_variable>
 #include <cstdint>
 #include <mutex>

@@ -186,11 +186,10 @@ class DnnTopModel final : public LoopModel {
     const auto per_step = static_cast<std::size_t>(options_.sub_models_per_step);
     if (per_step == 0 || sub_ks_.size() <= per_step) return sub_ks_;
     const std::size_t turns = (sub_ks_.size() + per_step - 1) / per_step;
-    const auto index =
-        static_cast<std::size_t>(step.epoch - 1) * static_cast<std::size_t>(step.batches) +
-        static_cast<std::size_t>(step.batch - 1);
     std::vector<std::int64_t> sizes;
-    for (std::size_t i = index % turns; i < sub_ks_.size(); i += turns) sizes.push_back(sub_ks_[i]);
+    for (std::size_t i = static_cast<std::size_t>(step.index()) % turns; i < sub_ks_.size();
+         i += turns)
+      sizes.push_back(sub_ks_[i]);
     return sizes;
   }
 

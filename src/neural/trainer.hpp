@@ -67,10 +67,11 @@ struct StepInfo {
   // undefined when unweighted. The models pass it to their data losses.
   torch::Tensor weights;
 
+  // The steps done before this one.
+  long index() const { return static_cast<long>(epoch - 1) * batches + (batch - 1); }
   // Fraction of the planned steps done before this one, in [0, 1).
   double progress() const {
-    return (static_cast<double>(epoch - 1) * static_cast<double>(batches) +
-            static_cast<double>(batch - 1)) /
+    return static_cast<double>(index()) /
            (static_cast<double>(epochs) * static_cast<double>(batches));
   }
 };

@@ -79,8 +79,6 @@ class RowRange : public RowSource {
   void copy_rows(const std::int64_t* rows, std::size_t count, float* out) const override;
   void for_each_block(std::int64_t first, std::int64_t last, std::int64_t block_rows,
                       const RowBlockVisitor& visit) const override;
-  // The source's (a range's blocks start at its first row, not at a chunk).
-  ReadingWindow reading_window() const override { return source_.reading_window(); }
 
  private:
   const RowSource& source_;
