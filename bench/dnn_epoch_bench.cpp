@@ -56,10 +56,11 @@
 #include <vector>
 
 #include "bench_machine.hpp"
-#include "neural/input_order.hpp"
-#include "neural/network.hpp"
-#include "neural/threads.hpp"
-#include "neural/trainer.hpp"
+#include "neural/dnn_top/dnn_top_objective.hpp"
+#include "neural/model/input_order.hpp"
+#include "neural/model/network.hpp"
+#include "neural/runtime/threads.hpp"
+#include "neural/train/trainer.hpp"
 #include "reference_dnn_top.hpp"
 #include "topkfs/core/clock.hpp"
 #include "topkfs/core/random.hpp"
@@ -189,7 +190,7 @@ Problem load_problem(const std::string& data_dir) {
 // hidden h1..hL, c outputs, k kept inputs, and "rest" = 2 (h1 h2 + ... + hL c)
 // the forward FLOPs of the body after the first layer for one row:
 //   (a) dnn-top, fused first layer with the top k inputs kept first
-//       (src/neural/input_order.hpp):
+//       (src/neural/model/input_order.hpp):
 //       forward  2 m h1 (the sub-model's k columns, then the lead continues
 //                over the other m - k) + 2 rest (both models)
 //       backward 2 m h1 (first layer: weight gradient only, no input

@@ -9,7 +9,7 @@
 #include <algorithm>
 #include <tuple>
 
-#include "neural/trainer.hpp"
+#include "neural/train/trainer.hpp"
 
 namespace topkfs::bench {
 

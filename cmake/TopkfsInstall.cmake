@@ -5,7 +5,7 @@
 # by python/.
 include(CMakePackageConfigHelpers)
 
-set(TOPKFS_INSTALLED_LIBRARIES topkfs_data topkfs_linear topkfs_trees topkfs_scoring
+set(TOPKFS_INSTALLED_LIBRARIES topkfs_data topkfs_pictures topkfs_linear topkfs_trees topkfs_scoring
     topkfs_baselines topkfs)
 if(TOPKFS_WITH_TORCH)
   list(APPEND TOPKFS_INSTALLED_LIBRARIES topkfs_neural)

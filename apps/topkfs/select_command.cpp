@@ -16,11 +16,11 @@
 #include "topkfs/core/error.hpp"
 #include "topkfs/evaluation/auto_selection.hpp"
 #include "topkfs/io/atomic_file.hpp"
-#include "topkfs/io/chart.hpp"
-#include "topkfs/io/picture.hpp"
 #include "topkfs/io/result_json.hpp"
 #include "topkfs/io/table_writer.hpp"
 #include "topkfs/methods/registry.hpp"
+#include "topkfs/pictures/chart.hpp"
+#include "topkfs/pictures/picture.hpp"
 #include "topkfs/scoring/downstream.hpp"
 #include "topkfs/select/run_selection.hpp"
 

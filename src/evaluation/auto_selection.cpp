@@ -15,8 +15,8 @@
 #include "topkfs/core/thread_settings.hpp"
 #include "topkfs/data/splits.hpp"
 #include "topkfs/data/table_encoding.hpp"
-#include "topkfs/io/chart.hpp"
 #include "topkfs/methods/registry.hpp"
+#include "topkfs/pictures/chart.hpp"
 #include "topkfs/select/run_selection.hpp"
 
 namespace topkfs {

@@ -6,7 +6,7 @@
 #include <array>
 
 #include "topkfs/core/error.hpp"
-#include "topkfs/io/chart.hpp"
+#include "topkfs/pictures/chart.hpp"
 
 namespace topkfs {
 namespace {

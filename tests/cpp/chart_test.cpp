@@ -9,10 +9,10 @@
 
 #include "python_fixture.hpp"
 #include "test_support.hpp"
-#include "topkfs/io/chart.hpp"
 #include "topkfs/io/file_util.hpp"
-#include "topkfs/io/picture.hpp"
-#include "topkfs/io/text_render.hpp"
+#include "topkfs/pictures/chart.hpp"
+#include "topkfs/pictures/picture.hpp"
+#include "topkfs/pictures/text_render.hpp"
 
 namespace topkfs {
 namespace {

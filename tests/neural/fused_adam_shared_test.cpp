@@ -6,7 +6,7 @@
 
 #include <cmath>
 
-#include "neural/fused_adam.hpp"
+#include "neural/ops/fused_adam.hpp"
 
 namespace topkfs {
 namespace {

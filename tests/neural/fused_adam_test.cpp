@@ -1,4 +1,4 @@
-// FusedAdam (src/neural/fused_adam.hpp) is libtorch's Adam with L2 weight
+// FusedAdam (src/neural/ops/fused_adam.hpp) is libtorch's Adam with L2 weight
 // decay and clip_grad_norm_, in one pass: the same gradients must give the
 // same parameters as torch::optim::Adam step for step, whole or taken in
 // parts by a team (slice, squared_gradient_norm, begin_step, update).
@@ -12,7 +12,7 @@
 #include <memory>
 #include <vector>
 
-#include "neural/fused_adam.hpp"
+#include "neural/ops/fused_adam.hpp"
 
 namespace topkfs {
 namespace {

@@ -7,9 +7,9 @@
 #include <numeric>
 #include <vector>
 
-#include "neural/input_order.hpp"
-#include "neural/top_k_mask.hpp"
-#include "neural/trainer.hpp"
+#include "neural/model/input_order.hpp"
+#include "neural/ops/top_k_mask.hpp"
+#include "neural/train/trainer.hpp"
 #include "topkfs/core/random.hpp"
 #include "topkfs/data/feature_matrix.hpp"
 

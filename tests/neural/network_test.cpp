@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-#include "neural/network.hpp"
+#include "neural/model/network.hpp"
 #include "topkfs/core/random.hpp"
 
 namespace topkfs {

@@ -18,12 +18,13 @@
 #include <vector>
 
 #include "../cpp/busy_cores.hpp"
-#include "neural/elastic_penalty.hpp"
-#include "neural/network.hpp"
-#include "neural/threads.hpp"
-#include "neural/top_k_mask.hpp"
-#include "neural/trainer.hpp"
-#include "neural/worker_team.hpp"
+#include "neural/dnn_top/dnn_top_objective.hpp"
+#include "neural/model/network.hpp"
+#include "neural/ops/elastic_penalty.hpp"
+#include "neural/ops/top_k_mask.hpp"
+#include "neural/runtime/threads.hpp"
+#include "neural/runtime/worker_team.hpp"
+#include "neural/train/trainer.hpp"
 #include "topkfs/core/random.hpp"
 #include "topkfs/data/feature_matrix.hpp"
 

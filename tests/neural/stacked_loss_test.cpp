@@ -10,7 +10,7 @@
 #include <ostream>
 #include <string>
 
-#include "neural/stacked_loss.hpp"
+#include "neural/ops/stacked_loss.hpp"
 #include "topkfs/core/random.hpp"
 
 namespace topkfs {

@@ -1,4 +1,4 @@
-// Training checkpoints (src/neural/training_checkpoint.hpp): a dnn-top
+// Training checkpoints (src/neural/train/training_checkpoint.hpp): a dnn-top
 // training stopped after some epochs and resumed from its checkpoint ends
 // exactly where the uninterrupted training ends, on one thread and on a
 // team; a checkpoint of another run is refused, naming the difference.
@@ -12,9 +12,10 @@
 #include <string>
 #include <vector>
 
-#include "neural/network.hpp"
-#include "neural/trainer.hpp"
-#include "neural/training_checkpoint.hpp"
+#include "neural/dnn_top/dnn_top_objective.hpp"
+#include "neural/model/network.hpp"
+#include "neural/train/trainer.hpp"
+#include "neural/train/training_checkpoint.hpp"
 #include "test_support.hpp"
 #include "topkfs/core/error.hpp"
 #include "topkfs/core/random.hpp"

@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "topkfs/data/dataset.hpp"
-#include "topkfs/io/picture.hpp"
+#include "topkfs/pictures/picture.hpp"
 #include "topkfs/scoring/downstream.hpp"
 #include "topkfs/select/selector.hpp"
 

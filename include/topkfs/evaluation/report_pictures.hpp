@@ -6,7 +6,7 @@
 
 #include "topkfs/data/dataset.hpp"
 #include "topkfs/evaluation/evaluation.hpp"
-#include "topkfs/io/picture.hpp"
+#include "topkfs/pictures/picture.hpp"
 
 namespace topkfs {
 

@@ -12,12 +12,12 @@
 #include <cmath>
 
 #include "input_units.hpp"
-#include "network.hpp"
-#include "neural_selector.hpp"
-#include "random_tensors.hpp"
+#include "neural/model/network.hpp"
+#include "neural/ops/random_tensors.hpp"
+#include "neural/train/neural_selector.hpp"
+#include "neural/train/training_option_table.hpp"
 #include "topkfs/core/error.hpp"
 #include "topkfs/neural/baselines.hpp"
-#include "training_option_table.hpp"
 
 namespace topkfs {
 

@@ -15,13 +15,13 @@
 #include <algorithm>
 #include <numeric>
 
-#include "fused_adam.hpp"
 #include "input_units.hpp"
-#include "network.hpp"
-#include "neural_selector.hpp"
+#include "neural/model/network.hpp"
+#include "neural/ops/fused_adam.hpp"
+#include "neural/train/neural_selector.hpp"
+#include "neural/train/training_option_table.hpp"
 #include "topkfs/core/error.hpp"
 #include "topkfs/neural/baselines.hpp"
-#include "training_option_table.hpp"
 
 namespace topkfs {
 

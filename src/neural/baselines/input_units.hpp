@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "../neural_problem.hpp"
+#include "neural/train/neural_problem.hpp"
 
 namespace topkfs {
 

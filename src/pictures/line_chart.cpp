@@ -1,6 +1,6 @@
 // The line chart of a score against k: series as lines with markers and
 // error bars, clipped to the plot area, and the legend beside it.
-#include "topkfs/io/chart.hpp"
+#include "topkfs/pictures/chart.hpp"
 
 #include <fmt/format.h>
 

@@ -9,15 +9,15 @@
 #include <optional>
 #include <set>
 
-#include "network.hpp"
-#include "neural_problem.hpp"
+#include "neural/dnn_top/dnn_top_objective.hpp"
+#include "neural/dnn_top/wide_data_rule.hpp"
+#include "neural/model/network.hpp"
+#include "neural/train/neural_problem.hpp"
 #include "topkfs/core/error.hpp"
 #include "topkfs/core/random.hpp"
 #include "topkfs/data/splits.hpp"
 #include "topkfs/io/atomic_file.hpp"
 #include "topkfs/neural/dnn_top.hpp"
-#include "trainer.hpp"
-#include "wide_data_rule.hpp"
 
 namespace topkfs {
 namespace {

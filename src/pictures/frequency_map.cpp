@@ -1,6 +1,6 @@
 // The frequency map of the stability protocol: how often each feature was
 // selected, as an image in a colour scale for image data, as bars otherwise.
-#include "topkfs/io/chart.hpp"
+#include "topkfs/pictures/chart.hpp"
 
 #include <fmt/format.h>
 

@@ -9,13 +9,13 @@
 #include <filesystem>
 #include <optional>
 
-#include "early_stopping.hpp"
-#include "epoch_runner.hpp"
-#include "stacked_loss.hpp"
+#include "neural/ops/stacked_loss.hpp"
+#include "neural/runtime/worker_team.hpp"
+#include "neural/train/early_stopping.hpp"
+#include "neural/train/epoch_runner.hpp"
+#include "neural/train/training_checkpoint.hpp"
 #include "topkfs/core/clock.hpp"
 #include "topkfs/core/error.hpp"
-#include "training_checkpoint.hpp"
-#include "worker_team.hpp"
 
 namespace topkfs {
 namespace {

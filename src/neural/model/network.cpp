@@ -8,9 +8,9 @@
 #include <algorithm>
 #include <cmath>
 
-#include "fused_mlp.hpp"
-#include "input_order.hpp"
-#include "kernels.hpp"
+#include "neural/model/input_order.hpp"
+#include "neural/ops/fused_mlp.hpp"
+#include "neural/ops/kernels.hpp"
 #include "topkfs/core/error.hpp"
 
 namespace topkfs {

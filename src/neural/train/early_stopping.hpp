@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "trainer.hpp"
+#include "neural/train/trainer.hpp"
 
 namespace topkfs {
 

@@ -1,4 +1,4 @@
-#include "topkfs/io/picture.hpp"
+#include "topkfs/pictures/picture.hpp"
 
 #include <fmt/format.h>
 #include <png.h>
@@ -9,7 +9,7 @@
 
 #include "topkfs/core/error.hpp"
 #include "topkfs/io/atomic_file.hpp"
-#include "topkfs/io/text_render.hpp"
+#include "topkfs/pictures/text_render.hpp"
 
 namespace topkfs {
 namespace {

@@ -45,10 +45,10 @@
 #include <cstdint>
 #include <vector>
 
-#include "fused_adam.hpp"
-#include "team_first_layer.hpp"
-#include "trainer.hpp"
-#include "worker_team.hpp"
+#include "neural/ops/fused_adam.hpp"
+#include "neural/ops/team_first_layer.hpp"
+#include "neural/runtime/worker_team.hpp"
+#include "neural/train/trainer.hpp"
 
 namespace topkfs {
 

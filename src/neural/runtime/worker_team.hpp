@@ -15,7 +15,7 @@
 #include <thread>
 #include <vector>
 
-#include "spin_wait.hpp"
+#include "neural/runtime/spin_wait.hpp"
 
 namespace topkfs {
 

@@ -6,7 +6,7 @@
 #include <utility>
 #include <vector>
 
-#include "neural_problem.hpp"
+#include "neural/train/neural_problem.hpp"
 #include "topkfs/select/selector.hpp"
 
 namespace topkfs {

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "topkfs/data/dataset.hpp"
-#include "topkfs/io/picture.hpp"
+#include "topkfs/pictures/picture.hpp"
 
 namespace topkfs {
 

@@ -1,4 +1,4 @@
-#include "topkfs/io/text_render.hpp"
+#include "topkfs/pictures/text_render.hpp"
 
 #include <array>
 #include <cstdint>

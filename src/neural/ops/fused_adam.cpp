@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "kernels.hpp"
+#include "neural/ops/kernels.hpp"
 #include "topkfs/core/error.hpp"
 
 namespace topkfs {

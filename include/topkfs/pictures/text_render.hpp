@@ -4,7 +4,7 @@
 #include <string>
 #include <string_view>
 
-#include "topkfs/io/picture.hpp"
+#include "topkfs/pictures/picture.hpp"
 
 namespace topkfs {
 

@@ -8,13 +8,13 @@
 #include <string>
 #include <vector>
 
-#include "threads.hpp"
+#include "neural/runtime/threads.hpp"
+#include "neural/train/trainer.hpp"
 #include "topkfs/data/dataset.hpp"
 #include "topkfs/neural/dnn_top.hpp"
 #include "topkfs/neural/training_options.hpp"
 #include "topkfs/select/selection_result.hpp"
 #include "topkfs/select/selector.hpp"
-#include "trainer.hpp"
 
 namespace topkfs {
 

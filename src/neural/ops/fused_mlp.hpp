@@ -9,8 +9,8 @@
 
 #include <vector>
 
-#include "network.hpp"
-#include "team_first_layer.hpp"
+#include "neural/model/network.hpp"
+#include "neural/ops/team_first_layer.hpp"
 
 namespace topkfs {
 

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "topkfs/io/chart.hpp"
-#include "topkfs/io/text_render.hpp"
+#include "topkfs/pictures/chart.hpp"
+#include "topkfs/pictures/text_render.hpp"
 
 namespace topkfs::chart {
 

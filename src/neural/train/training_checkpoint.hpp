@@ -24,10 +24,10 @@
 #include <string>
 #include <vector>
 
-#include "early_stopping.hpp"
-#include "epoch_runner.hpp"
+#include "neural/train/early_stopping.hpp"
+#include "neural/train/epoch_runner.hpp"
+#include "neural/train/trainer.hpp"
 #include "topkfs/select/selection_result.hpp"
-#include "trainer.hpp"
 
 namespace topkfs {
 

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "kernels.hpp"
+#include "neural/ops/kernels.hpp"
 
 namespace topkfs {
 

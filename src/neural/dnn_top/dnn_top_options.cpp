@@ -3,9 +3,9 @@
 #include <algorithm>
 #include <cmath>
 
+#include "neural/train/training_option_table.hpp"
 #include "topkfs/core/error.hpp"
 #include "topkfs/neural/dnn_top.hpp"
-#include "training_option_table.hpp"
 
 namespace topkfs {
 

@@ -1,3 +1,5 @@
+#include "dnn_top_objective.hpp"
+
 // dnn-top's objective (docs/method.md §1) as a LoopModel: the lead model's loss,
 // lambda3 times the sub-model's on the k inputs of largest |w| (the mask
 // recomputed at every step), and the elastic-net penalties on w.
@@ -5,11 +7,10 @@
 #include <cmath>
 #include <optional>
 
-#include "elastic_penalty.hpp"
-#include "input_order.hpp"
-#include "stacked_loss.hpp"
-#include "top_k_mask.hpp"
-#include "trainer.hpp"
+#include "neural/model/input_order.hpp"
+#include "neural/ops/elastic_penalty.hpp"
+#include "neural/ops/stacked_loss.hpp"
+#include "neural/ops/top_k_mask.hpp"
 
 namespace topkfs {
 namespace {

@@ -9,7 +9,7 @@
 // forward and one backward.
 #include <torch/types.h>
 
-#include "trainer.hpp"
+#include "neural/train/trainer.hpp"
 
 namespace topkfs {
 

@@ -18,8 +18,8 @@
 #include <cstdint>
 #include <mutex>
 
-#include "network.hpp"
-#include "worker_team.hpp"
+#include "neural/model/network.hpp"
+#include "neural/runtime/worker_team.hpp"
 
 namespace topkfs {
 

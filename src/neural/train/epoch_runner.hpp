@@ -12,14 +12,14 @@
 #include <string>
 #include <vector>
 
-#include "data_parallel.hpp"
-#include "fused_adam.hpp"
-#include "parallel_step.hpp"
+#include "neural/ops/fused_adam.hpp"
+#include "neural/runtime/worker_team.hpp"
+#include "neural/train/data_parallel.hpp"
+#include "neural/train/parallel_step.hpp"
+#include "neural/train/trainer.hpp"
 #include "topkfs/core/callbacks.hpp"
 #include "topkfs/core/clock.hpp"
 #include "topkfs/core/random.hpp"
-#include "trainer.hpp"
-#include "worker_team.hpp"
 
 namespace topkfs {
 

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <optional>
 
-#include "kernels.hpp"
+#include "neural/ops/kernels.hpp"
 #include "topkfs/core/error.hpp"
 
 namespace topkfs {

@@ -1,6 +1,6 @@
 #include "team_first_layer.hpp"
 
-#include "fused_adam.hpp"
+#include "neural/ops/fused_adam.hpp"
 #include "topkfs/core/error.hpp"
 
 namespace topkfs {

@@ -2,19 +2,19 @@
 // The minibatch loop shared by the neural methods: seeded shuffling, Adam,
 // validation with early stopping and the best weights restored, gradient
 // clipping, divergence checks, progress reports. What is trained, and on
-// which objective, is a LoopModel; dnn-top's is train_network().
+// which objective, is a LoopModel; dnn-top's is train_network()
+// (dnn_top/dnn_top_objective.hpp).
 #include <torch/types.h>
 
 #include <cstdint>
 #include <functional>
 #include <vector>
 
-#include "fused_adam.hpp"
-#include "input_order.hpp"
-#include "network.hpp"
+#include "neural/model/input_order.hpp"
+#include "neural/model/network.hpp"
+#include "neural/ops/fused_adam.hpp"
 #include "topkfs/core/callbacks.hpp"
 #include "topkfs/data/dataset.hpp"
-#include "topkfs/neural/dnn_top.hpp"
 #include "topkfs/select/selection_result.hpp"
 
 namespace topkfs {
@@ -142,29 +142,6 @@ struct LoopSettings {
 
 TrainingOutcome train_loop(LoopModel& model, const TrainingSet& data, const LoopSettings& settings,
                            const FitCallbacks& callbacks, const GradientObserver& observer = {});
-
-// dnn-top / dfs: trains `network` in place on `data` with the options'
-// objective; `k` is the size of the sub-model's input set (ignored when
-// lambda3 is 0). Defined in dnn_top_objective.cpp.
-TrainingOutcome train_network(TopKNetwork& network, const TrainingSet& data,
-                              const DnnTopOptions& options, std::int64_t k,
-                              const FitCallbacks& callbacks, const GradientObserver& observer = {},
-                              int batch_workers = 1);
-
-// dnn-top's data loss: the lead's mean loss plus lambda3 times the
-// sub-model's, computed as one loss over the networks' stacked rows (each
-// row weighted 1/B or lambda3/B) by one autograd node (stacked_loss.hpp).
-// Defined in dnn_top_objective.cpp, as is the next.
-torch::Tensor lead_and_sub_loss(const ModelOutputs& out, const torch::Tensor& y, NeuralTask task,
-                                double lambda3, const torch::Tensor& weights = {});
-// lambda2 * |w|_1 + lambda1 * |w|^2 as one autograd node, or an undefined
-// tensor when both are 0.
-torch::Tensor elastic_penalty_of(const TopKNetwork& network, const DnnTopOptions& options);
-
-// What ranks the inputs (--rank-by): |w|, or |w| times the norm of the body's
-// weights on each input; float, contiguous, one entry per input in the
-// network's current input order.
-torch::Tensor input_ranking_magnitude(const TopKNetwork& network, const DnnTopOptions& options);
 
 // Loss of one model output against the targets of the same rows (the mean,
 // each row's loss times its weight when `weights` is defined;
