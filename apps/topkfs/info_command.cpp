@@ -3,6 +3,7 @@
 
 #include <iostream>
 #include <memory>
+#include <string>
 
 #include "commands.hpp"
 #include "reader_flags.hpp"
@@ -12,13 +13,24 @@
 namespace topkfs::cli {
 namespace {
 
+std::string storage_text(RowStorage storage) {
+  switch (storage) {
+    case RowStorage::Mapped:
+      return "mapped from the file (rows read on demand; the neural methods train without "
+             "loading them)";
+    case RowStorage::RowBlocks:
+      return "row blocks (above half the memory budget: the neural methods stream the file's "
+             "chunk rows in windows, each chunk decompressed once an epoch; the other methods, "
+             "--score and --output-data read it whole)";
+    case RowStorage::InMemory: break;
+  }
+  return to_string(storage);
+}
+
 void print_summary(const DatasetSummary& s) {
   fmt::print("data        {} ({})\n", s.source, s.format);
   fmt::print("shape       {} samples x {} features\n", s.rows, s.columns);
-  fmt::print("storage     {}\n", s.storage == RowStorage::Mapped
-                                     ? "mapped from the file (rows read on demand; the neural "
-                                       "methods train without loading them)"
-                                     : to_string(s.storage));
+  fmt::print("storage     {}\n", storage_text(s.storage));
   if (s.image_shape) {
     fmt::print("images      {}x{}{}\n", s.image_shape->height, s.image_shape->width,
                s.image_shape->channels > 1 ? fmt::format("x{}", s.image_shape->channels) : "");
@@ -111,7 +123,10 @@ Command add_info_command(CLI::App& app) {
             // info reports missing values instead of refusing or imputing them.
             if (options.nan == NanPolicy::Error || options.nan == NanPolicy::Impute)
               options.nan = NanPolicy::Keep;
-            const DatasetSummary summary = summarize(load_dataset(*flags, options));
+            // Read as select reads it, so that the storage reported is the
+            // one a fit will use (HDF5 above half the budget by row blocks).
+            const DatasetSummary summary =
+                summarize(load_dataset(*flags, options, /*by_rows=*/true));
             if (*json) {
               std::cout << json_field::indented_text(to_json(summary)) << "\n";
             } else {

@@ -32,7 +32,7 @@ DatasetSummary summarize(const Dataset& data) {
   DatasetSummary summary;
   summary.source = data.source;
   summary.format = data.format;
-  summary.storage = data.features.storage();
+  summary.storage = data.feature_rows().storage();
   summary.rows = data.rows();
   summary.columns = data.cols();
   summary.target_kind = data.target_kind;
@@ -51,7 +51,6 @@ DatasetSummary summarize(const Dataset& data) {
   }
 
   std::vector<char> row_missing(static_cast<std::size_t>(data.rows()), 0);
-  // Row by row, so that a mapped matrix is read once, in file order.
   const auto m = static_cast<std::size_t>(data.cols());
   std::vector<double> column_low(m, std::numeric_limits<double>::infinity());
   std::vector<double> column_high(m, -std::numeric_limits<double>::infinity());
@@ -61,21 +60,31 @@ DatasetSummary summarize(const Dataset& data) {
     if (data.is_categorical(static_cast<std::int64_t>(j)))
       level_counts[j].assign(data.column_levels[j].size(), 0);
   }
-  for (Eigen::Index i = 0; i < data.rows(); ++i) {
-    const float* row = data.features.row(i).data();
-    for (std::size_t j = 0; j < m; ++j) {
-      const double v = row[j];
-      if (!std::isfinite(v)) {
-        ++summary.missing_values;
-        ++column_missing[j];
-        row_missing[static_cast<std::size_t>(i)] = 1;
-        continue;
-      }
-      if (!level_counts[j].empty()) ++level_counts[j][static_cast<std::size_t>(v)];
-      column_low[j] = std::min(column_low[j], v);
-      column_high[j] = std::max(column_high[j], v);
-    }
-  }
+  // By blocks of rows in file order, so that a mapped matrix is read once
+  // and a matrix streamed from the file (HDF5 above the memory budget) is
+  // never held whole.
+  const RowSource& rows = data.feature_rows();
+  const std::int64_t block =
+      std::max<std::int64_t>(1, (std::int64_t{1} << 20) / std::max<std::int64_t>(1, data.cols()));
+  rows.for_each_block(0, rows.row_count(), block,
+                      [&](std::int64_t first, std::int64_t count, const float* values) {
+                        for (std::int64_t r = 0; r < count; ++r) {
+                          const float* row = values + r * static_cast<std::int64_t>(m);
+                          for (std::size_t j = 0; j < m; ++j) {
+                            const double v = row[j];
+                            if (!std::isfinite(v)) {
+                              ++summary.missing_values;
+                              ++column_missing[j];
+                              row_missing[static_cast<std::size_t>(first + r)] = 1;
+                              continue;
+                            }
+                            if (!level_counts[j].empty())
+                              ++level_counts[j][static_cast<std::size_t>(v)];
+                            column_low[j] = std::min(column_low[j], v);
+                            column_high[j] = std::max(column_high[j], v);
+                          }
+                        }
+                      });
   double low = std::numeric_limits<double>::infinity();
   double high = -low;
   for (std::size_t j = 0; j < m; ++j) {

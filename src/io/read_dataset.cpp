@@ -298,8 +298,9 @@ void check_streamed_values(const Dataset& data, const ReadOptions& options) {
 Dataset read_dataset_by_rows(const std::string& path, const ReadOptions& options) {
   const Format format = options.format == Format::Auto ? detect_format(path) : options.format;
   check_target_options(options, format);
-  if (format != Format::Hdf5 ||
-      (options.nan != NanPolicy::Error && options.nan != NanPolicy::Impute)) {
+  // Dropping a row with a missing value needs every row read first; keeping
+  // them (what `info` does, to count them) or refusing them does not.
+  if (format != Format::Hdf5 || options.nan == NanPolicy::Drop) {
     return read_dataset(path, options);
   }
   require_readable_file(path);
@@ -318,9 +319,11 @@ Dataset read_dataset_by_rows(const std::string& path, const ReadOptions& options
   }
   Dataset data = *streamed;
   data.row_blocks = rows;
-  data.notes.pop_back();  // "not checked for NaN": the rows read are, below
   name_and_require_values(data, path);
-  check_streamed_values(data, options);
+  if (options.nan != NanPolicy::Keep) {
+    data.notes.pop_back();  // "not checked for NaN": the rows read are, here
+    check_streamed_values(data, options);
+  }
   check_classes(data, path);
   data.validate();
   return data;

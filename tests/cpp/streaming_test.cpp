@@ -18,6 +18,7 @@
 #include "test_support.hpp"
 #include "topkfs/core/error.hpp"
 #include "topkfs/data/scaling.hpp"
+#include "topkfs/data/summary.hpp"
 #include "topkfs/io/convert.hpp"
 #include "topkfs/io/file_util.hpp"
 #include "topkfs/io/read_dataset.hpp"
@@ -193,6 +194,44 @@ TEST(Hdf5ByRows, AMatrixThatFitsTheBudgetIsReadIntoMemory) {
   const std::int64_t last = 8;
   streamed.feature_rows().copy_rows(&last, 1, row.data());
   EXPECT_EQ(row, (std::vector<float>{24, 25, 26}));
+}
+
+// `info` reads HDF5 as select does: above half the memory budget it says
+// "row blocks" and summarises the streamed rows (missing values counted, not
+// refused) as it summarises the same rows read into memory.
+TEST(Hdf5ByRows, InfoReportsTheStorageSelectUsesAndSummarisesTheStreamedRows) {
+  const std::string path =
+      test::python_fixture("info_streamed.h5",
+                           "import h5py\n"
+                           "x = np.arange(60, dtype=np.float32).reshape(20, 3)\n"
+                           "x[4, 1] = np.nan\n"
+                           "x[:, 2] = 7\n"
+                           "with h5py.File(out, 'w') as f:\n"
+                           "    f.create_dataset('X', data=x, chunks=(4, 3), compression='gzip')\n"
+                           "    f['Y'] = np.array([0, 1] * 10)");
+  ASSERT_FALSE(HasFatalFailure());
+  const auto fits = test::run_cli("info " + path + " --json");
+  EXPECT_HAS(fits.out, "\"storage\": \"in memory\"");
+  ReadOptions keep;
+  keep.nan = NanPolicy::Keep;
+  const DatasetSummary whole = summarize(read_dataset(path, keep));
+  // 240 bytes of features against a budget of 400 (the command run below
+  // inherits it): more than half.
+  test::ScopedLimitsFromEnvironment limit("TOPKFS_MEMORY_LIMIT", "400");
+  const DatasetSummary streamed = summarize(read_dataset_by_rows(path, keep));
+  EXPECT_EQ(whole.storage, RowStorage::InMemory);
+  EXPECT_EQ(streamed.storage, RowStorage::RowBlocks);
+  EXPECT_EQ(streamed.missing_values, 1);
+  EXPECT_EQ(streamed.missing_values, whole.missing_values);
+  EXPECT_EQ(streamed.rows_with_missing, whole.rows_with_missing);
+  EXPECT_EQ(streamed.missing_by_column, whole.missing_by_column);
+  EXPECT_EQ(streamed.constant_columns, 1);
+  EXPECT_EQ(streamed.feature_range.min, whole.feature_range.min);
+  EXPECT_EQ(streamed.feature_range.max, 58.0);
+  const auto info = test::run_cli("info " + path);
+  ASSERT_EQ(info.exit_code, 0) << info.err;
+  EXPECT_HAS(info.out, "storage     row blocks");
+  EXPECT_HAS(info.out, "missing     1 value");
 }
 
 // 1000 rows x 8 columns (row r holds r * 8 .. r * 8 + 7) in gzip chunks of

@@ -19,7 +19,10 @@ Dataset read_dataset(const std::string& path, const ReadOptions& options = {});
 // blocks on demand (Dataset::row_blocks; `features` is rows x 0), and only
 // the rows of options' shard are read to check their values; a float32 .npy
 // is mapped; other data, or HDF5 whose rows must be dropped (NanPolicy::Drop,
-// a target with missing values), is what read_dataset gives.
+// a target with missing values), is what read_dataset gives. The HDF5 matrix
+// is streamed only when it is larger than half the memory budget (else it
+// is read whole, once). With NanPolicy::Keep the streamed values are not
+// checked (`info` counts the missing ones).
 Dataset read_dataset_by_rows(const std::string& path, const ReadOptions& options = {});
 
 // The data with its feature rows as a RowSource, for one pass over the rows
