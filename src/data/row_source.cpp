@@ -16,6 +16,11 @@ constexpr EnumName<RowStorage> kStorageNames[] = {{RowStorage::InMemory, "in mem
 
 const char* to_string(RowStorage storage) { return enum_name(storage, kStorageNames); }
 
+std::int64_t RowSource::pass_block_rows() const {
+  return std::max<std::int64_t>(
+      1, (std::int64_t{1} << 20) / std::max<std::int64_t>(1, column_count()));
+}
+
 void RowSource::for_each_block(std::int64_t first, std::int64_t last, std::int64_t block_rows,
                                const RowBlockVisitor& visit) const {
   const std::int64_t step = std::max<std::int64_t>(1, block_rows);

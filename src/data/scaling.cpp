@@ -30,12 +30,6 @@ std::vector<std::int64_t> rows_to_fit(const RowSource& features,
   return rows;
 }
 
-// About 4 MB of rows per block.
-std::int64_t block_rows(const RowSource& source) {
-  return std::max<std::int64_t>(
-      1, (std::int64_t{1} << 20) / std::max<std::int64_t>(1, source.column_count()));
-}
-
 }  // namespace
 
 namespace {
@@ -64,7 +58,7 @@ ShiftedSums shifted_sums(const RowSource& features, const std::vector<std::int64
   out.low.assign(m, std::numeric_limits<float>::infinity());
   out.high.assign(m, -std::numeric_limits<float>::infinity());
   bool first = true;
-  for_each_gathered_block(features, rows, block_rows(features),
+  for_each_gathered_block(features, rows, features.pass_block_rows(),
                           [&](std::int64_t count, const float* block) {
                             if (first) std::copy_n(block, m, out.shift.begin());
                             first = false;

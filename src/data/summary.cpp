@@ -64,9 +64,7 @@ DatasetSummary summarize(const Dataset& data) {
   // and a matrix streamed from the file (HDF5 above the memory budget) is
   // never held whole.
   const RowSource& rows = data.feature_rows();
-  const std::int64_t block =
-      std::max<std::int64_t>(1, (std::int64_t{1} << 20) / std::max<std::int64_t>(1, data.cols()));
-  rows.for_each_block(0, rows.row_count(), block,
+  rows.for_each_block(0, rows.row_count(), rows.pass_block_rows(),
                       [&](std::int64_t first, std::int64_t count, const float* values) {
                         for (std::int64_t r = 0; r < count; ++r) {
                           const float* row = values + r * static_cast<std::int64_t>(m);

@@ -200,8 +200,7 @@ bool needs_encoding(const Dataset& data) {
 }
 
 TableEncoding learn_encoding(const Dataset& data, const std::vector<std::int64_t>& rows) {
-  const std::int64_t block =
-      std::max<std::int64_t>(1, (std::int64_t{1} << 20) / std::max<std::int64_t>(data.cols(), 1));
+  const std::int64_t block = data.feature_rows().pass_block_rows();
   return learn_by_passes(data, static_cast<std::int64_t>(rows.size()),
                          [&](const RowsVisitor& visit) {
                            for_each_gathered_block(data.features, rows, block, visit);
@@ -312,8 +311,7 @@ Dataset encode_table(const Dataset& data, const TableEncoding& encoding, std::in
 
 TableEncoding learn_encoding(const RowSource& rows, const Dataset& table) {
   TOPKFS_ASSERT(static_cast<std::int64_t>(table.feature_names.size()) == rows.column_count());
-  const std::int64_t block = std::max<std::int64_t>(
-      1, (std::int64_t{1} << 20) / std::max<std::int64_t>(rows.column_count(), 1));
+  const std::int64_t block = rows.pass_block_rows();
   return learn_by_passes(table, rows.row_count(), [&](const RowsVisitor& visit) {
     rows.for_each_block(
         0, rows.row_count(), block,

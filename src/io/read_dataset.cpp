@@ -281,7 +281,7 @@ void check_streamed_values(const Dataset& data, const ReadOptions& options) {
   const RowSource& rows = data.feature_rows();
   const RowShard shard = row_shard(rows.row_count(), options.shard_rank, options.shard_count);
   const std::int64_t m = rows.column_count();
-  const std::int64_t block = std::max<std::int64_t>(1, (std::int64_t{1} << 20) / m);
+  const std::int64_t block = rows.pass_block_rows();
   rows.for_each_block(shard.begin, shard.end, block,
                       [&](std::int64_t first, std::int64_t count, const float* values) {
                         for (std::int64_t at = 0; at < count * m; ++at) {

@@ -50,6 +50,9 @@ class RowSource {
   // a source whose rows lie contiguously in memory lends them directly.
   virtual void for_each_block(std::int64_t first, std::int64_t last, std::int64_t block_rows,
                               const RowBlockVisitor& visit) const;
+  // The block_rows of a pass over every row: about a million values (4 MB
+  // of float32) a block, at least one row.
+  std::int64_t pass_block_rows() const;
 
   virtual ReadingWindow reading_window() const { return {}; }
   // The next pass will read `rows` in this order (a hint: a source may read
