@@ -18,8 +18,9 @@ void add_auto_flags(CLI::App& command, AutoFlags& flags) {
       ->capture_default_str();
   choosing
       ->add_option("--k-folds", flags.k_folds,
-                   "Validation: 0 = 5 folds below 500 training rows, else one part; 1 = one "
-                   "stratified part of 20% of the training rows; F >= 2: F folds")
+                   "Validation: 0 = 5 folds below 500 training rows, else 2 folds for "
+                   "--method auto and one part for one method; 1 = one stratified part of 20% "
+                   "of the training rows; F >= 2: F folds")
       ->capture_default_str();
   choosing
       ->add_option("--k-rule", flags.k_rule,

@@ -103,8 +103,9 @@ class TopKSelector(SelectorMixin, BaseEstimator):
         dnn-top, elastic-net-top and random-forest the same way.
     k_max, k_folds, k_rule : int or None, int, {"1se", "best"}
         For k="auto": the grid's end (None: the smaller of the columns and
-        100), the validation (0: 5 folds below 500 rows, else one part; 1:
-        one stratified 20% part; F: F folds) and
+        100), the validation (0: 5 folds below 500 rows, else 2 folds for
+        method="auto" and one part for one method; 1: one stratified 20%
+        part; F: F folds) and
         the rule (the smallest k within one standard error of the best, or
         the best).
     options : dict, default=None

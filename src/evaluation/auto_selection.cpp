@@ -17,6 +17,7 @@
 #include "topkfs/data/table_encoding.hpp"
 #include "topkfs/methods/registry.hpp"
 #include "topkfs/pictures/chart.hpp"
+#include "topkfs/scoring/metrics.hpp"
 #include "topkfs/select/run_selection.hpp"
 
 namespace topkfs {
@@ -83,6 +84,13 @@ struct AutoPartScore {
   double se = 0.0;  // of the part's rows, for a single part
 };
 
+// A candidate's selections of each k, one per validation part.
+using PartSelections = std::map<int, std::vector<std::vector<std::int64_t>>>;
+
+std::vector<std::int64_t> ranking_prefix(const SelectionResult& result, int k) {
+  return {result.ranking.begin(), result.ranking.begin() + k};
+}
+
 // The downstream score of `result`'s first k (of its ranking) on one part;
 // `table` is the data as the fit saw it (encoded when the fit encoded it).
 AutoPartScore score_ranking_prefix(const Dataset& table, const SelectionResult& result, int k,
@@ -124,7 +132,8 @@ KCurvePoint curve_point(int k, const std::vector<AutoPartScore>& scores) {
 void score_curve_at(const SelectorFactory& make, const Dataset& data,
                     const std::vector<Split>& parts, const std::vector<int>& ks, int k_max,
                     const AutoOptions& options, const FitCallbacks& callbacks,
-                    std::vector<SelectionResult>& ranked, CandidateScore& out) {
+                    std::vector<SelectionResult>& ranked, PartSelections& selections,
+                    CandidateScore& out) {
   std::map<int, std::vector<AutoPartScore>> by_k;
   for (std::size_t p = 0; p < parts.size(); ++p) {
     const Split& part = parts[p];
@@ -143,6 +152,7 @@ void score_curve_at(const SelectorFactory& make, const Dataset& data,
       }
       for (int k : ks) {
         by_k[k].push_back(score_ranking_prefix(table, ranked[p], k, part, options.downstream));
+        selections[k].push_back(ranking_prefix(ranked[p], k));
       }
       continue;
     }
@@ -157,12 +167,14 @@ void score_curve_at(const SelectorFactory& make, const Dataset& data,
     for (int k : ks) {
       if (k >= all && smaller) {
         by_k[k].push_back(score_ranking_prefix(table, *smaller, k, part, options.downstream));
+        selections[k].push_back(ranking_prefix(*smaller, k));
         continue;
       }
       auto selector = make();
       SelectionResult fit = fit_table(*selector, data, part.train, k, callbacks);
       ++out.fits;
       by_k[k].push_back(score_ranking_prefix(table, fit, k, part, options.downstream));
+      selections[k].push_back(ranking_prefix(fit, k));
       smaller = std::move(fit);
     }
   }
@@ -190,7 +202,8 @@ CandidateScore score_candidate(const SelectorFactory& make, const Dataset& data,
   const auto start = Clock::now();
   CandidateScore out;
   std::vector<SelectionResult> ranked;
-  score_curve_at(make, data, parts, ks, ks.back(), options, callbacks, ranked, out);
+  PartSelections selections;
+  score_curve_at(make, data, parts, ks, ks.back(), options, callbacks, ranked, selections, out);
   const bool higher = data.target_kind == TargetKind::Classes;
   const KRule rule = options.auto_k ? options.rule : KRule::Best;
   out.k = choose_k(out.curve, rule, higher);
@@ -200,7 +213,8 @@ CandidateScore score_candidate(const SelectorFactory& make, const Dataset& data,
   if (options.auto_k && at != ks.begin() && at != ks.end()) {
     const std::vector<int> finer = refined_between(*(at - 1), out.k);
     if (!finer.empty()) {
-      score_curve_at(make, data, parts, finer, ks.back(), options, callbacks, ranked, out);
+      score_curve_at(make, data, parts, finer, ks.back(), options, callbacks, ranked, selections,
+                     out);
       out.k = choose_k(out.curve, rule, higher);
     }
   }
@@ -210,6 +224,8 @@ CandidateScore score_candidate(const SelectorFactory& make, const Dataset& data,
       out.se = point.se;
     }
   }
+  if (parts.size() > 1)
+    out.stability = mean_pairwise_kuncheva(selections[out.k], data.group_count());
   out.seconds = seconds_since(start);
   return out;
 }
@@ -225,6 +241,8 @@ nlohmann::json describe_choice(const std::vector<CandidateScore>& scores, std::s
                           {"k", c.k},
                           {"mean", c.mean},
                           {"se", c.se},
+                          {"stability", std::isnan(c.stability) ? nlohmann::json(nullptr)
+                                                                : nlohmann::json(c.stability)},
                           {"fits", c.fits},
                           {"seconds", c.seconds},
                           {"curve", curve}});
@@ -278,9 +296,33 @@ std::vector<SelectorFactory> candidate_factories(
   return factories;
 }
 
-int resolved_folds(int folds, std::size_t rows) {
+std::size_t choose_method(const std::vector<CandidateScore>& scores, bool higher_is_better) {
+  TOPKFS_ASSERT(!scores.empty());
+  const auto better = [&](double a, double b) { return higher_is_better ? a > b : a < b; };
+  std::size_t best = 0;
+  for (std::size_t c = 1; c < scores.size(); ++c) {
+    if (better(scores[c].mean, scores[best].mean)) best = c;
+  }
+  if (std::isnan(scores[best].stability)) return best;
+  std::size_t chosen = best;
+  for (std::size_t c = 0; c < scores.size(); ++c) {
+    const auto& s = scores[c];
+    // One standard error either side of each: the two intervals overlap.
+    const bool near = std::abs(s.mean - scores[best].mean) <= s.se + scores[best].se;
+    if (!near || std::isnan(s.stability)) continue;
+    const auto& held = scores[chosen];
+    if (s.stability > held.stability ||
+        (s.stability == held.stability && better(s.mean, held.mean))) {
+      chosen = c;
+    }
+  }
+  return chosen;
+}
+
+int resolved_folds(int folds, std::size_t rows, std::size_t candidates) {
   if (folds > 0) return folds;
-  return static_cast<std::int64_t>(rows) < kFewTrainingRows ? kSmallDataFolds : 1;
+  if (static_cast<std::int64_t>(rows) < kFewTrainingRows) return kSmallDataFolds;
+  return candidates > 1 ? kMethodChoiceFolds : 1;
 }
 
 KRule parse_k_rule(const std::string& name) { return parse_enum(name, kKRuleNames, "--k-rule"); }
@@ -318,7 +360,7 @@ SelectionResult run_auto_selection(const Dataset& data,
                                    const std::vector<std::int64_t>& rows, const AutoOptions& given,
                                    const FitCallbacks& callbacks) {
   AutoOptions options = given;
-  options.folds = resolved_folds(given.folds, rows.size());
+  options.folds = resolved_folds(given.folds, rows.size(), candidates.size());
   // The fits and the downstream models set the thread counts; put back after.
   const ThreadSettingsScope thread_settings;
   TOPKFS_ASSERT(!candidates.empty());
@@ -350,23 +392,18 @@ SelectionResult run_auto_selection(const Dataset& data,
       continue;
     }
     const auto& s = scores.back();
-    callbacks.info(
-        fmt::format("auto: {} chooses k = {}: {} {:.4g} +- {:.2g} on validation ({} fits, "
-                    "{:.1f} s)",
-                    s.method, s.k, data.target_kind == TargetKind::Classes ? "accuracy %" : "MAE",
-                    s.mean, s.se, s.fits, s.seconds));
+    callbacks.info(fmt::format(
+        "auto: {} chooses k = {}: {} {:.4g} +- {:.2g} on validation{} ({} fits, {:.1f} s)",
+        s.method, s.k, data.target_kind == TargetKind::Classes ? "accuracy %" : "MAE", s.mean, s.se,
+        std::isnan(s.stability) ? "" : fmt::format(", stability {:.3f}", s.stability), s.fits,
+        s.seconds));
   }
   if (scores.empty()) {
     throw DataError(fmt::format("{}: no candidate method could be fitted: {}", data.source,
                                 fmt::join(skipped, "; ")));
   }
   const bool higher = data.target_kind == TargetKind::Classes;
-  std::size_t chosen = 0;
-  for (std::size_t c = 1; c < scores.size(); ++c) {
-    if (higher ? scores[c].mean > scores[chosen].mean : scores[c].mean < scores[chosen].mean) {
-      chosen = c;
-    }
-  }
+  const std::size_t chosen = choose_method(scores, higher);
   std::unique_ptr<Selector> selector;
   for (const auto& make : candidates) {
     auto made = make();
@@ -385,9 +422,12 @@ SelectionResult run_auto_selection(const Dataset& data,
           : ""));
   if (given.folds == 0 && options.folds > 1) {
     result.notes.push_back(fmt::format(
-        "auto: {} validation folds rather than one part, as the training rows are fewer than {} "
-        "(--k-folds 1 for one part)",
-        options.folds, kFewTrainingRows));
+        "auto: {} validation folds rather than one part, as {} (--k-folds 1 for one part)",
+        options.folds,
+        static_cast<std::int64_t>(rows.size()) < kFewTrainingRows
+            ? fmt::format("the training rows are fewer than {}", kFewTrainingRows)
+            : "the choice between methods reads the stability of each one's selection over "
+              "the folds"));
   }
   for (const auto& note : skipped) result.notes.push_back("auto: skipped " + note);
   return result;

@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "selection_test_support.hpp"
@@ -89,12 +90,14 @@ TEST(AutoSelection, ChoosesAboutThePlantedCountAndFindsThePlantedFeatures) {
   }
 }
 
-// Folds replace the one validation part on few rows (auto_selection.hpp).
+// Folds replace the one validation part on few rows, and between several
+// methods (auto_selection.hpp).
 TEST(AutoSelection, FewTrainingRowsAreValidatedByFolds) {
-  EXPECT_EQ(resolved_folds(0, kFewTrainingRows - 1), kSmallDataFolds);
-  EXPECT_EQ(resolved_folds(0, kFewTrainingRows), 1);
-  EXPECT_EQ(resolved_folds(1, 10), 1);
-  EXPECT_EQ(resolved_folds(3, 10'000), 3);
+  EXPECT_EQ(resolved_folds(0, kFewTrainingRows - 1, 1), kSmallDataFolds);
+  EXPECT_EQ(resolved_folds(0, kFewTrainingRows, 1), 1);
+  EXPECT_EQ(resolved_folds(0, kFewTrainingRows, 3), kMethodChoiceFolds);  // for stability
+  EXPECT_EQ(resolved_folds(1, 10, 3), 1);
+  EXPECT_EQ(resolved_folds(3, 10'000, 3), 3);
   const SyntheticData made = planted_problem(SyntheticOptions::Target::Classes, 2, 4, 300,
                                              SyntheticOptions::Relation::Linear);
   AutoOptions automatic;
@@ -128,6 +131,38 @@ TEST(AutoSelection, KOfEveryColumnNeedsNoFitOfItsOwn) {
   EXPECT_EQ(curve.back()["mean"], forest["curve"].back()["mean"]);
 }
 
+TEST(AutoSelection, WithFoldsTheMostStableOfTheCandidatesNearTheBestIsChosen) {
+  const auto candidate = [](const char* method, double mean, double se, double stability) {
+    CandidateScore score;
+    score.method = method;
+    score.mean = mean;
+    score.se = se;
+    score.stability = stability;
+    return score;
+  };
+  // Accuracy: b is best (90 +- 2); a's interval (88.5 +- 3) overlaps b's
+  // and a is more stable; c is more stable still, but 86 +- 0.5 lies apart.
+  const std::vector<CandidateScore> folds = {candidate("a", 88.5, 3.0, 0.7),
+                                             candidate("b", 90.0, 2.0, 0.4),
+                                             candidate("c", 86.0, 0.5, 0.9)};
+  EXPECT_EQ(choose_method(folds, true), 0u);
+  // MAE, lower is better: the same with the signs turned.
+  const std::vector<CandidateScore> errors = {candidate("a", 1.05, 0.1, 0.7),
+                                              candidate("b", 1.0, 0.1, 0.4),
+                                              candidate("c", 1.2, 0.05, 0.9)};
+  EXPECT_EQ(choose_method(errors, false), 0u);
+  // Equal stability: the better score.
+  const std::vector<CandidateScore> level = {candidate("a", 89.0, 1.0, 0.5),
+                                             candidate("b", 89.5, 1.0, 0.5)};
+  EXPECT_EQ(choose_method(level, true), 1u);
+  // One validation part (no stability): the best score, ties to the first.
+  const double none = std::numeric_limits<double>::quiet_NaN();
+  const std::vector<CandidateScore> one_part = {candidate("a", 89.0, 3.0, none),
+                                                candidate("b", 90.0, 3.0, none),
+                                                candidate("c", 90.0, 3.0, none)};
+  EXPECT_EQ(choose_method(one_part, true), 1u);
+}
+
 TEST(AutoSelection, MethodAutoReportsEveryCandidateAndFitsTheBest) {
   const SyntheticData made = planted_problem(SyntheticOptions::Target::Classes, 2, 4, 600,
                                              SyntheticOptions::Relation::Linear);
@@ -143,9 +178,19 @@ TEST(AutoSelection, MethodAutoReportsEveryCandidateAndFitsTheBest) {
   EXPECT_EQ(choice["k_rule"], "fixed");
   const auto& a = choice["candidates"][0];
   const auto& b = choice["candidates"][1];
-  const std::string best = a["mean"].get<double>() >= b["mean"].get<double>()
-                               ? a["method"].get<std::string>()
-                               : b["method"].get<std::string>();
+  // The choice is choose_method's on the scores reported.
+  std::vector<CandidateScore> reported;
+  for (const auto& candidate : {a, b}) {
+    CandidateScore score;
+    score.method = candidate["method"].get<std::string>();
+    score.mean = candidate["mean"].get<double>();
+    score.se = candidate["se"].get<double>();
+    ASSERT_TRUE(candidate["stability"].is_number()) << candidate.dump();  // three folds
+    score.stability = candidate["stability"].get<double>();
+    EXPECT_LE(score.stability, 1.0);
+    reported.push_back(score);
+  }
+  const std::string best = reported[choose_method(reported, true)].method;
   EXPECT_EQ(choice["method"], best);
   EXPECT_EQ(result.method, best);
   EXPECT_EQ(result.k, 5);

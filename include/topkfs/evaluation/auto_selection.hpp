@@ -8,6 +8,7 @@
 // on all those rows with the chosen k.
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -32,16 +33,23 @@ const char* to_string(KRule rule);
 // (every row validated once) replace it.
 constexpr std::int64_t kFewTrainingRows = 500;
 constexpr int kSmallDataFolds = 5;
+// Choosing between methods reads how stable each one's selection is over the
+// parts (choose_method), which one part cannot tell: above kFewTrainingRows
+// the rows are then halved, two folds, at about the training cost of one
+// part of 80% (each fit learns from half the rows).
+constexpr int kMethodChoiceFolds = 2;
 
-// The folds AutoOptions::folds gives for `rows` training rows (1: one part).
-int resolved_folds(int folds, std::size_t rows);
+// The folds AutoOptions::folds gives for `rows` training rows when choosing
+// between `candidates` methods (1: one part).
+int resolved_folds(int folds, std::size_t rows, std::size_t candidates);
 
 struct AutoOptions {
   bool auto_k = false;
   int k = 0;      // the k of every candidate when !auto_k
   int k_max = 0;  // the grid's end; 0: the smaller of the selectable count and 100
-  // 0 (auto): kSmallDataFolds folds below kFewTrainingRows rows, else one
-  // part; 1: one validation part of `validation` of the rows; F >= 2: F folds.
+  // 0 (auto): kSmallDataFolds folds below kFewTrainingRows rows, else
+  // kMethodChoiceFolds between several candidates and one part for one; 1:
+  // one validation part of `validation` of the rows; F >= 2: F folds.
   int folds = 0;
   double validation = 0.2;
   KRule rule = KRule::OneStandardError;
@@ -63,9 +71,23 @@ struct CandidateScore {
   int k = 0;                       // the k chosen from the curve
   double mean = 0.0;               // the curve at k
   double se = 0.0;
+  // Kuncheva's index of its selections of k over the validation parts (the
+  // mean over pairs of parts; NaN with one part): how much the selection
+  // depends on the rows it was learned from.
+  double stability = std::numeric_limits<double>::quiet_NaN();
   double seconds = 0.0;  // the candidate's validation fits and scores
   int fits = 0;
 };
+
+// The candidate --method auto takes: with one validation part the best score
+// (ties to the first); with folds, of the candidates whose score lies within
+// one standard error of the best's, with the two errors added (their
+// one-standard-error intervals overlap), the one whose selection is the most
+// stable over the folds (ties to the better score, then the first). Such
+// scores do not tell the candidates apart; a selection that changes from
+// fold to fold holds columns the data does not support (docs/algorithms.md,
+// "Choosing k and the method").
+std::size_t choose_method(const std::vector<CandidateScore>& scores, bool higher_is_better);
 
 // 1, 2, 3, 5, 8, ... about x1.5 a step, up to and including k_max.
 std::vector<int> k_grid(int k_max);
