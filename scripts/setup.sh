@@ -30,7 +30,7 @@ packages=(
   python3-venv python3-pip python3-setuptools python3-wheel python3-build
   # R's glmnet: the reference of the multinomial family's golden values
   # (tests/linear/make_class_golden.py) and of its path benchmark
-  # (bench/linear_class_vs_references.sh); nothing builds or runs against it
+  # (bench/linear/linear_class_vs_references.sh); nothing builds or runs against it
   r-cran-glmnet
   # demo data: Fashion-MNIST under /usr/share/datasets/fashion-mnist/
   dataset-fashion-mnist

@@ -44,7 +44,7 @@ constexpr double warm_up_tol = 1e-6;
 
 // Smallest batch of Gram columns computed at once (see CovarianceUpdates::prepare):
 // the product reads all of X once per batch, which costs about as much as
-// computing a few tens of columns (bench/README.md, "Measurements behind the
+// computing a few tens of columns (bench/speed/README.md, "Measurements behind the
 // code"), so batches of 32 keep those passes a minor share.
 constexpr std::size_t gram_batch = 32;
 

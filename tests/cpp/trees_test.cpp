@@ -622,7 +622,7 @@ double value_after(const std::string& out, const std::string& key) {
 // 50 evenly spaced columns centred in the row: start + step * i with
 // step = m / 50, start = (m - 49 step) / 2. MNIST and Fashion-MNIST (m = 784):
 // 24, 39, ..., 759, spread over the image; USPS (m = 256): 5, 10, ..., 250.
-// bench/trees_bench.cpp uses the same set.
+// bench/speed/trees_bench.cpp uses the same set.
 std::vector<std::int64_t> spread_columns(std::int64_t m) {
   const std::int64_t step = m / 50;
   const std::int64_t start = (m - step * 49) / 2;

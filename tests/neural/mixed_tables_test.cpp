@@ -2,7 +2,7 @@
 // shared data, as given (text codes, empty cells): each selects k whole
 // columns of the table from the rows it learns from, and the downstream
 // ExtraTrees on them scores clearly above chance. The accuracy of each
-// method against scikit-learn's rankings is bench/mixed_tables.py's.
+// method against scikit-learn's rankings is bench/quality/mixed_tables.py's.
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 

@@ -2,7 +2,7 @@
 // dnn-top's whole MLP, lead and sub-model, as one autograd node with a
 // hand-written backward pass. Through plain autograd the network is some
 // forty small operations per step whose dispatch and bookkeeping cost as much
-// as a third of the matrix products (bench/dnn_epoch_bench --breakdown); here
+// as a third of the matrix products (build/bench/dnn_epoch_bench --breakdown); here
 // it is the matrix products, one fused pass per activation, and the gated
 // first layer's fused gradient without the input gradient (docs/method.md §4).
 #include <torch/types.h>

@@ -22,7 +22,7 @@ int configure_threads(int threads, ThreadUse use) {
   }
   // A team's members wait for each other by spinning several times a step:
   // with more members than cores they mostly wait, so the team stops at the
-  // cores (bench/README.md, "Measurements behind the code").
+  // cores (bench/speed/README.md, "Measurements behind the code").
   if (use == ThreadUse::Team) threads = std::min(threads, usable_cores());
   // libtorch's inter-op pool is left as it is: it starts only for graphs
   // run with at::launch, which training does not use, and its size can be

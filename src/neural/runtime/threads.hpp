@@ -9,7 +9,7 @@ namespace topkfs {
 //    for the MLP, whose time is in GEMMs; libtorch's OpenMP workers spin after
 //    each small elementwise kernel and fight OpenBLAS's for the cores, so
 //    with two threads in every pool training ran several times slower than
-//    with one (bench/README.md, "Measurements behind the code").
+//    with one (bench/speed/README.md, "Measurements behind the code").
 //  All: every pool gets them (the CNN's convolutions are parallel in libtorch).
 //  Team: every pool gets one thread; the caller runs a team of that many
 //    workers that take each training step together (the trainer's

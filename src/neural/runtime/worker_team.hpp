@@ -5,7 +5,7 @@
 // joins three times in under two milliseconds, so members poll briefly
 // before they sleep rather than start a thread per step or be woken through
 // the kernel at every fork: both cost a large part of the 2-core speed-up
-// (bench/README.md, "Measurements behind the code"). Every wait polls, then
+// (bench/speed/README.md, "Measurements behind the code"). Every wait polls, then
 // sleeps (WaitPoint), so that a member whose partner lost its core on a busy
 // machine gives its own core up.
 #include <atomic>

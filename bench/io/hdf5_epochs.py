@@ -1,0 +1,92 @@
+#!/usr/bin/env python3
+"""Training epochs from HDF5 against the same rows from `.npy`: USPS's
+training rows (7291 x 256 float32, `usps.h5` as shipped: gzip, chunks of
+456 rows x 16 columns) trained by dnn-top from
+
+  - npy:        the same rows written as a `.npy` pair (mapped);
+  - h5:         usps.h5 read into memory (it fits half the memory budget);
+  - h5-stream:  usps.h5 read by row blocks, forced by a memory budget below
+                twice the matrix (TOPKFS_MEMORY_LIMIT, default 16M): each
+                chunk decompressed once an epoch, the minibatches drawn
+                within windows of blocks (docs/scale.md).
+
+Each a `topkfs select ... --epochs E --min-steps 0 --threads T` in a fresh
+process, rounds interleaved; the figure is the median epoch time of epochs
+2..E from the result's history, the ratios are against npy within a round.
+
+Usage: bench/io/hdf5_epochs.py [TOPKFS] [--data DIR] [--rounds 3] [--epochs 6]
+       [--threads 1] [--limit 16M] [--dir DIR]
+"""
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+
+import h5py
+import numpy as np
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "common"))
+from bench_process import scratch_folder
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def epoch_seconds(topkfs, data_args, folder, name, args, extra_env):
+    out = os.path.join(folder, name + ".json")
+    env = dict(os.environ, OPENBLAS_NUM_THREADS=str(args.threads), **extra_env)
+    subprocess.run([topkfs, "select", *data_args, "--method", "dnn-top", "--k", "50",
+                    "--epochs", str(args.epochs), "--min-steps", "0", "--threads",
+                    str(args.threads), "-q", "-o", out], check=True, env=env,
+                   stdout=subprocess.DEVNULL)
+    with open(out) as f:
+        result = json.load(f)
+    history = result.get("history") or result["training"]["history"]
+    return statistics.median(e["seconds"] for e in history[1:])
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("topkfs", nargs="?",
+                        default=os.path.join(ROOT, "build", "apps", "topkfs", "topkfs"))
+    parser.add_argument("--data", default=os.path.join(ROOT, "..", "shared", "data"))
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--epochs", type=int, default=6)
+    parser.add_argument("--threads", type=int, default=1)
+    parser.add_argument("--limit", default="16M")
+    parser.add_argument("--dir", default="/tmp")
+    args = parser.parse_args()
+    h5 = os.path.join(args.data, "usps", "usps.h5")
+    if not os.path.exists(h5):
+        sys.exit(f"{h5} not found")
+    with scratch_folder(args.dir, "hdf5_epochs") as folder:
+        with h5py.File(h5, "r") as f:
+            x, y = f["train/data"][:], f["train/target"][:]
+        np.save(os.path.join(folder, "x.npy"), x.astype(np.float32))
+        np.save(os.path.join(folder, "y.npy"), y.astype(np.int32))
+        arms = {
+            "npy": ([os.path.join(folder, "x.npy"), "--y-file", os.path.join(folder, "y.npy")],
+                    {}),
+            # The predefined split: the training rows alone, as in the .npy.
+            "h5": ([h5], {}),
+            "h5-stream": ([h5], {"TOPKFS_MEMORY_LIMIT": args.limit}),
+        }
+        rounds = []
+        for r in range(args.rounds):
+            rounds.append({name: epoch_seconds(args.topkfs, data, folder, name, args, env)
+                           for name, (data, env) in arms.items()})
+            print(f"round {r + 1}: " + ", ".join(f"{n} {s * 1000:.1f} ms"
+                                                 for n, s in rounds[-1].items()), flush=True)
+    print(f"\nepoch time (median of epochs 2..{args.epochs}), {args.threads} thread(s)")
+    print("| arm | ms per epoch (median over rounds) | / npy (median, min-max) |")
+    print("|---|---|---|")
+    for name in arms:
+        ratios = [r[name] / r["npy"] for r in rounds]
+        ms = statistics.median(r[name] for r in rounds) * 1000
+        print(f"| {name} | {ms:.1f} | {statistics.median(ratios):.2f} "
+              f"({min(ratios):.2f}-{max(ratios):.2f}) |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""Data-parallel scaling of `topkfs select` on this machine's loopback.
+
+MNIST (the predefined 60000 training rows), dnn-top, k = 50, one thread per
+process (--threads 1, OPENBLAS_NUM_THREADS=1), three runs per round,
+alternating so that a slow phase of a shared machine hits them alike:
+
+  plain   `select`                      (one process)
+  nproc1  `select --nproc 1`            (the launcher and one rank)
+  nproc2  `select --nproc 2`            (two ranks, one thread each)
+
+It prints the load average around each round, every run's seconds per epoch
+(the result's history), and then: the epoch-time ratio nproc2 / plain (the
+target is at most 0.6), nproc1 / plain (at most 1.03), whether the three
+selected the same 50 pixels, and the time rank 0 spent in the sums over the
+ranks per step (from the result's note: it includes waiting for the slower
+rank). Run from the checkout after a build:
+
+  bench/speed/data_parallel_scaling.py [--topkfs build/apps/topkfs/topkfs]
+                                       [--data ../shared/data/mnist] [--rounds 2]
+                                       [--epochs 1] [--batch N]
+"""
+import argparse
+import json
+import os
+import re
+import statistics
+import subprocess
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def load():
+    with open("/proc/loadavg") as f:
+        return " ".join(f.read().split()[:3])
+
+
+def run(topkfs, data, epochs, extra, output):
+    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
+    command = [topkfs, "select", data, "--method", "dnn-top", "--k", "50", "--epochs",
+               str(epochs), "--min-steps", "0", "--patience", "0", "--threads", "1",
+               "--seed", "1", "-q", "-o", output] + extra
+    subprocess.run(command, env=env, check=True, stdout=subprocess.DEVNULL)
+    with open(output) as f:
+        result = json.load(f)
+    epoch_seconds = statistics.mean(e["seconds"] for e in result["history"])
+    per_step = None
+    for note in result["notes"]:
+        found = re.search(r"\(([0-9.]+) ms each\)", note)
+        if found:
+            per_step = float(found.group(1))
+    return epoch_seconds, result["selected"], per_step
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--topkfs", default=os.path.join(HERE, "..", "..", "build", "apps",
+                                                         "topkfs", "topkfs"))
+    parser.add_argument("--data", default=os.path.join(HERE, "..", "..", "..", "shared",
+                                                       "data", "mnist"))
+    parser.add_argument("--rounds", type=int, default=2)
+    parser.add_argument("--epochs", type=int, default=1)
+    parser.add_argument("--batch", type=int, default=None,
+                        help="the global minibatch (default: dnn-top's own); the ranks split it, "
+                             "so a larger one gives each step more work for the same sum")
+    args = parser.parse_args()
+    batch = ["--batch", str(args.batch)] if args.batch else []
+    variants = {"plain": batch, "nproc1": ["--nproc", "1"] + batch,
+                "nproc2": ["--nproc", "2"] + batch}
+    seconds = {name: [] for name in variants}
+    selected = {}
+    sums = []
+    with tempfile.TemporaryDirectory() as folder:
+        for r in range(args.rounds):
+            print(f"round {r + 1}: load average {load()}", flush=True)
+            for name, extra in variants.items():
+                epoch, chosen, per_step = run(args.topkfs, args.data, args.epochs, extra,
+                                              os.path.join(folder, name + ".json"))
+                seconds[name].append(epoch)
+                selected[name] = sorted(chosen)
+                if name == "nproc2":
+                    sums.append(per_step)
+                print(f"  {name:7s} {epoch:8.2f} s per epoch", flush=True)
+        print(f"load average at the end {load()} (2 cores)")
+    plain = statistics.median(seconds["plain"])
+    print(f"epoch time ratio, 2 processes x 1 thread / 1 process x 1 thread: "
+          f"{statistics.median(seconds['nproc2']) / plain:.3f} (target <= 0.6)")
+    print(f"epoch time ratio, --nproc 1 / plain select: "
+          f"{statistics.median(seconds['nproc1']) / plain:.3f} (target <= 1.03)")
+    same = selected["plain"] == selected["nproc1"] == selected["nproc2"]
+    print(f"same selection in all three: {same}")
+    if not same:
+        for name, chosen in selected.items():
+            print(f"  {name}: {chosen}")
+    print(f"sum over the ranks per step, rank 0 (2 processes): "
+          f"{statistics.median(sums):.3f} ms (median of rounds)")
+
+
+if __name__ == "__main__":
+    main()
