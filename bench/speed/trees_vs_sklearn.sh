@@ -30,7 +30,7 @@ echo "== scikit-learn (n_jobs=1)"
 # numpy must not run a core type or cache size forced by the environment:
 # unset for this command only.
 env -u OPENBLAS_CORETYPE -u OPENBLAS_L2_SIZE OMP_NUM_THREADS=1 OPENBLAS_NUM_THREADS=1 \
-  /usr/bin/python3 "$here/../tests/trees/sklearn_forest.py" bench "$mnist" "$columns" \
+  /usr/bin/python3 "$here/../../tests/trees/sklearn_forest.py" bench "$mnist" "$columns" \
   --trees 50 --jobs 1 --repeat "$repeat" | tee "$out/sklearn.txt"
 
 echo "== ratio topkfs / scikit-learn (one thread, fit + predict; target <= 1.0)"
