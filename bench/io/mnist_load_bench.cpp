@@ -4,7 +4,7 @@
 //
 // Usage: mnist_load_bench [benchmark flags] [DATA_DIR] [--peak-only]
 //   DATA_DIR: the shared data folder (default $TOPKFS_DATA_DIR, else
-//   /work/main/../shared/data); MNIST is read from DATA_DIR/mnist.
+//   ../shared/data beside the checkout); MNIST is read from DATA_DIR/mnist.
 //   --peak-only: load once, print the peak ratio and exit.
 // The peak is measured on the very first load of the process, before any
 // benchmark iteration, since later iterations would blur it.
@@ -16,6 +16,7 @@
 #include <cstring>
 #include <string>
 
+#include "bench_machine.hpp"
 #include "topkfs/io/read_dataset.hpp"
 #include "topkfs/io/readers.hpp"
 
@@ -82,7 +83,7 @@ int main(int argc, char** argv) {
       data_dir = argv[i];
     }
   }
-  if (data_dir.empty()) data_dir = "/work/main/../shared/data";
+  if (data_dir.empty()) data_dir = topkfs::bench::default_data_dir(TOPKFS_SOURCE_DIR);
   g_mnist_dir = data_dir + "/mnist";
 
   try {

@@ -6,7 +6,7 @@
 //               [--columns spread|all|c1,c2,...] [--seed 0] [--bootstrap 0|1]
 //
 // DATA: the MNIST folder (default $TOPKFS_DATA_DIR/mnist, else
-// /work/main/../shared/data/mnist); any dataset with a predefined split works.
+// ../shared/data/mnist beside the checkout); any dataset with a predefined split works.
 // "spread" columns: 50 evenly spaced columns centred in the row,
 // start + step * i with step = m / 50 and start = (m - 49 step) / 2 (for MNIST
 // 24, 39, ..., 759), the set tests/cpp/trees_test.cpp uses. Reading the data
@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "bench_machine.hpp"
 #include "bench_timing.hpp"
 #include "topkfs/core/error.hpp"
 #include "topkfs/io/read_dataset.hpp"
@@ -88,8 +89,7 @@ Args parse_args(int argc, char** argv) {
     }
   }
   if (args.data.empty()) {
-    const char* env = std::getenv("TOPKFS_DATA_DIR");
-    args.data = std::string(env != nullptr ? env : "/work/main/../shared/data") + "/mnist";
+    args.data = topkfs::bench::default_data_dir(TOPKFS_SOURCE_DIR) + "/mnist";
   }
   return args;
 }
