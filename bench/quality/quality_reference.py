@@ -43,8 +43,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 SLOW_ROWS = 10000
 
 
-def ranking(name, x, y, seed):
-    """Feature indices, best first."""
+def ranking(name, x, y, seed, n_jobs=2):
+    """Feature indices, best first (n_jobs: the forest's processes)."""
     if name in ("mutual-info", "l1-logistic") and len(y) > SLOW_ROWS:
         x, _, y, _ = train_test_split(x, y, train_size=SLOW_ROWS, stratify=y, random_state=seed)
     if name == "anova-f":
@@ -52,7 +52,7 @@ def ranking(name, x, y, seed):
     elif name == "mutual-info":
         score = mutual_info_classif(x, y, random_state=seed)
     elif name == "random-forest":
-        forest = RandomForestClassifier(n_estimators=100, random_state=seed, n_jobs=2)
+        forest = RandomForestClassifier(n_estimators=100, random_state=seed, n_jobs=n_jobs)
         score = forest.fit(x, y).feature_importances_
     elif name == "l1-logistic":
         scaled = StandardScaler().fit_transform(x)
@@ -65,8 +65,8 @@ def ranking(name, x, y, seed):
     return np.argsort(-score, kind="stable")
 
 
-def extra_trees_accuracy(x_train, y_train, x_test, y_test, columns, seed):
-    model = ExtraTreesClassifier(n_estimators=50, random_state=seed, n_jobs=2)
+def extra_trees_accuracy(x_train, y_train, x_test, y_test, columns, seed, n_jobs=2):
+    model = ExtraTreesClassifier(n_estimators=50, random_state=seed, n_jobs=n_jobs)
     model.fit(x_train[:, columns], y_train)
     return 100.0 * model.score(x_test[:, columns], y_test)
 

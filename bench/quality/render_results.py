@@ -150,8 +150,35 @@ def overview(reports, names, paper_table, what, with_scaling=False):
             f"the method does not apply).\n\n" + table(rows, ["dataset"] + methods))
 
 
-def auto_section(reports, names):
-    """--method auto beside the best fixed method of each dataset it ran on."""
+def load_sklearn_rankings(folder):
+    """bench/quality/sklearn_rankings.py's report (RESULTS_DIR/sklearn-rankings.json), or None."""
+    path = os.path.join(folder, "sklearn-rankings.json")
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
+        return json.load(f)["datasets"]
+
+
+def sklearn_note(sklearn):
+    """Where the scikit-learn column of the auto table comes from."""
+    commits = sorted({entry["commit"] for entry in sklearn.values()})
+    versions = sorted({entry["sklearn"] for entry in sklearn.values()})
+    return ("\"best scikit-learn ranking\" is the best of three scikit-learn rankings under the "
+            "same protocol and k (`bench/quality/sklearn_rankings.py`, "
+            "`bench/quality/results/sklearn-rankings.json`): mutual information, random-forest "
+            "importance (100 trees) and L1 (L1-logistic, C = 0.05, on classes; the order in which "
+            "columns enter the Lasso path on regression), on standardised columns where the "
+            "ranking depends on scale. On USPS, COIL20 and ALLAML its 3 random stratified 80/20 "
+            "splits are scikit-learn's (`train_test_split`), so its rows differ from topkfs's "
+            "but the protocol is the same; on the detection data it draws the noise columns "
+            f"with numpy, 10 noise seeds (scikit-learn {', '.join(versions)}, "
+            f"commit {', '.join(commits)}).")
+
+
+def auto_section(reports, names, sklearn=None):
+    """--method auto beside the best fixed method of each dataset it ran on,
+    and beside the best scikit-learn ranking where sklearn (the report of
+    bench/quality/sklearn_rankings.py) has the dataset."""
     rows = []
     for name in names:
         report = reports[name]
@@ -168,21 +195,32 @@ def auto_section(reports, names):
             if run["method"] == "auto":
                 chosen[run["chosen_method"]] = chosen.get(run["chosen_method"], 0) + 1
         total = sum(chosen.values())
-        rows.append([NAMES[name], report["metric"], f"{ours:.1f}", f"{best} {theirs:.1f}",
-                     f"{ours - theirs:+.1f}",
-                     ", ".join(f"{m} {c}/{total}" for m, c in
-                               sorted(chosen.items(), key=lambda item: -item[1]))])
+        row = [NAMES[name], report["metric"], f"{ours:.1f}", f"{best} {theirs:.1f}",
+               f"{ours - theirs:+.1f}"]
+        if sklearn is not None:
+            entry = sklearn.get(name)
+            if entry is None:
+                row += ["-", "-"]
+            else:
+                scores = {m: v["mean"] for m, v in entry["methods"].items()}
+                top = pick(scores, key=scores.get)
+                row += [f"{top} {scores[top]:.1f}", f"{ours - scores[top]:+.1f}"]
+        rows.append(row + [", ".join(f"{m} {c}/{total}" for m, c in
+                                     sorted(chosen.items(), key=lambda item: -item[1]))])
     if not rows:
         return None
+    header = ["dataset", "metric", "auto", "best fixed method", "auto - best"]
+    if sklearn is not None:
+        header += ["best scikit-learn ranking", "auto - best sklearn"]
     return "\n".join([
         "## Auto against the fixed methods", "",
         "`--method auto` in `evaluate`: in every run and for each k, the method chosen among "
         "dnn-top, elastic-net-top and random-forest by validation fits on that run's training "
         "rows alone (docs/algorithms.md, \"Choosing k and the method\"), under the same "
         "protocol, splits and k as the fixed methods above (mean over k and runs). "
-        "\"chosen\" counts the method it took over the runs and k.", "",
-        table(rows, ["dataset", "metric", "auto", "best fixed method", "auto - best",
-                     "chosen"])])
+        "\"chosen\" counts the method it took over the runs and k."
+        + (" " + sklearn_note(sklearn) if sklearn is not None else ""), "",
+        table(rows, header + ["chosen"])])
 
 
 def stability_section(folder, reports):
@@ -329,7 +367,7 @@ def main():
                   "columns as given; - : the method is unaffected by scale), with the datasets "
                   "where it differs in brackets.", "",
                   overview(reports, detection, PAPER_DETECTION, "F1 %", with_scaling=True), ""]
-    automatic = auto_section(reports, accuracy + detection)
+    automatic = auto_section(reports, accuracy + detection, load_sklearn_rankings(folder))
     if automatic:
         parts += [automatic, ""]
     if "usps-stability" in reports:
