@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The quality study's offline checks (eighth round, docs/quality-study.md):
+"""The quality study's offline checks (2026-11-27, 580afdb; docs/quality-study.md):
 rules applied to finished `dnn-top` fits, measured without changing topkfs.
 
 Usage: quality_offline.py BUILD_DIR screen|xor|clusters [--quick]
