@@ -1,4 +1,4 @@
-"""Text as the second hostile round met it from Python: names that are not
+"""Text as the hostile inputs of 2026-12-02 (cae50c1) met it from Python: names that are not
 UTF-8 read as Latin-1 as the command reads them, names UTF-8 cannot hold
 refused by name, and one list of missing markers for both faces."""
 

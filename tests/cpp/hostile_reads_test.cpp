@@ -1,6 +1,7 @@
-// The second hostile round's findings (docs/bad-input.md): each case is an
-// example of a class of input that was read wrongly or refused for the
-// wrong reason, checked through the command as a user meets it.
+// What the hostile inputs of 2026-12-02 (cae50c1) found (docs/bad-input.md):
+// each case is an example of a class of input that was read wrongly or
+// refused for the wrong reason, checked through the command as a user meets
+// it.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -34,7 +35,7 @@ void write_json(const std::string& path, const nlohmann::json& json) {
   std::ofstream(path) << json.dump();
 }
 
-TEST(HostileRoundTwo, AnNpzWithTwoMembersOfOneNameIsRefused) {
+TEST(HostileReads, AnNpzWithTwoMembersOfOneNameIsRefused) {
   const std::string x =
       npy_bytes("{'descr': '<f8', 'fortran_order': False, 'shape': (2, 1), }", std::string(16, 0));
   const std::string path =
@@ -42,7 +43,7 @@ TEST(HostileRoundTwo, AnNpzWithTwoMembersOfOneNameIsRefused) {
   expect_refused(path, {1, {"twice.npz", "two members named 'X'"}});
 }
 
-TEST(HostileRoundTwo, TransformChecksTheSelectionFile) {
+TEST(HostileReads, TransformChecksTheSelectionFile) {
   const std::string data = small_table("transform-data.csv");
   const std::string result = in_temp("transform-result.json");
   ASSERT_EQ(run_cli("select " + data + " --k 2 -q --method lasso-top -o " + result).exit_code, 0);
@@ -76,7 +77,7 @@ TEST(HostileRoundTwo, TransformChecksTheSelectionFile) {
   refused("bad-ranking.json", json, {"'ranking' is not an order"});
 }
 
-TEST(HostileRoundTwo, TransformOntoUnnamedColumnsSaysNamesWentUnchecked) {
+TEST(HostileReads, TransformOntoUnnamedColumnsSaysNamesWentUnchecked) {
   const std::string data = small_table("unnamed-data.csv");
   const std::string result = in_temp("unnamed-result.json");
   ASSERT_EQ(run_cli("select " + data + " --k 1 -q --method lasso-top -o " + result).exit_code, 0);
@@ -91,7 +92,7 @@ TEST(HostileRoundTwo, TransformOntoUnnamedColumnsSaysNamesWentUnchecked) {
   EXPECT_TRUE(contains(reduced.out, "could not be checked")) << reduced.out;
 }
 
-TEST(HostileRoundTwo, ReportRefusesReportsThatContradictThemselves) {
+TEST(HostileReads, ReportRefusesReportsThatContradictThemselves) {
   const std::string data = small_table("report-data.csv");
   const std::string report = in_temp("report.json");
   const CommandResult evaluate =
@@ -121,7 +122,7 @@ TEST(HostileRoundTwo, ReportRefusesReportsThatContradictThemselves) {
   refused("run-twice.json", json, "given twice");
 }
 
-TEST(HostileRoundTwo, Latin1NamesAreReadWithANoteAndWrittenAsUtf8) {
+TEST(HostileReads, Latin1NamesAreReadWithANoteAndWrittenAsUtf8) {
   const std::string path = write_temp_file(
       "latin1.csv", "caf\xe9,na\xefve,y\n1,2,0\n2,1,1\n3,5,0\n4,3,1\n5,2,0\n6,1,1\n");
   const Dataset data = read_dataset(path);
@@ -135,7 +136,7 @@ TEST(HostileRoundTwo, Latin1NamesAreReadWithANoteAndWrittenAsUtf8) {
   EXPECT_NO_THROW(read_json(result));
 }
 
-TEST(HostileRoundTwo, Latin1LabelsConvertOnlyTheTextsThatAreNotAscii) {
+TEST(HostileReads, Latin1LabelsConvertOnlyTheTextsThatAreNotAscii) {
   // A LIBSVM file of 10^7 columns with one Latin-1 label held its names
   // twice while they were converted (an ASAN fuzz finding, 1.8 GB).
   const std::string path =
@@ -150,7 +151,7 @@ TEST(HostileRoundTwo, Latin1LabelsConvertOnlyTheTextsThatAreNotAscii) {
   EXPECT_EQ(latin1_to_utf8("a\xe9\xff"), "a\xc3\xa9\xc3\xbf");
 }
 
-TEST(HostileRoundTwo, MessagesShowControlBytesAsEscapes) {
+TEST(HostileReads, MessagesShowControlBytesAsEscapes) {
   // A NUL inside a quoted cell cut the message there; binary reached the
   // terminal as it was.
   const char text[] = "a,b,y\n1,\"4\0x\x01\",0\n2,3,1\n";
@@ -160,7 +161,7 @@ TEST(HostileRoundTwo, MessagesShowControlBytesAsEscapes) {
   EXPECT_EQ(info.err.find('\0'), std::string::npos);
 }
 
-TEST(HostileRoundTwo, WrongReasonsAreTheRightOnesNow) {
+TEST(HostileReads, WrongReasonsAreTheRightOnesNow) {
   std::string idx = idx_header({2, 2});
   idx[2] = 0x0A;  // no such type code
   expect_refused(write_temp_file("odd-type-idx", idx + std::string(4, 0)),
@@ -190,7 +191,7 @@ TEST(HostileRoundTwo, WrongReasonsAreTheRightOnesNow) {
                  {2, {"--rank must be at least 0"}});
 }
 
-TEST(HostileRoundTwo, ConvertBlockRowsAreBoundedByTheRowsAndTheMemory) {
+TEST(HostileReads, ConvertBlockRowsAreBoundedByTheRowsAndTheMemory) {
   const std::string data = small_table("blocks-data.csv");
   const CommandResult many =
       run_cli("convert " + data + " -q --block-rows 10000000 --output " + in_temp("blocks-x.npy") +
@@ -214,7 +215,7 @@ TEST(HostileRoundTwo, ConvertBlockRowsAreBoundedByTheRowsAndTheMemory) {
   EXPECT_EQ(huge.exit_code, 0) << huge.err;
 }
 
-TEST(HostileRoundTwo, ListsOfKAreReadStrictly) {
+TEST(HostileReads, ListsOfKAreReadStrictly) {
   const std::string data = small_table("k-list-data.csv");
   for (const char* k : {"1,,2", "0x2", "2,"}) {
     expect_message(run_cli("evaluate " + data + " --method lasso-top -q --k " + k), k,
@@ -222,7 +223,7 @@ TEST(HostileRoundTwo, ListsOfKAreReadStrictly) {
   }
 }
 
-TEST(HostileRoundTwo, PandasMissingMarkersAreMissingInEveryReaderOfText) {
+TEST(HostileReads, PandasMissingMarkersAreMissingInEveryReaderOfText) {
   const std::string path =
       write_temp_file("markers.csv", "a,b,y\n1,None,0\n2,#N/A,1\n3,<NA>,0\n4,5,1\n5,6,0\n");
   const Dataset data = read_dataset(path);
