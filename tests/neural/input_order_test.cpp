@@ -96,6 +96,44 @@ TEST(InputOrderTest, KeepsTheTopKFirstMovingEveryTrackedColumnAlike) {
   EXPECT_FALSE(torch::equal(w, original_w));  // it did change on the way
 }
 
+// dnn-top anneals the sub-model's size from every input down to k: the
+// order holds the top k_t first at every size, stays a set of disjoint
+// swaps, and rows gathered in it match its columns.
+TEST(InputOrderTest, AShrinkingKKeepsTheTopKtFirst) {
+  Rng rng(23);
+  Tensor w = torch::empty({kInputs});
+  for (std::int64_t j = 0; j < kInputs; ++j) w[j] = static_cast<float>(rng.normal());
+  Tensor columns = torch::arange(kInputs, torch::kFloat).unsqueeze(0);
+  InputOrder order(kInputs, kK);
+  order.track(w);
+  order.track(columns);
+  for (std::int64_t k = kInputs; k >= kK; --k) {
+    SCOPED_TRACE(k);
+    w[static_cast<std::int64_t>(rng.uniform_index(kInputs))] = static_cast<float>(rng.normal());
+    order.bring_top_k_first(w, k);
+    EXPECT_EQ(order.k(), k);
+    const auto at = input_at(order);
+    std::vector<std::int64_t> first(at.begin(), at.begin() + k);
+    std::sort(first.begin(), first.end());
+    const auto own = own_order(w, order);
+    EXPECT_EQ(first, top_k_by_magnitude(own.data(), kInputs, k));
+    std::int64_t displaced = 0;
+    for (std::int64_t p = 0; p < kInputs; ++p) {
+      displaced += at[p] != p;
+      EXPECT_EQ(columns[0][p].item<float>(), static_cast<float>(at[p]));
+    }
+    const auto swaps = order.swaps();
+    EXPECT_EQ(displaced, 2 * static_cast<std::int64_t>(swaps.size()));
+    for (const auto& swap : swaps) {
+      EXPECT_LT(swap.place, swap.input);
+      EXPECT_EQ(at[swap.place], swap.input);
+      EXPECT_EQ(at[swap.input], swap.place);
+    }
+  }
+  order.restore_own_order();
+  EXPECT_TRUE(torch::equal(columns, torch::arange(kInputs, torch::kFloat).unsqueeze(0)));
+}
+
 TEST(InputOrderTest, GatheredRowsArriveInTheOrder) {
   Rng rng(22);
   const std::int64_t rows = 7;

@@ -38,11 +38,12 @@ class DnnTopModel final : public LoopModel {
     // widths differ; nor for sub-models of several sizes (--sub-k-min).
     if (options_.lambda3 > 0 && !indexed.empty() && k_ < inputs && groups_.empty() &&
         sub_ks_.size() == 1) {
-      // The top k inputs first (input_order.hpp), from the first step on.
+      // The sub-model's inputs first (input_order.hpp), from the first step
+      // on: the top k_t while k is annealed, then the top k.
       order_.emplace(inputs, k_);
       for (const auto& tensor : indexed) order_->track(tensor);
-      order_->bring_top_k_first(ranking_weights());
-      leading_ = torch::arange(k_, torch::kLong);
+      order_->bring_top_k_first(ranking_weights(), sub_model_size_at(0.0, k_));
+      leading_ = torch::arange(inputs, torch::kLong);
     }
   }
 
@@ -72,12 +73,17 @@ class DnnTopModel final : public LoopModel {
 
   // The mask of the next step, made here once rather than by every member of
   // a team inside batch_loss; with --w-constraint nonneg, w is clipped first.
-  void after_step(const StepInfo&) override {
+  void after_step(const StepInfo& step) override {
     if (options_.w_constraint == "nonneg") {
       torch::NoGradGuard no_grad;
       network_.w.clamp_min_(0.0);
     }
-    if (order_) order_->bring_top_k_first(ranking_weights());
+    if (order_) {
+      // The next step's sub-model first (the planned steps as progress()).
+      const double next = static_cast<double>(step.index() + 1) /
+                          (static_cast<double>(step.epochs) * static_cast<double>(step.batches));
+      order_->bring_top_k_first(ranking_weights(), sub_model_size_at(next, k_));
+    }
   }
 
   // Patience counts only once the top-k term has its final form.
@@ -88,7 +94,10 @@ class DnnTopModel final : public LoopModel {
   // The weights, and the order of the inputs they are in.
   std::vector<Tensor> state() override {
     auto tensors = parameters();
-    if (order_) tensors.push_back(order_->input_at());
+    if (order_) {
+      tensors.push_back(order_->input_at());
+      tensors.push_back(order_->k_tensor());
+    }
     return tensors;
   }
 
@@ -139,20 +148,29 @@ class DnnTopModel final : public LoopModel {
  private:
   static Tensor no_subset() { return torch::empty({0}, torch::kLong); }
 
-  // The sub-model's input set of size k at `progress` (a fraction of the
-  // planned steps): while annealing, the top k_t of |w| with k_t shrinking
-  // geometrically from all inputs to k; afterwards the top k.
-  Tensor subset_at(double progress, std::int64_t k) const {
+  // The sub-model's size at `progress` (a fraction of the planned steps):
+  // while annealing, k_t shrinking geometrically from all inputs (or groups)
+  // to k; every input before (the sub-model is not trained then); k after.
+  std::int64_t sub_model_size_at(double progress, std::int64_t k) const {
     const double into_anneal = progress - options_.warmup;
-    if (options_.lambda3 > 0 && options_.anneal > 0 && into_anneal < options_.anneal) {
-      const double inputs =
-          static_cast<double>(groups_.empty() ? network_.w.numel() : group_count_);
-      const double fraction = into_anneal / options_.anneal;
-      const auto k_now = static_cast<std::int64_t>(
-          std::llround(inputs * std::pow(static_cast<double>(k) / inputs, fraction)));
-      if (k_now > k) return top_k_of_w(k_now);
-    }
-    return final_subset(k);
+    if (!(options_.lambda3 > 0 && options_.anneal > 0 && into_anneal < options_.anneal)) return k;
+    const std::int64_t count = groups_.empty() ? network_.w.numel() : group_count_;
+    if (into_anneal <= 0) return count;
+    const double inputs = static_cast<double>(count);
+    const double fraction = into_anneal / options_.anneal;
+    const auto k_now = static_cast<std::int64_t>(
+        std::llround(inputs * std::pow(static_cast<double>(k) / inputs, fraction)));
+    return std::clamp(k_now, k, count);
+  }
+
+  // The sub-model's input set of size k at `progress`: the top
+  // sub_model_size_at(progress, k) of |w|, the first places when the order
+  // holds them there (after_step put them there for this step).
+  Tensor subset_at(double progress, std::int64_t k) const {
+    const std::int64_t size = sub_model_size_at(progress, k);
+    if (size == k) return final_subset(k);
+    if (order_ && order_->k() == size) return leading_.narrow(0, 0, size);
+    return top_k_of_w(size);
   }
 
   // The lead's loss plus lambda3 times the mean of the sub-models' at the
@@ -210,7 +228,8 @@ class DnnTopModel final : public LoopModel {
   // The top k of |w|, or an empty tensor (lead only) without the top-k term.
   Tensor final_subset(std::int64_t k) const {
     if (!(options_.lambda3 > 0)) return no_subset();
-    if (order_) return leading_;  // after_step keeps the top k first (k is k_ then)
+    // after_step keeps the top k first once the annealing is over.
+    if (order_ && order_->k() == k) return leading_.narrow(0, 0, k);
     return top_k_of_w(k);
   }
 
@@ -257,7 +276,7 @@ class DnnTopModel final : public LoopModel {
   std::int64_t group_count_ = 0;
   std::vector<std::int64_t> sub_ks_;  // the sub-models' sizes, k_ the largest
   std::optional<InputOrder> order_;   // for a network that allows it
-  Tensor leading_;                    // 0 .. k-1
+  Tensor leading_;                    // 0 .. inputs - 1: its first k_t are the prefix
 };
 
 }  // namespace

@@ -11,34 +11,42 @@
 namespace topkfs {
 
 InputOrder::InputOrder(std::int64_t inputs, std::int64_t k)
-    : inputs_(inputs), k_(std::min(k, inputs)), input_at_(torch::arange(inputs, torch::kLong)) {}
+    : inputs_(inputs),
+      k_(torch::full({1}, std::min(k, inputs), torch::kLong)),
+      input_at_(torch::arange(inputs, torch::kLong)) {}
 
 void InputOrder::track(const torch::Tensor& tensor) {
   TOPKFS_ASSERT(tensor.size(-1) == inputs_);
   tracked_.push_back(tensor);
 }
 
-bool InputOrder::bring_top_k_first(const torch::Tensor& w) {
+bool InputOrder::bring_top_k_first(const torch::Tensor& w) { return bring_top_k_first(w, k()); }
+
+bool InputOrder::bring_top_k_first(const torch::Tensor& w, std::int64_t k) {
   TOPKFS_ASSERT(w.numel() == inputs_ && w.is_contiguous() && w.scalar_type() == torch::kFloat);
+  TOPKFS_ASSERT(k >= 0 && k <= inputs_);
+  k_.data_ptr<std::int64_t>()[0] = k;
   const auto* at = input_at_.data_ptr<std::int64_t>();
   const float* stored = w.data_ptr<float>();
   if (top_k_first(stored)) return false;                      // most steps: one pass, nothing moves
   std::vector<float> own(static_cast<std::size_t>(inputs_));  // w in the inputs' own order
   for (std::int64_t p = 0; p < inputs_; ++p) own[static_cast<std::size_t>(at[p])] = stored[p];
-  const std::vector<std::int64_t> top = top_k_by_magnitude(own.data(), inputs_, k_);
+  const std::vector<std::int64_t> top = top_k_by_magnitude(own.data(), inputs_, k);
   std::vector<bool> in_top(static_cast<std::size_t>(inputs_), false);
   for (const auto input : top) in_top[static_cast<std::size_t>(input)] = true;
 
-  // Keep the swaps whose outsider is still in the top k and whose place's own
-  // input is still out of it; pair the remaining places < k whose own input
-  // is out with the remaining top inputs >= k, in increasing order.
+  // Keep the swaps of a place < k with an outsider (an input >= k) that is
+  // still in the top k while the place's own input is still out of it; pair
+  // the remaining places < k whose own input is out with the remaining top
+  // inputs >= k, in increasing order. (A swap made for a larger k whose
+  // place is now >= k is undone.)
   std::vector<std::int64_t> target(static_cast<std::size_t>(inputs_));
   for (std::int64_t p = 0; p < inputs_; ++p) target[static_cast<std::size_t>(p)] = p;
   std::vector<bool> placed(static_cast<std::size_t>(inputs_), false);  // by input
-  std::vector<bool> slot_taken(static_cast<std::size_t>(k_), false);
-  for (std::int64_t p = 0; p < k_; ++p) {
+  std::vector<bool> slot_taken(static_cast<std::size_t>(k), false);
+  for (std::int64_t p = 0; p < k; ++p) {
     const std::int64_t s = at[p];
-    if (s != p && in_top[static_cast<std::size_t>(s)] && !in_top[static_cast<std::size_t>(p)]) {
+    if (s >= k && in_top[static_cast<std::size_t>(s)] && !in_top[static_cast<std::size_t>(p)]) {
       target[static_cast<std::size_t>(p)] = s;
       target[static_cast<std::size_t>(s)] = p;
       placed[static_cast<std::size_t>(s)] = true;
@@ -47,11 +55,11 @@ bool InputOrder::bring_top_k_first(const torch::Tensor& w) {
   }
   std::int64_t slot = 0;
   for (const auto s : top) {
-    if (s < k_ || placed[static_cast<std::size_t>(s)]) continue;
+    if (s < k || placed[static_cast<std::size_t>(s)]) continue;
     while (slot_taken[static_cast<std::size_t>(slot)] || in_top[static_cast<std::size_t>(slot)]) {
       ++slot;
     }
-    TOPKFS_ASSERT(slot < k_);
+    TOPKFS_ASSERT(slot < k);
     target[static_cast<std::size_t>(slot)] = s;
     target[static_cast<std::size_t>(s)] = slot;
     slot_taken[static_cast<std::size_t>(slot)] = true;
@@ -62,7 +70,8 @@ bool InputOrder::bring_top_k_first(const torch::Tensor& w) {
 }
 
 bool InputOrder::top_k_first(const float* w) const {
-  if (k_ == 0 || k_ == inputs_) return true;
+  const std::int64_t k = this->k();
+  if (k == 0 || k == inputs_) return true;
   const auto* at = input_at_.data_ptr<std::int64_t>();
   // The top-k rule on the places' |w| and their inputs' own indices (ties
   // go to the lower input, not the lower place).
@@ -70,11 +79,11 @@ bool InputOrder::top_k_first(const float* w) const {
     return ranks_before(std::fabs(w[a]), at[a], std::fabs(w[b]), at[b]);
   };
   std::int64_t weakest_first = 0;
-  for (std::int64_t p = 1; p < k_; ++p) {
+  for (std::int64_t p = 1; p < k; ++p) {
     if (before(weakest_first, p)) weakest_first = p;
   }
-  std::int64_t strongest_rest = k_;
-  for (std::int64_t p = k_ + 1; p < inputs_; ++p) {
+  std::int64_t strongest_rest = k;
+  for (std::int64_t p = k + 1; p < inputs_; ++p) {
     if (before(p, strongest_rest)) strongest_rest = p;
   }
   return before(weakest_first, strongest_rest);
@@ -104,9 +113,9 @@ void InputOrder::move_to(const std::vector<std::int64_t>& target) {
 std::vector<InputOrder::Swap> InputOrder::swaps() const {
   const auto* at = input_at_.data_ptr<std::int64_t>();
   std::vector<Swap> swaps;
-  for (std::int64_t p = 0; p < k_; ++p) {
-    if (at[p] != p) {
-      TOPKFS_ASSERT(at[p] >= k_ && at[at[p]] == p);
+  for (std::int64_t p = 0; p < inputs_; ++p) {
+    if (at[p] > p) {
+      TOPKFS_ASSERT(at[at[p]] == p);
       swaps.push_back({p, at[p]});
     }
   }

@@ -12,12 +12,15 @@
 // the sub-model's first layer costs nothing extra (docs/method.md §4 notes
 // that a k/m fraction of the lead's cost is possible; this is less).
 //
-// The order is the identity except for at most k disjoint swaps of a place
-// p < k with an input s >= k that is among the top k (s sits at p, p's own
-// input at s), so that each gathered row is put in order by at most 2k
-// moves. When the top-k set changes, only the inputs that enter or leave it
-// move, in every tensor that is indexed by input: w, the first layer's
-// columns and their Adam moments.
+// The order is the identity except for disjoint swaps, each of a place p
+// with an input s > p (s sits at p, p's own input at s), so that each
+// gathered row is put in order by two moves a swap. When the top-k set
+// changes, only the inputs that enter or leave it move, in every tensor that
+// is indexed by input: w, the first layer's columns and their Adam moments.
+// k may change from one call to the next: while dnn-top anneals the
+// sub-model's size from every input down to k, the order keeps the top k_t
+// first, so that the annealed sub-model reads a prefix too (a swap made
+// for a larger k_t stays until its inputs move again).
 #include <torch/types.h>
 
 #include <cstdint>
@@ -36,15 +39,19 @@ class InputOrder {
 
   // Rearranges so that the k inputs of largest |w| come first, given w in
   // the current order (the top-k rule of topkfs/select/top_k.hpp: ties go to
-  // the lower input).
+  // the lower input); k is then this k (the second form), or stays.
   // Moves only the inputs that enter or leave the top k; true when any did.
   bool bring_top_k_first(const torch::Tensor& w);
+  bool bring_top_k_first(const torch::Tensor& w, std::int64_t k);
+
+  // How many first places hold the top inputs: the last call's k.
+  std::int64_t k() const { return k_.data_ptr<std::int64_t>()[0]; }
 
   // The order as swaps: a row in the inputs' own order is in this order once
-  // the entries at `place` and `input` are swapped for every swap (at most k).
+  // the entries at `place` and `input` are swapped for every swap.
   struct Swap {
-    std::int64_t place;  // < k
-    std::int64_t input;  // >= k, kept at `place`
+    std::int64_t place;
+    std::int64_t input;  // > place, kept at `place`
   };
   std::vector<Swap> swaps() const;
 
@@ -52,9 +59,11 @@ class InputOrder {
   // then the identity.
   void restore_own_order();
 
-  // The input at each place (int64): part of the training state, so that
-  // restoring the best epoch's weights restores the order they were in.
+  // The input at each place (int64), and k (one int64): part of the training
+  // state, so that restoring the best epoch's weights, or a checkpoint,
+  // restores the order they were in and the prefix it holds.
   const torch::Tensor& input_at() const { return input_at_; }
+  const torch::Tensor& k_tensor() const { return k_; }
 
  private:
   // True when the first k places hold the k inputs of largest |w| (w in the
@@ -65,7 +74,7 @@ class InputOrder {
   void move_to(const std::vector<std::int64_t>& target);
 
   std::int64_t inputs_;
-  std::int64_t k_;
+  torch::Tensor k_;         // int64, one value
   torch::Tensor input_at_;  // int64, inputs
   std::vector<torch::Tensor> tracked_;
 };
