@@ -3,6 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <charconv>
+#include <limits>
+#include <stdexcept>
 #include <vector>
 
 #include "topkfs/core/error.hpp"
@@ -15,7 +18,156 @@ namespace {
 constexpr const char* kNoTargetFormats =
     "every format but LIBSVM (whose lines start with their label)";
 
+std::string excludes_no_target(const std::string& spelled_option,
+                               const std::string& spelled_no_target) {
+  return fmt::format("{} and {} exclude each other: give one of them", spelled_option,
+                     spelled_no_target);
+}
+
+// One given option as its rule reads it: the value as the option's kind
+// (another kind is the caller's mistake) and the name as the caller spells it.
+struct GivenOption {
+  const std::string& name;
+  const ReaderValue& value;
+  std::string spelled;
+  ReadPurpose purpose;
+
+  const std::string& text() const {
+    if (const auto* text = std::get_if<std::string>(&value.value)) return *text;
+    throw std::invalid_argument("reader option " + name + " takes a text");
+  }
+  std::vector<std::string> texts() const {
+    if (const auto* texts = std::get_if<std::vector<std::string>>(&value.value)) return *texts;
+    return {text()};
+  }
+  bool on() const {
+    if (const auto* on = std::get_if<bool>(&value.value)) return *on;
+    throw std::invalid_argument("reader option " + name + " takes on or off");
+  }
+};
+
+int count_value(const std::string& text, const std::string& spelled_option) {
+  constexpr long long kMost = std::numeric_limits<int>::max();
+  long long number = 0;
+  const char* end = text.data() + text.size();
+  const auto [stop, error] = std::from_chars(text.data(), end, number);
+  if (error != std::errc() || stop != end || number < 1 || number > kMost) {
+    throw OptionError(
+        fmt::format("{} takes a whole number from 1 to {}, not {}", spelled_option, kMost, text));
+  }
+  return static_cast<int>(number);
+}
+
+char delimiter_value(const std::string& text, const std::string& spelled_option) {
+  if (text == "\\t" || text == "tab") return '\t';
+  if (text == "space") return ' ';
+  if (text.size() == 1) return text[0];
+  throw OptionError(
+      fmt::format("{} takes one character (or 'tab', 'space'), not '{}'", spelled_option, text));
+}
+
+TaskHint task_value(const std::string& text, const std::string& spelled_option) {
+  if (text == "auto") return TaskHint::Auto;
+  if (text == "classification") return TaskHint::Classification;
+  if (text == "regression") return TaskHint::Regression;
+  throw OptionError(fmt::format("{} takes 'auto', 'classification' or 'regression', not '{}'",
+                                spelled_option, text));
+}
+
+NanPolicy nan_value(const std::string& text, const std::string& spelled_option,
+                    ReadPurpose purpose) {
+  const NanPolicy policy = parse_nan_policy(text, spelled_option);
+  if (policy == NanPolicy::Keep && purpose == ReadPurpose::Select) {
+    throw OptionError(
+        fmt::format("{} takes impute, error or drop ('keep' is for looking at the data: it leaves "
+                    "missing values in, which a selection cannot take)",
+                    spelled_option));
+  }
+  return policy;
+}
+
+// One reader option: its name, its kind, and how its value sets ReadOptions.
+struct ReaderOptionRule {
+  ReaderOptionInfo info;
+  void (*apply)(ReadOptions& o, const GivenOption& g);
+};
+
+using Kind = ReaderValueKind;
+
+// In the order of the command's flags and of Python's keywords.
+const ReaderOptionRule kReaderOptionRules[] = {
+    {{"format", Kind::Text},
+     [](ReadOptions& o, const GivenOption& g) { o.format = parse_format(g.text()); }},
+    {{"target", Kind::Texts}, [](ReadOptions& o, const GivenOption& g) { o.target = g.texts(); }},
+    {{"no-target", Kind::Switch},
+     [](ReadOptions& o, const GivenOption& g) { o.no_target = g.on(); }},
+    {{"header", Kind::Switch},
+     [](ReadOptions& o, const GivenOption& g) {
+       o.header = g.on() ? HeaderMode::Yes : HeaderMode::No;
+     }},
+    {{"delimiter", Kind::Text},
+     [](ReadOptions& o, const GivenOption& g) {
+       o.delimiter = delimiter_value(g.text(), g.spelled);
+     }},
+    {{"nan", Kind::Text},
+     [](ReadOptions& o, const GivenOption& g) {
+       o.nan = nan_value(g.text(), g.spelled, g.purpose);
+     }},
+    {{"categorical", Kind::Texts},
+     [](ReadOptions& o, const GivenOption& g) { o.categorical = g.texts(); }},
+    {{"numeric", Kind::Texts}, [](ReadOptions& o, const GivenOption& g) { o.numeric = g.texts(); }},
+    {{"max-levels", Kind::Count},
+     [](ReadOptions& o, const GivenOption& g) { o.max_levels = count_value(g.text(), g.spelled); }},
+    {{"na-values", Kind::Texts},
+     [](ReadOptions& o, const GivenOption& g) { o.na_values = g.texts(); }},
+    {{"task", Kind::Text},
+     [](ReadOptions& o, const GivenOption& g) { o.task = task_value(g.text(), g.spelled); }},
+    {{"max-auto-classes", Kind::Count},
+     [](ReadOptions& o, const GivenOption& g) {
+       o.max_auto_classes = count_value(g.text(), g.spelled);
+     }},
+    {{"x-var", Kind::Text}, [](ReadOptions& o, const GivenOption& g) { o.x_var = g.text(); }},
+    {{"y-var", Kind::Text}, [](ReadOptions& o, const GivenOption& g) { o.y_var = g.text(); }},
+    {{"x-path", Kind::Text}, [](ReadOptions& o, const GivenOption& g) { o.x_path = g.text(); }},
+    {{"y-path", Kind::Text}, [](ReadOptions& o, const GivenOption& g) { o.y_path = g.text(); }},
+    {{"labels", Kind::Text},
+     [](ReadOptions& o, const GivenOption& g) { o.labels_path = g.text(); }},
+    {{"y-file", Kind::Text}, [](ReadOptions& o, const GivenOption& g) { o.y_file = g.text(); }},
+    {{"in-memory", Kind::Switch}, [](ReadOptions& o, const GivenOption& g) { o.map = !g.on(); }},
+};
+
 }  // namespace
+
+const std::vector<ReaderOptionInfo>& reader_option_infos() {
+  static const std::vector<ReaderOptionInfo> infos = [] {
+    std::vector<ReaderOptionInfo> out;
+    for (const auto& rule : kReaderOptionRules) out.push_back(rule.info);
+    return out;
+  }();
+  return infos;
+}
+
+ReadOptions parse_read_options(const std::string& path,
+                               const std::vector<std::pair<std::string, ReaderValue>>& given,
+                               const OptionSpeller& spelled, ReadPurpose purpose) {
+  ReadOptions options;
+  for (const auto& [name, value] : given) {
+    const auto* rule =
+        std::find_if(std::begin(kReaderOptionRules), std::end(kReaderOptionRules),
+                     [&name = name](const ReaderOptionRule& r) { return name == r.info.name; });
+    if (rule == std::end(kReaderOptionRules)) {
+      throw std::invalid_argument("unknown reader option " + name);
+    }
+    rule->apply(options, GivenOption{name, value, spelled(name), purpose});
+  }
+  if (const auto misapplied = misapplied_option(path, options)) {
+    throw OptionError(misapplied->message(spelled(misapplied->option), path));
+  }
+  if (const auto option = option_naming_the_target(options)) {
+    throw OptionError(excludes_no_target(spelled(*option), spelled("no-target")));
+  }
+  return options;
+}
 
 std::string MisappliedOption::message(const std::string& spelled_option,
                                       const std::string& path) const {
@@ -90,8 +242,7 @@ std::optional<std::string> option_naming_the_target(const ReadOptions& options) 
 
 void check_target_options(const ReadOptions& options, Format format) {
   if (const auto option = option_naming_the_target(options)) {
-    throw OptionError(
-        fmt::format("--{} and --no-target exclude each other: give one of them", *option));
+    throw OptionError(excludes_no_target("--" + *option, "--no-target"));
   }
   if (options.no_target && format == Format::Libsvm) {
     throw OptionError(fmt::format("--no-target is for {}", kNoTargetFormats));

@@ -1,14 +1,71 @@
 #pragma once
-// Which formats each reader option is for. An option given for a format it
-// does not apply to changed nothing, silently (`--x-var` for a CSV read the
-// CSV's own columns): the command and the Python package refuse it, each in
-// its own spelling of the option.
+// The reader options as the command and the Python package give them, parsed
+// and checked here once, so that both take the same values and refuse the
+// same ones in the same words; and which formats each option is for. An
+// option given for a format it does not apply to changed nothing, silently
+// (`--x-var` for a CSV read the CSV's own columns): it is refused. A message
+// names an option through the caller's speller ("--x-var" on the command
+// line, "x_var" in Python).
+#include <functional>
 #include <optional>
 #include <string>
+#include <utility>
+#include <variant>
+#include <vector>
 
 #include "topkfs/io/read_options.hpp"
 
 namespace topkfs {
+
+// An option's name as the library knows it (the command's flag without its
+// dashes: "max-levels", "x-var"; "no-header" for header off) -> the name as
+// the caller spells it in messages.
+using OptionSpeller = std::function<std::string(const std::string&)>;
+
+// How a reader option's value is given.
+//  Text: "csv", "tab", "y.npy".
+//  Texts: a list of texts (the columns of target, categorical, numeric; the
+//    markers of na-values); one text is a list of one.
+//  Switch: on or off (no-target, in-memory; header: on reads the first line
+//    as names, off as data, absent detects).
+//  Count: a whole number from 1 to 2^31 - 1, as text, so that a value of the
+//    wrong kind is refused here with the others ("abc", "0", "1e99").
+enum class ReaderValueKind { Text, Texts, Switch, Count };
+
+struct ReaderOptionInfo {
+  const char* name;
+  ReaderValueKind kind;
+};
+
+// Every option parse_read_options takes, in the order the options are listed.
+const std::vector<ReaderOptionInfo>& reader_option_infos();
+
+// A value as a caller gives it; implicit, so that a list of options reads
+// {"nan", "drop"}, {"no-target", true} (the constructor from const char*
+// keeps a literal text from converting to a switch).
+struct ReaderValue {
+  ReaderValue(std::string text) : value(std::move(text)) {}
+  ReaderValue(const char* text) : value(std::string(text)) {}
+  ReaderValue(std::vector<std::string> texts) : value(std::move(texts)) {}
+  ReaderValue(bool on) : value(on) {}
+  std::variant<std::string, std::vector<std::string>, bool> value;
+};
+
+// What the data is read for. Inspect (describing or loading the data as it
+// is) takes nan "keep"; Select (selecting, evaluating, converting,
+// transforming) refuses it: the methods cannot take missing values left in.
+enum class ReadPurpose { Inspect, Select };
+
+// The ReadOptions that `given` (name -> value, each name one of
+// reader_option_infos(); an option not given keeps its default) asks for
+// reading `path`. Throws OptionError naming the option through `spelled` for
+// a bad value, for nan "keep" under ReadPurpose::Select, for an option that
+// does not apply to the format `path` is read as (misapplied_option), and
+// for a target named beside no-target. A name it does not know or a value of
+// the wrong kind is the caller's mistake: std::invalid_argument.
+ReadOptions parse_read_options(const std::string& path,
+                               const std::vector<std::pair<std::string, ReaderValue>>& given,
+                               const OptionSpeller& spelled, ReadPurpose purpose);
 
 struct MisappliedOption {
   std::string option;    // the command's flag without its dashes: "x-var", "no-header"

@@ -1,5 +1,7 @@
 #pragma once
-// Options shared by every reader; the CLI maps its reader flags onto this.
+// Options shared by every reader; the command's reader flags and Python's
+// reader keywords are parsed into these by parse_read_options
+// (read_option_scope.hpp).
 #include <optional>
 #include <string>
 #include <vector>
@@ -16,7 +18,8 @@ enum class Format { Auto, Csv, Tsv, Libsvm, Idx, Mat, Hdf5, Npy, Npz };
 //    note (a target is never imputed); an infinite value is refused.
 //  Error: refuse the file, naming the sample and column.
 //  Drop: drop such samples and note how many went.
-//  Keep: leave them in; for inspection (`topkfs info`) only.
+//  Keep: leave them in; for inspection (`topkfs info`, topkfs.load) only:
+//    parse_read_options refuses it for a selection.
 enum class NanPolicy { Impute, Error, Drop, Keep };
 
 // "impute", "error", "drop", "keep"; throws OptionError naming `flag` otherwise.
