@@ -119,7 +119,7 @@ Command add_info_command(CLI::App& app) {
   add_reader_flags(*command, *flags);
   command->add_flag("--json", *json, "Print the summary as JSON (machine-readable) on stdout");
   return {command, [flags, json] {
-            ReadOptions options = flags->to_options();
+            ReadOptions options = flags->to_options(ReadPurpose::Inspect);
             // info reports missing values instead of refusing or imputing them.
             if (options.nan == NanPolicy::Error || options.nan == NanPolicy::Impute)
               options.nan = NanPolicy::Keep;

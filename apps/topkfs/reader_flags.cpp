@@ -1,7 +1,5 @@
 #include "reader_flags.hpp"
 
-#include <fmt/format.h>
-
 #include "comma_lists.hpp"
 #include "topkfs/core/error.hpp"
 #include "topkfs/data/feature_groups.hpp"
@@ -12,57 +10,27 @@
 
 namespace topkfs::cli {
 
-ReadOptions ReaderFlags::to_options() const {
-  ReadOptions options;
-  options.format = parse_format(format);
-  options.target = comma_list("--target", target);
-  options.no_target = no_target;
+ReadOptions ReaderFlags::to_options(ReadPurpose purpose) const {
   if (no_header && header) throw OptionError("--header and --no-header contradict each other");
-  options.header = no_header ? HeaderMode::No : header ? HeaderMode::Yes : HeaderMode::Auto;
-  if (!delimiter.empty()) {
-    if (delimiter == "\\t" || delimiter == "tab") {
-      options.delimiter = '\t';
-    } else if (delimiter == "space") {
-      options.delimiter = ' ';
-    } else if (delimiter.size() == 1) {
-      options.delimiter = delimiter[0];
-    } else {
-      throw OptionError(
-          fmt::format("--delimiter takes one character (or 'tab', 'space'), not '{}'", delimiter));
-    }
+  // Every flag with its value (a default changes nothing); those that have
+  // no default to give only when given.
+  std::vector<std::pair<std::string, ReaderValue>> given = {
+      {"format", format}, {"no-target", no_target}, {"nan", nan},
+      {"task", task},     {"x-var", x_var},         {"y-var", y_var},
+      {"x-path", x_path}, {"y-path", y_path},       {"labels", labels},
+      {"y-file", y_file}, {"in-memory", in_memory}, {"max-levels", std::to_string(max_levels)}};
+  if (header || no_header) given.emplace_back("header", header);
+  if (!delimiter.empty()) given.emplace_back("delimiter", delimiter);
+  const std::pair<const char*, const std::vector<std::string>*> lists[] = {
+      {"target", &target},
+      {"categorical", &categorical},
+      {"numeric", &numeric},
+      {"na-values", &na_values}};
+  for (const auto& [name, values] : lists) {
+    if (!values->empty()) given.emplace_back(name, comma_list(std::string("--") + name, *values));
   }
-  options.nan = parse_nan_policy(nan);
-  if (options.nan == NanPolicy::Keep) {
-    throw OptionError(
-        "--nan takes impute, error or drop ('keep' is for inspection: info keeps them)");
-  }
-  options.categorical = comma_list("--categorical", categorical);
-  options.numeric = comma_list("--numeric", numeric);
-  options.na_values = comma_list("--na-values", na_values);
-  if (max_levels < 1)
-    throw OptionError(fmt::format("--max-levels must be at least 1, got {}", max_levels));
-  options.max_levels = max_levels;
-  if (task == "auto") {
-    options.task = TaskHint::Auto;
-  } else if (task == "classification") {
-    options.task = TaskHint::Classification;
-  } else if (task == "regression") {
-    options.task = TaskHint::Regression;
-  } else {
-    throw OptionError(
-        fmt::format("--task takes 'auto', 'classification' or 'regression', not '{}'", task));
-  }
-  options.x_var = x_var;
-  options.y_var = y_var;
-  options.x_path = x_path;
-  options.y_path = y_path;
-  options.labels_path = labels;
-  options.y_file = y_file;
-  options.map = !in_memory;
-  if (const auto misapplied = misapplied_option(path, options)) {
-    throw OptionError(misapplied->message("--" + misapplied->option, path));
-  }
-  return options;
+  return parse_read_options(
+      path, given, [](const std::string& name) { return "--" + name; }, purpose);
 }
 
 void add_reader_flags(CLI::App& command, ReaderFlags& flags) {

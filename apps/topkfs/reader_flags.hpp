@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "topkfs/data/dataset.hpp"
+#include "topkfs/io/read_option_scope.hpp"
 #include "topkfs/io/read_options.hpp"
 
 namespace topkfs::cli {
@@ -39,8 +40,10 @@ struct ReaderFlags {
   std::string weight_file;    // one weight per row
   std::string class_weight;   // "balanced" or a file of class,weight lines
 
-  // Converts the flags; throws OptionError on a bad value.
-  ReadOptions to_options() const;
+  // The flags as options for reading `path` for `purpose` (info inspects;
+  // the other commands select, and refuse --nan keep); throws OptionError on
+  // a bad value or one that does not apply to the file (parse_read_options).
+  ReadOptions to_options(ReadPurpose purpose = ReadPurpose::Select) const;
 };
 
 // Adds DATA and the reader flags to `command` (in an option group "Data").

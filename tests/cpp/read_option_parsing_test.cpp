@@ -9,6 +9,7 @@
 #include <utility>
 #include <vector>
 
+#include "cli_expectations.hpp"
 #include "test_support.hpp"
 #include "topkfs/core/error.hpp"
 #include "topkfs/io/read_option_scope.hpp"
@@ -143,6 +144,28 @@ TEST(ReadOptionParsing, EveryOptionIsListedWithItsKind) {
                        "format", "target", "no-target", "header", "delimiter", "nan", "categorical",
                        "numeric", "max-levels", "na-values", "task", "max-auto-classes", "x-var",
                        "y-var", "x-path", "y-path", "labels", "y-file", "in-memory"}));
+}
+
+// The command: the same rules, the options spelled as flags.
+TEST(ReadOptionParsingCli, TheCommandSpellsTheLibrarysMessagesAsFlags) {
+  const std::string data = small_csv();
+  expect_refused(data + " --delimiter ab",
+                 {2, {"--delimiter takes one character (or 'tab', 'space'), not 'ab'"}});
+  expect_refused(data + " --max-levels 0",
+                 {2, {"--max-levels takes a whole number from 1 to 2147483647, not 0"}});
+  expect_refused(data + " --x-var F", {2, {"--x-var is for MATLAB .mat and NPZ files"}});
+}
+
+TEST(ReadOptionParsingCli, InfoTakesNanKeepAndSelectRefusesIt) {
+  const std::string data = write_temp_file("parsing-nan.csv", "a,b,y\n1,,0\n3,4,1\n5,6,0\n");
+  const CommandResult info = run_cli("info --json --nan keep " + data);
+  EXPECT_EQ(info.exit_code, 0) << info.err;
+  expect_select_refused(data + " --nan keep",
+                        {2,
+                         {"--nan takes impute, error or drop ('keep' is for looking at the "
+                          "data"}});
+  expect_message(run_cli("convert " + data + " --nan keep -o " + in_temp("never.npy")),
+                 "convert --nan keep", {2, {"--nan takes impute, error or drop"}});
 }
 
 }  // namespace
