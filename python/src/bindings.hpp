@@ -10,6 +10,7 @@
 #include <string>
 
 #include "topkfs/data/dataset.hpp"
+#include "topkfs/io/read_option_scope.hpp"
 #include "topkfs/io/read_options.hpp"
 
 namespace topkfs::python {
@@ -23,14 +24,17 @@ py::object to_python(const nlohmann::json& value);
 py::array move_to_numpy(FeatureMatrix&& matrix);
 py::array move_to_numpy(TargetMatrix&& matrix);
 
-// Reader options from the keyword arguments of topkfs.load/topkfs.select
-// (the names of the CLI's reader flags with underscores). Unknown names raise
-// TypeError, bad values OptionError.
-ReadOptions read_options_from(const py::dict& options);
+// Reader options for reading `path` from the keyword arguments of
+// topkfs.load/topkfs.select (the names of the CLI's reader flags with
+// underscores), parsed by the library as the command's flags are
+// (parse_read_options). Unknown names raise TypeError, bad values OptionError.
+ReadOptions read_options_from(const std::string& path, const py::dict& options,
+                              ReadPurpose purpose);
 
 // Reads `path` as `topkfs info/select` do: the reader options as above,
 // plus image_shape ("28x28" or a tuple) as --image-shape.
-Dataset read_for_python(const std::string& path, const py::dict& reader_options);
+Dataset read_for_python(const std::string& path, const py::dict& reader_options,
+                        ReadPurpose purpose);
 
 void bind_io(py::module_& module);
 void bind_selection(py::module_& module);

@@ -3,8 +3,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <array>
-#include <limits>
+#include <optional>
+#include <utility>
+#include <vector>
 
 #include "bindings.hpp"
 #include "topkfs/core/error.hpp"
@@ -16,12 +17,6 @@
 namespace topkfs::python {
 namespace {
 
-// The reader keywords, as the CLI's reader flags with underscores.
-constexpr std::array<const char*, 20> kReaderKeywords = {
-    "format",  "target",     "no_target", "header", "delimiter",        "nan",      "categorical",
-    "numeric", "max_levels", "na_values", "task",   "max_auto_classes", "x_var",    "y_var",
-    "x_path",  "y_path",     "labels",    "y_file", "image_shape",      "in_memory"};
-
 std::string text_of(const py::handle& value) { return py::str(value).cast<std::string>(); }
 
 bool is_sequence(const py::handle& value) {
@@ -29,63 +24,61 @@ bool is_sequence(const py::handle& value) {
          !py::isinstance<py::bytes>(value);
 }
 
-std::vector<std::string> target_columns(const py::handle& value) {
-  std::vector<std::string> out;
-  if (is_sequence(value)) {
-    for (const auto& item : value) out.push_back(text_of(item));
-  } else {
-    out.push_back(text_of(value));
-  }
-  return out;
+// The library's name of an option ("x-var") as Python spells it ("x_var");
+// the command's "no-header" is header=False here.
+std::string keyword_of(std::string option) {
+  if (option == "no-header") return "header";
+  std::replace(option.begin(), option.end(), '-', '_');
+  return option;
 }
 
-HeaderMode header_mode(const py::handle& value) {
-  if (value.is_none()) return HeaderMode::Auto;
-  if (py::isinstance<py::bool_>(value)) {
-    return value.cast<bool>() ? HeaderMode::Yes : HeaderMode::No;
-  }
-  throw OptionError(
-      fmt::format("header takes True, False or None (detect), not {}", text_of(py::repr(value))));
+// The keywords topkfs.load takes: the library's reader options, and
+// image_shape, which both faces apply after reading (checked_image_shape).
+std::vector<std::string> reader_keywords() {
+  std::vector<std::string> out;
+  for (const auto& info : reader_option_infos()) out.push_back(keyword_of(info.name));
+  out.emplace_back("image_shape");
+  return out;
 }
 
 // A keyword that takes True or False (pybind11's own cast would say only
 // that it cannot cast, with a hint about a debug build).
-bool flag_of(const py::handle& value, const char* key) {
+bool flag_of(const py::handle& value, const std::string& key) {
   if (py::isinstance<py::bool_>(value)) return value.cast<bool>();
   throw OptionError(fmt::format("{} takes True or False, not {}", key, text_of(py::repr(value))));
 }
 
-// A keyword that takes a whole number from 1 to 2^31 - 1.
-int count_of(const py::handle& value, const char* key) {
-  if (py::isinstance<py::int_>(value) && !py::isinstance<py::bool_>(value)) {
-    try {
-      const auto number = value.cast<long long>();
-      if (number >= 1 && number <= std::numeric_limits<int>::max()) return static_cast<int>(number);
-    } catch (const py::cast_error&) {  // beyond 64 bits
-    }
+// The Python value of keyword `key` as the library takes it; none where
+// None means the default (a list of columns, the delimiter: detected; the
+// header: detected).
+std::optional<ReaderValue> reader_value(const std::string& key, ReaderValueKind kind,
+                                        const py::handle& value) {
+  if (key == "header") {
+    if (value.is_none()) return std::nullopt;
+    if (py::isinstance<py::bool_>(value)) return ReaderValue(value.cast<bool>());
+    throw OptionError(
+        fmt::format("header takes True, False or None (detect), not {}", text_of(py::repr(value))));
   }
-  throw OptionError(fmt::format("{} takes a whole number from 1 to {}, not {}", key,
-                                std::numeric_limits<int>::max(), text_of(py::repr(value))));
-}
-
-std::optional<char> delimiter_of(const py::handle& value) {
-  if (value.is_none()) return std::nullopt;
-  const std::string text = text_of(value);
-  if (text == "\\t" || text == "tab") return '\t';
-  if (text == "space") return ' ';
-  if (text.size() == 1) return text[0];
-  throw OptionError(
-      fmt::format("delimiter takes one character (or 'tab', 'space'), not '{}'", text));
-}
-
-NanPolicy nan_policy(const std::string& text) { return parse_nan_policy(text, "nan"); }
-
-TaskHint task_hint(const std::string& text) {
-  if (text == "auto") return TaskHint::Auto;
-  if (text == "classification") return TaskHint::Classification;
-  if (text == "regression") return TaskHint::Regression;
-  throw OptionError(
-      fmt::format("task takes 'auto', 'classification' or 'regression', not '{}'", text));
+  switch (kind) {
+    case ReaderValueKind::Texts: {
+      if (value.is_none()) return std::nullopt;
+      if (!is_sequence(value)) return ReaderValue(text_of(value));
+      std::vector<std::string> texts;
+      for (const auto& item : value) texts.push_back(text_of(item));
+      return ReaderValue(std::move(texts));
+    }
+    case ReaderValueKind::Switch: return ReaderValue(flag_of(value, key));
+    case ReaderValueKind::Count:
+      // An int as its digits; anything else as Python shows it, which the
+      // library refuses in its words ("not 'abc'", "not True").
+      return ReaderValue(py::isinstance<py::int_>(value) && !py::isinstance<py::bool_>(value)
+                             ? text_of(value)
+                             : text_of(py::repr(value)));
+    case ReaderValueKind::Text:
+      if (key == "delimiter" && value.is_none()) return std::nullopt;
+      return ReaderValue(text_of(value));
+  }
+  return std::nullopt;
 }
 
 // "28x28" as given, or a tuple (28, 28) / (32, 32, 3).
@@ -116,7 +109,7 @@ py::object split_as_python(const Dataset& data) {
 // The dataset as a dict of arrays and names; the Python layer turns the class
 // codes back into the labels as they were in the file.
 py::dict load(const std::string& path, const py::dict& reader_options) {
-  Dataset data = read_for_python(path, reader_options);
+  Dataset data = read_for_python(path, reader_options, ReadPurpose::Inspect);
   py::dict out;
   out["kind"] = to_string(data.target_kind);
   if (data.target_kind == TargetKind::Classes) out["labels"] = labels_as_python(data);
@@ -139,78 +132,28 @@ py::dict load(const std::string& path, const py::dict& reader_options) {
 
 }  // namespace
 
-ReadOptions read_options_from(const py::dict& options) {
-  ReadOptions out;
+ReadOptions read_options_from(const std::string& path, const py::dict& options,
+                              ReadPurpose purpose) {
+  const auto& infos = reader_option_infos();
+  std::vector<std::pair<std::string, ReaderValue>> given;
   for (const auto& [key_handle, value] : options) {
     const std::string key = text_of(key_handle);
-    if (key == "format") {
-      out.format = parse_format(text_of(value));
-    } else if (key == "target") {
-      if (!value.is_none()) out.target = target_columns(value);
-    } else if (key == "no_target") {
-      out.no_target = flag_of(value, "no_target");
-    } else if (key == "header") {
-      out.header = header_mode(value);
-    } else if (key == "delimiter") {
-      out.delimiter = delimiter_of(value);
-    } else if (key == "nan") {
-      out.nan = nan_policy(text_of(value));
-    } else if (key == "categorical") {
-      if (!value.is_none()) out.categorical = target_columns(value);
-    } else if (key == "numeric") {
-      if (!value.is_none()) out.numeric = target_columns(value);
-    } else if (key == "na_values") {
-      if (!value.is_none()) out.na_values = target_columns(value);
-    } else if (key == "max_levels") {
-      out.max_levels = count_of(value, "max_levels");
-    } else if (key == "task") {
-      out.task = task_hint(text_of(value));
-    } else if (key == "max_auto_classes") {
-      out.max_auto_classes = count_of(value, "max_auto_classes");
-    } else if (key == "x_var") {
-      out.x_var = text_of(value);
-    } else if (key == "y_var") {
-      out.y_var = text_of(value);
-    } else if (key == "x_path") {
-      out.x_path = text_of(value);
-    } else if (key == "y_path") {
-      out.y_path = text_of(value);
-    } else if (key == "labels") {
-      out.labels_path = text_of(value);
-    } else if (key == "y_file") {
-      out.y_file = text_of(value);
-    } else if (key == "in_memory") {
-      out.map = !flag_of(value, "in_memory");
-    } else if (key != "image_shape") {
+    if (key == "image_shape") continue;
+    const auto info = std::find_if(infos.begin(), infos.end(), [&key](const ReaderOptionInfo& i) {
+      return keyword_of(i.name) == key;
+    });
+    if (info == infos.end()) {
       throw py::type_error(fmt::format("unexpected reader option '{}'; the reader options are: {}",
-                                       key, fmt::join(kReaderKeywords, ", ")));
+                                       key, fmt::join(reader_keywords(), ", ")));
+    }
+    if (auto converted = reader_value(key, info->kind, value)) {
+      given.emplace_back(info->name, std::move(*converted));
     }
   }
-  return out;
+  return parse_read_options(path, given, keyword_of, purpose);
 }
 
 namespace {
-
-// The command's flag without its dashes as Python spells the keyword.
-std::string keyword_of(std::string option) {
-  std::replace(option.begin(), option.end(), '-', '_');
-  return option;
-}
-
-// A reader option given for a format it does not apply to changed nothing:
-// refused, named as Python spells it (the command's "no-header" is
-// header=False here); so is a target named beside no_target=True.
-void check_options_apply(const std::string& path, const ReadOptions& options) {
-  if (const auto misapplied = misapplied_option(path, options)) {
-    const std::string& option = misapplied->option;
-    throw OptionError(
-        misapplied->message(option == "no-header" ? "header" : keyword_of(option), path));
-  }
-  if (const auto option = option_naming_the_target(options)) {
-    throw OptionError(
-        fmt::format("{} and no_target exclude each other: give one of them", keyword_of(*option)));
-  }
-}
 
 // The image_shape keyword as text ("" when not given).
 std::string image_shape_option(const py::dict& reader_options) {
@@ -220,9 +163,9 @@ std::string image_shape_option(const py::dict& reader_options) {
 
 }  // namespace
 
-Dataset read_for_python(const std::string& path, const py::dict& reader_options) {
-  const ReadOptions options = read_options_from(reader_options);
-  check_options_apply(path, options);
+Dataset read_for_python(const std::string& path, const py::dict& reader_options,
+                        ReadPurpose purpose) {
+  const ReadOptions options = read_options_from(path, reader_options, purpose);
   const std::string shape_text = image_shape_option(reader_options);
   Dataset data;
   {
@@ -243,8 +186,7 @@ py::dict convert(const std::string& path, const std::string& output, const std::
   ConvertOptions options;
   options.output = output;
   options.y_output = y_output;
-  const ReadOptions read = read_options_from(reader_options);
-  check_options_apply(path, read);
+  const ReadOptions read = read_options_from(path, reader_options, ReadPurpose::Select);
   const std::string shape_text = image_shape_option(reader_options);
   ConvertSummary summary;
   {
@@ -276,8 +218,7 @@ void bind_io(py::module_& module) {
       "missing_markers", [] { return builtin_missing_markers(); },
       "The text cells read as missing (the command's list, docs/data-preparation.md).");
   module.def(
-      "reader_keywords",
-      [] { return std::vector<std::string>(kReaderKeywords.begin(), kReaderKeywords.end()); },
+      "reader_keywords", [] { return reader_keywords(); },
       "The keyword arguments topkfs.load takes.");
 }
 

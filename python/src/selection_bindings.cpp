@@ -355,7 +355,7 @@ py::dict select_file(const std::string& path, const std::string& method, int k,
                      const std::string& split, double test_size, std::uint64_t split_seed,
                      bool verbose) {
   auto selector = configured_selector(method, options);  // bad options fail before reading
-  const Dataset data = read_for_python(path, reader_options);
+  const Dataset data = read_for_python(path, reader_options, ReadPurpose::Select);
   SelectionSplitOptions rows;
   rows.rows = parse_selection_rows(split);
   rows.test_size = test_size;

@@ -93,7 +93,8 @@ def load(path, **reader_options):
         HDF5 or NPZ file; IDX images without labels), ``header`` (True/False/None = detect),
         ``delimiter`` (one character, "tab" or "space"), ``nan`` ("impute",
         the default: missing cells stay NaN for the selection to impute, a
-        sample with a missing target is dropped; "error", "drop" or "keep"),
+        sample with a missing target is dropped; "error", "drop" or "keep":
+        loaded as they are; :func:`select` and :func:`convert` refuse it),
         ``categorical``/``numeric`` (columns read as categorical or as
         numbers), ``max_levels``, ``na_values`` (more missing markers), ``task`` ("auto", "classification", "regression"),
         ``max_auto_classes``, ``x_var``/``y_var`` (.mat, .npz), ``x_path``/
@@ -171,7 +172,8 @@ def convert(path, output, y_output=None, **reader_options):
 
     The features are written in row blocks (HDF5 is also read by row blocks),
     and both files atomically (on an error neither is left behind).
-    ``reader_options`` are those of :func:`load`.
+    ``reader_options`` are those of :func:`load` (but ``nan="keep"``, as
+    ``topkfs convert`` refuses ``--nan keep``).
 
     Returns a dict: ``rows``, ``columns``, ``written`` (the paths), ``notes``
     (class codes, a predefined split that was not kept) and ``storage`` (how
@@ -214,7 +216,8 @@ def select(
     seeded by ``split_seed``) and "none" (every row) as on the command line.
 
     ``options`` holds the method's options (a dict, Python or command-line
-    spelling); ``reader_options`` are those of :func:`load`.
+    spelling); ``reader_options`` are those of :func:`load` (but
+    ``nan="keep"``: a selection cannot take missing values left in).
 
     Returns the result as a dict in the format ``topkfs select -o`` writes
     (docs/result-format.md): ``selected``, ``ranking``, ``scores``,
