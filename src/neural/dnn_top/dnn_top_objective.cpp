@@ -79,10 +79,8 @@ class DnnTopModel final : public LoopModel {
       network_.w.clamp_min_(0.0);
     }
     if (order_) {
-      // The next step's sub-model first (the planned steps as progress()).
-      const double next = static_cast<double>(step.index() + 1) /
-                          (static_cast<double>(step.epochs) * static_cast<double>(step.batches));
-      order_->bring_top_k_first(ranking_weights(), sub_model_size_at(next, k_));
+      // The next step's sub-model first.
+      order_->bring_top_k_first(ranking_weights(), sub_model_size_at(step.progress_after(), k_));
     }
   }
 

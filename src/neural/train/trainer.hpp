@@ -70,8 +70,13 @@ struct StepInfo {
   // The steps done before this one.
   long index() const { return static_cast<long>(epoch - 1) * batches + (batch - 1); }
   // Fraction of the planned steps done before this one, in [0, 1).
-  double progress() const {
-    return static_cast<double>(index()) /
+  double progress() const { return planned_fraction(index()); }
+  // The same once this step is done: the next step's progress().
+  double progress_after() const { return planned_fraction(index() + 1); }
+
+ private:
+  double planned_fraction(long steps) const {
+    return static_cast<double>(steps) /
            (static_cast<double>(epochs) * static_cast<double>(batches));
   }
 };
