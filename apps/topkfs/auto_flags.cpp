@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "comma_lists.hpp"
 #include "topkfs/core/error.hpp"
 
 namespace topkfs::cli {
@@ -9,8 +10,9 @@ namespace topkfs::cli {
 void add_auto_flags(CLI::App& command, AutoFlags& flags) {
   auto* choosing = command.add_option_group(
       "Choosing k and the method",
-      "--k auto and --method auto (dnn-top, elastic-net-top, random-forest): validation fits on "
-      "the training rows, judged by the downstream model (docs/algorithms.md)");
+      "--k auto and --method auto (by default between dnn-top, elastic-net-top and "
+      "random-forest): validation fits on the training rows, judged by the downstream model "
+      "(docs/algorithms.md)");
   choosing
       ->add_option("--k-max", flags.k_max,
                    "--k auto: the grid's end (1, 2, 3, 5, 8, ... x1.5 to it); 0 = the smaller of "
@@ -27,7 +29,17 @@ void add_auto_flags(CLI::App& command, AutoFlags& flags) {
                    "--k auto: 1se (the smallest k within one standard error of the best, as "
                    "cv.glmnet's lambda.1se) or best")
       ->capture_default_str();
+  choosing->add_option("--candidates", flags.candidates,
+                       "--method auto: the methods to choose between, as a comma list (default "
+                       "dnn-top,elastic-net-top,random-forest); their options apply to those that "
+                       "have them");
 }
+
+std::vector<std::string> candidate_list(const AutoFlags& flags) {
+  return comma_list("--candidates", flags.candidates);
+}
+
+std::string flag_spelling(const std::string& name) { return "--" + name; }
 
 void apply_auto_flags(const AutoFlags& flags, AutoOptions& options) {
   options.k_max = flags.k_max;

@@ -4,6 +4,7 @@
 // curve (evaluation/auto_selection.hpp).
 #include <CLI/CLI.hpp>
 #include <string>
+#include <vector>
 
 #include "topkfs/evaluation/auto_selection.hpp"
 
@@ -13,13 +14,22 @@ struct AutoFlags {
   int k_max = 0;
   int k_folds = 0;
   std::string k_rule = "1se";
+  std::vector<std::string> candidates;  // --candidates, as given
 };
 
-// Adds --k-max, --k-folds and --k-rule in an option group of `command`.
+// Adds --k-max, --k-folds, --k-rule and --candidates in an option group of
+// `command`.
 void add_auto_flags(CLI::App& command, AutoFlags& flags);
 
 // The flags as AutoOptions' k_max, folds and rule (the rest untouched);
 // throws OptionError for a rule or a fold count it cannot take.
 void apply_auto_flags(const AutoFlags& flags, AutoOptions& options);
+
+// --candidates as a list of names (empty when not given); the names are
+// checked by candidate_names.
+std::vector<std::string> candidate_list(const AutoFlags& flags);
+
+// The command's spelling of a library option name: --name.
+std::string flag_spelling(const std::string& name);
 
 }  // namespace topkfs::cli

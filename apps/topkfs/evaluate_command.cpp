@@ -76,6 +76,7 @@ EvaluationOptions to_options(const EvaluateFlags& flags) {
   options.k_max = automatic.k_max;
   options.k_folds = automatic.folds;
   options.k_rule = automatic.rule;
+  options.auto_candidates = candidate_list(flags.automatic);
   options.protocol = parse_protocol(flags.protocol);
   options.seeds = flags.seeds;
   options.split = parse_split_mode(flags.split);

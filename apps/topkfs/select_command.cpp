@@ -102,6 +102,11 @@ std::vector<double> column_frequency(const SelectionResult& result) {
 }
 
 int run(const SelectFlags& flags) {
+  if (!flags.automatic.candidates.empty() && flags.method.name != "auto") {
+    throw OptionError(fmt::format(
+        "--candidates lists the methods --method auto chooses between; the method here is {}",
+        flags.method.name));
+  }
   if (flags.k == "auto" || flags.method.name == "auto") return select_automatically(flags);
   if (!flags.plot.empty()) {
     throw OptionError("--plot draws the validation curves of --k auto or --method auto");
@@ -250,7 +255,8 @@ int select_automatically(const SelectFlags& flags) {
   const std::vector<std::pair<std::string, std::string>> given(flags.method.values.begin(),
                                                                flags.method.values.end());
   const std::vector<SelectorFactory> candidates = candidate_factories(
-      flags.method.name, given, [](const std::string& name) { return "--" + name; });
+      candidate_names(flags.method.name, candidate_list(flags.automatic), flag_spelling), given,
+      flag_spelling);
   AutoOptions options;
   options.auto_k = flags.k == "auto";
   if (!options.auto_k) check_k_text(flags.k);

@@ -126,15 +126,30 @@ py::dict run(const Dataset& data, Selector& selector, int k, const SelectionSpli
 }
 
 // k="auto" or method="auto" on every row of `data`: `choosing` holds k_max,
-// k_folds, k_rule and seed; `options` go to the candidates that have them.
+// k_folds, k_rule, seed and candidates; `options` go to the candidates that
+// have them.
+std::string python_option_spelling(const std::string& name) {
+  return "option '" + python_name(name) + "'";
+}
+
+// The methods `method` stands for, with `choosing`'s candidates
+// (candidate_names: refused without method="auto").
+std::vector<std::string> python_candidate_names(const std::string& method,
+                                                const py::dict& choosing) {
+  std::vector<std::string> requested;
+  if (choosing.contains("candidates"))
+    requested = choosing["candidates"].cast<std::vector<std::string>>();
+  return candidate_names(method, requested, python_option_spelling);
+}
+
 py::dict run_automatic(const Dataset& data, const std::string& method, int k,
                        const py::dict& options, const py::dict& choosing, bool verbose) {
   std::vector<std::pair<std::string, std::string>> given;
   for (const auto& [key, value] : options) {
     given.emplace_back(key.cast<std::string>(), value.cast<std::string>());
   }
-  const std::vector<SelectorFactory> candidates = candidate_factories(
-      method, given, [](const std::string& name) { return "option '" + python_name(name) + "'"; });
+  const std::vector<SelectorFactory> candidates =
+      candidate_factories(python_candidate_names(method, choosing), given, python_option_spelling);
   AutoOptions automatic;
   automatic.auto_k = k == 0;
   automatic.k = k;
@@ -322,7 +337,10 @@ py::dict fit_arrays(const py::array& X, const std::string& method, int k, const 
     throw OptionError(
         "checkpoint is for one method with a fixed k; k='auto' and method='auto' fit several");
   }
-  if (!automatic) selector = configured_selector(method, options);
+  if (!automatic) {
+    python_candidate_names(method, choosing);  // candidates without method="auto" are refused
+    selector = configured_selector(method, options);
+  }
   if (!checkpoint.empty()) {
     checkpointing = checkpoint_settings(*selector, k, checkpoint, checkpoint_every, resume);
   }

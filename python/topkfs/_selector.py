@@ -100,7 +100,11 @@ class TopKSelector(SelectorMixin, BaseEstimator):
         at least one), or "auto": chosen from a validation curve on the
         rows fitted (``k_max``, ``k_folds``, ``k_rule``; docs/algorithms.md,
         "Choosing k and the method"). ``method="auto"`` chooses between
-        dnn-top, elastic-net-top and random-forest the same way.
+        ``candidates`` the same way.
+    candidates : sequence of str or None, default=None
+        For method="auto": the methods to choose between (None: dnn-top,
+        elastic-net-top and random-forest); the options apply to those that
+        have them.
     k_max, k_folds, k_rule : int or None, int, {"1se", "best"}
         For k="auto": the grid's end (None: the smaller of the columns and
         100), the validation (0: 5 folds below 500 rows, else 2 folds for
@@ -191,6 +195,7 @@ class TopKSelector(SelectorMixin, BaseEstimator):
         groups=None,
         class_weight=None,
         random_state=None,
+        candidates=None,
         k_max=None,
         k_folds=0,
         k_rule="1se",
@@ -204,6 +209,7 @@ class TopKSelector(SelectorMixin, BaseEstimator):
         self.groups = groups
         self.class_weight = class_weight
         self.random_state = random_state
+        self.candidates = candidates
         self.k_max = k_max
         self.k_folds = k_folds
         self.k_rule = k_rule
@@ -377,6 +383,15 @@ class TopKSelector(SelectorMixin, BaseEstimator):
             choosing["k_max"] = whole_number("k_max", self.k_max, 1, 2**31 - 1)
         if self.random_state is not None:
             choosing["seed"] = whole_number("random_state", self.random_state, 0, 2**64 - 1)
+        if self.candidates is not None:
+            if isinstance(self.candidates, str) or not all(
+                isinstance(name, str) for name in self.candidates
+            ):
+                raise TypeError(
+                    f"candidates={self.candidates!r}: give a sequence of method names, e.g. "
+                    '["dnn-top", "elastic-net"]'
+                )
+            choosing["candidates"] = list(self.candidates)
         return choosing
 
     def _group_labels(self, n_features):

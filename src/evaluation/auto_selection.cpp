@@ -133,8 +133,8 @@ void score_curve_at(const SelectorFactory& make, const Dataset& data,
                     const std::vector<Split>& parts, const std::vector<int>& ks, int k_max,
                     const AutoOptions& options, const FitCallbacks& callbacks,
                     std::vector<SelectionResult>& ranked, PartSelections& selections,
-                    CandidateScore& out) {
-  std::map<int, std::vector<AutoPartScore>> by_k;
+                    std::map<int, std::vector<AutoPartScore>>& part_scores, CandidateScore& out) {
+  std::map<int, std::vector<AutoPartScore>>& by_k = part_scores;
   for (std::size_t p = 0; p < parts.size(); ++p) {
     const Split& part = parts[p];
     // Every fit on this part encodes the table as learned from its
@@ -203,7 +203,9 @@ CandidateScore score_candidate(const SelectorFactory& make, const Dataset& data,
   CandidateScore out;
   std::vector<SelectionResult> ranked;
   PartSelections selections;
-  score_curve_at(make, data, parts, ks, ks.back(), options, callbacks, ranked, selections, out);
+  std::map<int, std::vector<AutoPartScore>> part_scores;
+  score_curve_at(make, data, parts, ks, ks.back(), options, callbacks, ranked, selections,
+                 part_scores, out);
   const bool higher = data.target_kind == TargetKind::Classes;
   const KRule rule = options.auto_k ? options.rule : KRule::Best;
   out.k = choose_k(out.curve, rule, higher);
@@ -214,7 +216,7 @@ CandidateScore score_candidate(const SelectorFactory& make, const Dataset& data,
     const std::vector<int> finer = refined_between(*(at - 1), out.k);
     if (!finer.empty()) {
       score_curve_at(make, data, parts, finer, ks.back(), options, callbacks, ranked, selections,
-                     out);
+                     part_scores, out);
       out.k = choose_k(out.curve, rule, higher);
     }
   }
@@ -224,6 +226,7 @@ CandidateScore score_candidate(const SelectorFactory& make, const Dataset& data,
       out.se = point.se;
     }
   }
+  for (const auto& part : part_scores[out.k]) out.parts.push_back(part.value);
   if (parts.size() > 1)
     out.stability = mean_pairwise_kuncheva(selections[out.k], data.group_count());
   out.seconds = seconds_since(start);
@@ -243,6 +246,7 @@ nlohmann::json describe_choice(const std::vector<CandidateScore>& scores, std::s
                           {"se", c.se},
                           {"stability", std::isnan(c.stability) ? nlohmann::json(nullptr)
                                                                 : nlohmann::json(c.stability)},
+                          {"parts", c.parts},
                           {"fits", c.fits},
                           {"seconds", c.seconds},
                           {"curve", curve}});
@@ -267,11 +271,39 @@ const std::vector<std::string>& auto_method_candidates() {
   return names;
 }
 
-std::vector<SelectorFactory> candidate_factories(
-    const std::string& method, const std::vector<std::pair<std::string, std::string>>& options,
+std::vector<std::string> candidate_names(
+    const std::string& method, const std::vector<std::string>& requested,
     const std::function<std::string(const std::string&)>& spelled) {
-  const std::vector<std::string> names =
-      method == "auto" ? auto_method_candidates() : std::vector<std::string>{method};
+  if (method != "auto") {
+    if (!requested.empty()) {
+      throw OptionError(
+          fmt::format("{} lists the methods --method auto chooses between; the "
+                      "method here is {}",
+                      spelled("candidates"), method));
+    }
+    return {method};
+  }
+  if (requested.empty()) return auto_method_candidates();
+  std::vector<std::string> registered;
+  for (const auto& info : registered_methods()) registered.push_back(info.name);
+  std::vector<std::string> names;
+  for (const auto& name : requested) {
+    if (std::find(registered.begin(), registered.end(), name) == registered.end()) {
+      throw OptionError(fmt::format("{}: '{}' is not a method; the methods are {}",
+                                    spelled("candidates"), name, fmt::join(registered, ", ")));
+    }
+    if (std::find(names.begin(), names.end(), name) != names.end()) {
+      throw OptionError(fmt::format("{}: {} is listed twice", spelled("candidates"), name));
+    }
+    names.push_back(name);
+  }
+  return names;
+}
+
+std::vector<SelectorFactory> candidate_factories(
+    const std::vector<std::string>& names,
+    const std::vector<std::pair<std::string, std::string>>& options,
+    const std::function<std::string(const std::string&)>& spelled) {
   for (const auto& given : options) {
     const std::string& option = given.first;  // a structured binding cannot be captured
     const bool used = std::any_of(names.begin(), names.end(), [&](const std::string& name) {

@@ -32,17 +32,22 @@ constexpr const char* kAutoMethod = "auto";
 
 bool is_auto(const std::string& method) { return method == kAutoMethod; }
 
+std::string command_spelling(const std::string& name) { return "--" + name; }
+
 // The names whose options `method` takes: --method auto's candidates, or itself.
-std::vector<std::string> option_owners(const std::string& method) {
-  return is_auto(method) ? auto_method_candidates() : std::vector<std::string>{method};
+std::vector<std::string> option_owners(const std::string& method,
+                                       const EvaluationOptions& options) {
+  return candidate_names(method,
+                         is_auto(method) ? options.auto_candidates : std::vector<std::string>{},
+                         command_spelling);
 }
 
 // --method auto's candidates for one run: the user's options that one of
 // them has (the others are for the other listed methods), then the run's seed.
 std::vector<SelectorFactory> auto_candidates(const EvaluationOptions& options, std::uint64_t seed) {
   std::vector<std::pair<std::string, std::string>> given;
+  const std::vector<std::string> candidates = option_owners(kAutoMethod, options);
   for (const auto& [name, value] : options.method_options) {
-    const auto& candidates = auto_method_candidates();
     if (std::any_of(candidates.begin(), candidates.end(), [&, &option = name](const auto& method) {
           return make_selector(method)->has_option(option);
         })) {
@@ -50,8 +55,7 @@ std::vector<SelectorFactory> auto_candidates(const EvaluationOptions& options, s
     }
   }
   given.emplace_back("seed", std::to_string(options.model_seed.value_or(seed)));
-  return candidate_factories(kAutoMethod, given,
-                             [](const std::string& name) { return "--" + name; });
+  return candidate_factories(candidates, given, command_spelling);
 }
 
 // The downstream model of run seed `seed`: the protocol's scores and
@@ -82,7 +86,7 @@ void check_method_options(const EvaluationOptions& options) {
   for (const auto& [name, value] : options.method_options) {
     bool used = false;
     for (const auto& method : options.methods) {
-      for (const auto& owner : option_owners(method))
+      for (const auto& owner : option_owners(method, options))
         used = used || make_selector(owner)->has_option(name);
     }
     if (!used) {
@@ -301,6 +305,7 @@ class GridRunner {
     }
     record(method, k, s, seed, run, std::move(result.selected), seconds_since(start), false);
     if (is_auto(method)) report_.runs.back().chosen_method = result.method;
+    report_.runs.back().automatic = std::move(result.automatic);
     if (k == kAutoK) report_.runs.back().chosen_k = result.k;
   }
 

@@ -92,6 +92,10 @@ void EvaluationOptions::validate() const {
   if (const auto k = first_repeat(ks)) {
     throw OptionError(fmt::format("--k lists {} twice: give each k once", *k));
   }
+  if (!auto_candidates.empty() &&
+      std::find(methods.begin(), methods.end(), "auto") == methods.end())
+    throw OptionError(
+        "--candidates lists the methods --method auto chooses between; add auto to --method");
   if (seed_count() < 1)
     throw OptionError(fmt::format("--seeds must be at least 1, got {}", *seeds));
   if (protocol == Protocol::Stability && seed_count() < 2) {

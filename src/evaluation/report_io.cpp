@@ -160,6 +160,7 @@ nlohmann::ordered_json report_to_json(const EvaluationReport& report) {
     if (r.rmse) run["rmse"] = *r.rmse;
     if (!r.chosen_method.empty()) run["chosen_method"] = r.chosen_method;
     if (r.k == kAutoK) run["chosen_k"] = r.chosen_k;
+    if (r.automatic) run["automatic"] = *r.automatic;
     runs.push_back(run);
   }
   return {{"format", "topkfs-evaluation"},

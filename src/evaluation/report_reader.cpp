@@ -76,6 +76,7 @@ EvaluationRun run_from(const json& object, const std::string& where) {
   if (object.contains("chosen_method"))
     run.chosen_method = field<std::string>(object, "chosen_method", where);
   if (object.contains("chosen_k")) run.chosen_k = field<int>(object, "chosen_k", where);
+  if (object.contains("automatic")) run.automatic = object.at("automatic");
   return run;
 }
 

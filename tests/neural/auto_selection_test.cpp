@@ -197,6 +197,12 @@ TEST(AutoSelection, MethodAutoReportsEveryCandidateAndFitsTheBest) {
   EXPECT_EQ(result.k, 5);
   EXPECT_EQ(a["fits"], 3);  // lasso's ranking serves every k: one fit a fold
   EXPECT_GT(a["se"].get<double>(), 0.0);
+  // Each fold's score, whose mean is the candidate's.
+  for (const auto& candidate : {a, b}) {
+    const auto parts = candidate["parts"].get<std::vector<double>>();
+    ASSERT_EQ(parts.size(), 3u);
+    EXPECT_NEAR((parts[0] + parts[1] + parts[2]) / 3, candidate["mean"].get<double>(), 1e-9);
+  }
 }
 
 TEST(AutoSelection, TheCommandChoosesAndRefusesWhatCannotCombine) {
@@ -223,7 +229,9 @@ TEST(AutoSelection, TheCommandChoosesAndRefusesWhatCannotCombine) {
   EXPECT_EQ(result["method"], result["auto"]["method"]);
   for (const char* bad : {"--k auto --checkpoint c.ckpt", "--k auto --k-rule median",
                           "--k 3 --method lasso --plot p.png", "--method auto --k 3 --lambda9 1",
-                          "--k auto --k-folds -1"}) {
+                          "--k auto --k-folds -1", "--k 3 --method lasso --candidates ridge",
+                          "--k 3 --method auto --candidates lasso,nope",
+                          "--k 3 --method auto --candidates lasso,lasso"}) {
     const CommandResult refused = run_cli(fmt::format("select '{}' {} -q", csv, bad));
     EXPECT_EQ(refused.exit_code, 2) << bad << ": " << refused.err;
   }
@@ -238,6 +246,16 @@ TEST(AutoSelection, TheCommandChoosesAndRefusesWhatCannotCombine) {
   EXPECT_NE(std::find(auto_method_candidates().begin(), auto_method_candidates().end(), chosen),
             auto_method_candidates().end())
       << chosen;
+  // --candidates: the choice is between those, and each run reports them.
+  const CommandResult listed = run_cli(fmt::format(
+      "evaluate '{}' --method auto --candidates lasso,random-forest --k 2 --seeds 1 -o '{}' -q",
+      csv, report));
+  ASSERT_EQ(listed.exit_code, 0) << listed.err;
+  const auto first = nlohmann::json::parse(read_text(report))["runs"][0];
+  EXPECT_TRUE(first["chosen_method"] == "lasso" || first["chosen_method"] == "random-forest")
+      << first;
+  ASSERT_EQ(first["automatic"]["candidates"].size(), 2u);
+  EXPECT_EQ(first["automatic"]["method"], first["chosen_method"]);
 }
 
 // evaluate --method auto chooses again in every run and for each k, on that

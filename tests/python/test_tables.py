@@ -171,3 +171,21 @@ def test_k_auto_and_method_auto_choose_on_the_rows_fitted():
     assert "3 stratified folds" in fixed.result_["auto"]["validation"]
     with pytest.raises(ValueError, match="k_rule|--k-rule"):
         topkfs.TopKSelector("lasso", k="auto", k_rule="median").fit(X, y)
+
+
+def test_method_auto_chooses_between_the_candidates_given():
+    X, y = planted_classes(n=300, m=30, informative=(2, 9, 17), classes=2, seed=6)
+    selector = topkfs.TopKSelector(
+        "auto", k=3, candidates=["lasso", "random-forest"], random_state=0
+    ).fit(X, y)
+    assert selector.method_ in ("lasso", "random-forest")
+    reported = selector.result_["auto"]["candidates"]
+    assert [c["method"] for c in reported] == ["lasso", "random-forest"]
+    for candidate in reported:  # 5 folds below 500 rows, each fold's score kept
+        assert len(candidate["parts"]) == 5
+    with pytest.raises(ValueError, match="candidates"):
+        topkfs.TopKSelector("auto", k=3, candidates=["lasso", "nope"]).fit(X, y)
+    with pytest.raises(ValueError, match="candidates"):
+        topkfs.TopKSelector("lasso", k=3, candidates=["ridge"]).fit(X, y)
+    with pytest.raises(TypeError, match="candidates"):
+        topkfs.TopKSelector("auto", k=3, candidates="lasso").fit(X, y)

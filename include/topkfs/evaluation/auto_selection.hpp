@@ -75,6 +75,10 @@ struct CandidateScore {
   // mean over pairs of parts; NaN with one part): how much the selection
   // depends on the rows it was learned from.
   double stability = std::numeric_limits<double>::quiet_NaN();
+  // The score at k on each validation part, in the parts' order (the same
+  // parts for every candidate): what a paired comparison of two candidates
+  // reads.
+  std::vector<double> parts;
   double seconds = 0.0;  // the candidate's validation fits and scores
   int fits = 0;
 };
@@ -98,17 +102,28 @@ int choose_k(const std::vector<KCurvePoint>& curve, KRule rule, bool higher_is_b
 
 using SelectorFactory = std::function<std::unique_ptr<Selector>()>;
 
-// The lead models --method auto chooses between: the paper's (dnn-top), the
-// linear one that leads on wide, short data (elastic-net-top), and the
-// forest, best on the mixed tables (docs/algorithms.md).
+// The lead models --method auto chooses between by default: the paper's
+// (dnn-top), the linear one that leads on wide, short data
+// (elastic-net-top), and the forest, best on the mixed tables
+// (docs/algorithms.md).
 const std::vector<std::string>& auto_method_candidates();
 
-// A factory for each registered method of `methods` ("auto": the
-// candidates above), each giving its selector those of `options` (name ->
-// text) it has. Throws OptionError for an option none of them has, naming
-// it as `spelled` spells it (the command's "--lambda9", Python's "lambda9").
+// The methods `method` stands for: "auto" the user's `requested` candidates
+// (`--candidates`; empty: auto_method_candidates()), any other name itself.
+// Throws OptionError for requested candidates without "auto", an unknown or
+// repeated name, or "auto" among them, naming the option as `spelled` spells
+// "candidates".
+std::vector<std::string> candidate_names(
+    const std::string& method, const std::vector<std::string>& requested,
+    const std::function<std::string(const std::string&)>& spelled);
+
+// A factory for each registered method of `names`, each giving its selector
+// those of `options` (name -> text) it has. Throws OptionError for an option
+// none of them has, naming it as `spelled` spells it (the command's
+// "--lambda9", Python's "lambda9").
 std::vector<SelectorFactory> candidate_factories(
-    const std::string& method, const std::vector<std::pair<std::string, std::string>>& options,
+    const std::vector<std::string>& names,
+    const std::vector<std::pair<std::string, std::string>>& options,
     const std::function<std::string(const std::string&)>& spelled);
 
 // Scores each candidate on validation parts of `rows`, chooses the method

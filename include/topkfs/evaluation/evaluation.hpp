@@ -42,6 +42,9 @@ struct EvaluationOptions {
   // method --method auto chooses on the run's training rows alone (its
   // candidates' validation fits there, auto_selection.hpp).
   std::vector<std::string> methods;
+  // The methods "auto" chooses between (--candidates); empty: the default
+  // candidates (auto_method_candidates()).
+  std::vector<std::string> auto_candidates;
   std::vector<int> ks = {10, 20, 30, 40, 50};  // kAutoK: chosen per run
   // --k auto's grid end (0: the smaller of the columns and 100), validation
   // folds and rule.
@@ -94,6 +97,9 @@ struct EvaluationRun {
   // (evaluation/auto_selection.hpp); empty for a named method.
   std::string chosen_method;
   int chosen_k = 0;  // k == kAutoK: the k chosen on this run's training rows
+  // A chosen method or k: every candidate's validation scores, per part and
+  // over them, and the choice (SelectionResult::automatic).
+  std::optional<nlohmann::json> automatic;
 };
 
 struct ScoreSummary {
