@@ -10,8 +10,9 @@ namespace topkfs::cli {
 void add_auto_flags(CLI::App& command, AutoFlags& flags) {
   auto* choosing = command.add_option_group(
       "Choosing k and the method",
-      "--k auto and --method auto (by default between dnn-top, elastic-net-top and "
-      "random-forest): validation fits on the training rows, judged by the downstream model "
+      "--k auto and --method auto (by default between dnn-top, elastic-net-top, "
+      "random-forest and elastic-net): validation fits on the training rows, judged by the "
+      "downstream model "
       "(docs/algorithms.md)");
   choosing
       ->add_option("--k-max", flags.k_max,
@@ -29,10 +30,11 @@ void add_auto_flags(CLI::App& command, AutoFlags& flags) {
                    "--k auto: 1se (the smallest k within one standard error of the best, as "
                    "cv.glmnet's lambda.1se) or best")
       ->capture_default_str();
-  choosing->add_option("--candidates", flags.candidates,
-                       "--method auto: the methods to choose between, as a comma list (default "
-                       "dnn-top,elastic-net-top,random-forest); their options apply to those that "
-                       "have them");
+  choosing->add_option(
+      "--candidates", flags.candidates,
+      "--method auto: the methods to choose between, as a comma list (default "
+      "dnn-top,elastic-net-top,random-forest,elastic-net); their options apply to those that "
+      "have them");
 }
 
 std::vector<std::string> candidate_list(const AutoFlags& flags) {

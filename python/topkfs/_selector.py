@@ -103,7 +103,7 @@ class TopKSelector(SelectorMixin, BaseEstimator):
         ``candidates`` the same way.
     candidates : sequence of str or None, default=None
         For method="auto": the methods to choose between (None: dnn-top,
-        elastic-net-top and random-forest); the options apply to those that
+        elastic-net-top, random-forest and elastic-net); the options apply to those that
         have them.
     k_max, k_folds, k_rule : int or None, int, {"1se", "best"}
         For k="auto": the grid's end (None: the smaller of the columns and

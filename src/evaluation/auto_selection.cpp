@@ -267,7 +267,8 @@ nlohmann::json describe_choice(const std::vector<CandidateScore>& scores, std::s
 }  // namespace
 
 const std::vector<std::string>& auto_method_candidates() {
-  static const std::vector<std::string> names = {"dnn-top", "elastic-net-top", "random-forest"};
+  static const std::vector<std::string> names = {"dnn-top", "elastic-net-top", "random-forest",
+                                                 "elastic-net"};
   return names;
 }
 

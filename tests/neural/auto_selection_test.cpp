@@ -224,7 +224,7 @@ TEST(AutoSelection, TheCommandChoosesAndRefusesWhatCannotCombine) {
       "select '{}' --k auto --k-max 20 --method auto --k-folds 1 --min-steps 200 --json -q", csv));
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const auto result = nlohmann::json::parse(run.out);
-  ASSERT_EQ(result["auto"]["candidates"].size(), 3u);
+  ASSERT_EQ(result["auto"]["candidates"].size(), auto_method_candidates().size());
   EXPECT_EQ(result["auto"]["k_grid"].back(), 20);
   EXPECT_EQ(result["method"], result["auto"]["method"]);
   for (const char* bad : {"--k auto --checkpoint c.ckpt", "--k auto --k-rule median",

@@ -160,12 +160,12 @@ def test_k_auto_and_method_auto_choose_on_the_rows_fitted():
     selector = topkfs.TopKSelector(
         "auto", k="auto", k_max=12, random_state=0, min_steps=200, threads=1
     ).fit(X, y)
-    assert selector.method_ in ("dnn-top", "elastic-net-top", "random-forest")
+    assert selector.method_ in ("dnn-top", "elastic-net-top", "random-forest", "elastic-net")
     assert selector.k_ == len(selector.selected_)
     # The grid up to k_max, and perhaps points refined below the choice.
     assert {1, 2, 3, 5, 8, 11, 12} <= {point[0] for point in selector.k_curve_}
     candidates = {c["method"] for c in selector.result_["auto"]["candidates"]}
-    assert candidates == {"dnn-top", "elastic-net-top", "random-forest"}
+    assert candidates == {"dnn-top", "elastic-net-top", "random-forest", "elastic-net"}
     fixed = topkfs.TopKSelector("lasso", k="auto", k_folds=3, k_rule="best").fit(X, y)
     assert fixed.result_["auto"]["k_rule"] == "best"
     assert "3 stratified folds" in fixed.result_["auto"]["validation"]

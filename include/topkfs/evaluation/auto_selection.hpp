@@ -103,9 +103,9 @@ int choose_k(const std::vector<KCurvePoint>& curve, KRule rule, bool higher_is_b
 using SelectorFactory = std::function<std::unique_ptr<Selector>()>;
 
 // The lead models --method auto chooses between by default: the paper's
-// (dnn-top), the linear one that leads on wide, short data
-// (elastic-net-top), and the forest, best on the mixed tables
-// (docs/algorithms.md).
+// (dnn-top), the linear ones that lead on wide, short data (elastic-net-top,
+// and elastic-net, the best method on ALLAML), and the forest, best on the
+// mixed tables (docs/algorithms.md, bench/quality/auto_rules.py).
 const std::vector<std::string>& auto_method_candidates();
 
 // The methods `method` stands for: "auto" the user's `requested` candidates
