@@ -145,7 +145,7 @@ TEST(SpinBarrierTest, AbortReleasesTheWaitersUntilReset) {
   });
   EXPECT_EQ(released.load(), 1);
   EXPECT_THROW(barrier.wait(), BarrierAborted);  // stays aborted
-  barrier.reset();
+  barrier.reset(2);
   team.run([&](int) { barrier.wait(); });  // usable again
 }
 

@@ -181,19 +181,20 @@ class DnnTopSelector final : public TableSelector<DnnTopOptions> {
   static FitOnce fit_once(const Dataset& train, const std::vector<std::int64_t>& rows, int k,
                           const std::optional<ImageShape>& shape, const DnnTopOptions& options,
                           const FitCallbacks& callbacks) {
-    // MLP: a team of threads takes each step together, each on its part of
-    // the minibatch with single-threaded GEMMs (ParallelStep), which measured
-    // faster than giving the threads to OpenBLAS (docs/algorithms.md). The
-    // CNN's convolutions are parallel inside libtorch.
+    // A team of threads takes each step together, each on its row blocks of
+    // the minibatch with single-threaded kernels (ParallelStep), which
+    // measured faster than giving the threads to OpenBLAS (docs/algorithms.md)
+    // and, unlike OpenBLAS's or libtorch's threads, gives the same result
+    // for any count. The MLP's first layer is split by units among them.
     const bool cnn = options.body == "cnn";
     FitOnce once;
-    once.problem = prepare_problem(train, rows, options, shape.has_value(),
-                                   cnn ? ThreadUse::All : ThreadUse::Team, callbacks.ranks);
+    once.problem =
+        prepare_problem(train, rows, options, shape.has_value(), ThreadUse::Team, callbacks.ranks);
     Rng init_rng(derive_seed(options.seed, 0));
     once.network = cnn ? make_cnn(*shape, once.problem.outputs, options.hidden, init_rng)
                        : make_mlp(train.cols(), once.problem.outputs, options.hidden, init_rng);
     once.outcome = train_network(*once.network, once.problem.set, options, k, callbacks, {},
-                                 cnn ? 1 : once.problem.threads_used);
+                                 once.problem.threads_used);
     const Tensor magnitude =
         input_ranking_magnitude(*once.network, options).to(torch::kDouble).contiguous();
     once.magnitude.assign(magnitude.data_ptr<double>(),

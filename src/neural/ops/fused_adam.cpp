@@ -22,6 +22,11 @@ FusedAdam::FusedAdam(std::vector<torch::Tensor> parameters, std::vector<double> 
   shared_.assign(parameters_.size(), 0);
   lr_factor_.assign(parameters_.size(), 1.0f);
   shared_square_.assign(parameters_.size(), 0.0f);
+  first_chunk_.push_back(0);
+  for (const auto& parameter : parameters_) {
+    const std::int64_t rows = parameter.dim() == 0 ? 1 : parameter.size(0);
+    first_chunk_.push_back(first_chunk_.back() + static_cast<std::size_t>(step_blocks(rows)));
+  }
 }
 
 void FusedAdam::share_second_moment(const torch::Tensor& parameter) {
@@ -42,7 +47,13 @@ bool FusedAdam::step() {
     if (grad.defined() && !grad.is_contiguous()) parameter.mutable_grad() = grad.contiguous();
   }
   const auto all = slice(0, 1);
-  if (!begin_step(settings_.clip > 0 ? squared_gradient_norm(all) : 0.0)) return false;
+  double norm = 0.0;
+  if (settings_.clip > 0) {
+    std::vector<double> by_chunk(chunk_count(), 0.0);
+    chunk_norms(all, by_chunk);
+    norm = squared_norm(by_chunk);
+  }
+  if (!begin_step(norm)) return false;
   update(all);
   return true;
 }
@@ -79,22 +90,37 @@ std::vector<ParameterRun> FusedAdam::slice(int part, int parts) const {
     const auto& parameter = parameters_[t];
     const std::int64_t rows = parameter.dim() == 0 ? 1 : parameter.size(0);
     const std::int64_t row_size = rows == 0 ? 0 : parameter.numel() / rows;
-    const std::int64_t begin = row_share_begin(part, parts, rows) * row_size;
-    const std::int64_t end = row_share_begin(part + 1, parts, rows) * row_size;
-    if (begin < end) runs.push_back({t, begin, end});
+    const int chunks = step_blocks(rows);
+    const auto first = static_cast<int>(row_share_begin(part, parts, chunks));
+    const auto last = static_cast<int>(row_share_begin(part + 1, parts, chunks));
+    for (int c = first; c < last; ++c) {
+      const std::int64_t begin = row_share_begin(c, chunks, rows) * row_size;
+      const std::int64_t end = row_share_begin(c + 1, chunks, rows) * row_size;
+      runs.push_back({t, begin, end, first_chunk_[t] + static_cast<std::size_t>(c)});
+    }
   }
   return runs;
 }
 
-double FusedAdam::squared_gradient_norm(const std::vector<ParameterRun>& runs) const {
-  double sum_sq = 0.0;
+std::size_t FusedAdam::chunk_count() const { return first_chunk_.back(); }
+
+void FusedAdam::chunk_norms(const std::vector<ParameterRun>& runs,
+                            std::vector<double>& by_chunk) const {
   for (const auto& run : runs) {
     const auto& grad = parameters_[run.tensor].grad();
-    if (!grad.defined()) continue;
-    TOPKFS_ASSERT(grad.is_contiguous());
-    sum_sq += kernels::squared_sum(grad.data_ptr<float>() + run.begin, run.end - run.begin);
+    double sum = 0.0;
+    if (grad.defined()) {
+      TOPKFS_ASSERT(grad.is_contiguous());
+      sum = kernels::squared_sum(grad.data_ptr<float>() + run.begin, run.end - run.begin);
+    }
+    by_chunk[run.chunk] = sum;
   }
-  return sum_sq;
+}
+
+double FusedAdam::squared_norm(const std::vector<double>& by_chunk) {
+  double sum = 0.0;
+  for (const double chunk : by_chunk) sum += chunk;
+  return sum;
 }
 
 bool FusedAdam::begin_step(double squared_norm) {

@@ -5,14 +5,18 @@
 // ten elementwise passes over each parameter plus two for clipping, and on
 // the first layer's m x 256 weights every pass is a trip to memory.
 //
-// The step can also be taken in parts by several threads: the parameters'
-// elements are cut into runs (slice()), each thread sums the squared gradient
-// of its runs, begin_step() turns the total into the clip factor, and each
-// thread then updates its runs.
+// The step can also be taken in parts by several threads: each parameter's
+// rows are cut into chunks (step_blocks.hpp), a thread takes whole chunks
+// (slice()) and sums the squared gradient of each, begin_step() turns the
+// chunks' sums, added in chunk order, into the clip factor, and each thread
+// then updates its chunks. The chunks do not depend on the number of
+// threads, so neither does the clip factor.
 #include <torch/types.h>
 
 #include <cstdint>
 #include <vector>
+
+#include "neural/ops/step_blocks.hpp"
 
 namespace topkfs {
 
@@ -24,11 +28,13 @@ struct AdamSettings {
   double clip = 0.0;  // global gradient-norm bound; 0 = off
 };
 
-// Elements [begin, end) of parameter `tensor`.
+// Elements [begin, end) of parameter `tensor`: chunk `chunk` of all the
+// parameters' chunks (numbered parameter by parameter).
 struct ParameterRun {
   std::size_t tensor = 0;
   std::int64_t begin = 0;
   std::int64_t end = 0;
+  std::size_t chunk = 0;
 };
 
 // The first of the rows (along dimension 0) in part `part` of `parts` shares
@@ -71,15 +77,22 @@ class FusedAdam {
   std::int64_t steps() const { return steps_; }
   void restore(const std::vector<torch::Tensor>& moments, std::int64_t steps);
 
-  // Part `part` of `parts` shares of every parameter, in parameter order:
-  // the rows from row_share_begin(part) on (of a vector, its elements). A
-  // team that splits a layer's units among its members (TeamFirstLayer)
-  // then updates on each core the rows that core wrote and will read, where
-  // any other cut would move those cache lines from core to core every step.
+  // Part `part` of `parts` shares of every parameter, one run per chunk, in
+  // parameter order: of each parameter's step_blocks(rows) chunks of rows
+  // (of a vector, of elements), those from row_share_begin(part, parts,
+  // chunks) on. A team that splits a layer's units among its members
+  // (TeamFirstLayer, the same cut) then updates on each core the rows that
+  // core wrote and will read, where any other cut would move those cache
+  // lines from core to core every step.
   std::vector<ParameterRun> slice(int part, int parts) const;
-  // Sum of squared gradients over `runs`, in double (parameters without a
-  // gradient count as zero).
-  double squared_gradient_norm(const std::vector<ParameterRun>& runs) const;
+  // The chunks of all parameters (the size of a table of chunk_norms).
+  std::size_t chunk_count() const;
+  // The sum of squared gradients of each run, in double, into
+  // by_chunk[run.chunk] (zero for a parameter without a gradient).
+  void chunk_norms(const std::vector<ParameterRun>& runs, std::vector<double>& by_chunk) const;
+  // The chunks' sums added in chunk order: the squared norm of the whole
+  // gradient, the same however the chunks were shared out.
+  static double squared_norm(const std::vector<double>& by_chunk);
   // Starts a step from the squared norm of the whole gradient: fixes the clip
   // factor and bias corrections. False, changing nothing, when not finite.
   [[nodiscard]] bool begin_step(double squared_norm);
@@ -98,9 +111,10 @@ class FusedAdam {
   std::vector<double> weight_decay_;
   std::vector<torch::Tensor> first_moment_;
   std::vector<torch::Tensor> second_moment_;
-  std::vector<char> shared_;          // per parameter: one second moment for all elements
-  std::vector<float> shared_square_;  // this step's mean squared gradient of those
-  std::vector<float> lr_factor_;      // per parameter: its learning rate / the settings'
+  std::vector<char> shared_;              // per parameter: one second moment for all elements
+  std::vector<float> shared_square_;      // this step's mean squared gradient of those
+  std::vector<float> lr_factor_;          // per parameter: its learning rate / the settings'
+  std::vector<std::size_t> first_chunk_;  // per parameter, then the count of all chunks
   AdamSettings settings_;
   std::int64_t steps_ = 0;
   StepConstants current_;

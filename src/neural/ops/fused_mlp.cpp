@@ -25,6 +25,7 @@ void save_seat(AutogradContext* ctx, const FirstLayerSeat* seat) {
   ctx->saved_data["team_layer"] =
       static_cast<std::int64_t>(reinterpret_cast<std::intptr_t>(seat->layer));
   ctx->saved_data["team_member"] = static_cast<std::int64_t>(seat->member);
+  ctx->saved_data["team_block"] = static_cast<std::int64_t>(seat->block);
 }
 
 std::optional<FirstLayerSeat> saved_seat(AutogradContext* ctx) {
@@ -32,7 +33,8 @@ std::optional<FirstLayerSeat> saved_seat(AutogradContext* ctx) {
   if (layer == ctx->saved_data.end()) return std::nullopt;
   return FirstLayerSeat{
       reinterpret_cast<TeamFirstLayer*>(static_cast<std::intptr_t>(layer->second.toInt())),
-      static_cast<int>(ctx->saved_data.at("team_member").toInt())};
+      static_cast<int>(ctx->saved_data.at("team_member").toInt()),
+      static_cast<int>(ctx->saved_data.at("team_block").toInt())};
 }
 
 // The sub-models' subsets packed one after another in `subset`, of
@@ -77,7 +79,7 @@ struct FusedMlp : public torch::autograd::Function<FusedMlp> {
       }
       ctx->saved_data["sub_sizes"] = c10::IValue(sub_sizes);
     } else if (seat) {
-      z = seat->layer->forward(seat->member, x, w, subset, weight, bias);
+      z = seat->layer->forward(*seat, x, w, subset, weight, bias);
       save_seat(ctx, seat);
     } else {
       z = torch::empty({with_sub ? 2 * batch : batch, weight.size(0)}, x.options());
@@ -137,9 +139,13 @@ struct FusedMlp : public torch::autograd::Function<FusedMlp> {
     const Tensor sub = subset.numel() > 0 ? g.narrow(0, batch, batch) : Tensor();
     const Tensor lead = g.narrow(0, 0, batch);
     const std::optional<FirstLayerSeat> seat = saved_seat(ctx);
-    const GatedLayerGradients first =
-        seat ? seat->layer->gradients(seat->member, lead, sub, w, weight, subset)
-             : gated_layer_gradients(lead, sub, x, w, weight, subset);
+    if (seat) {
+      // The team's layer keeps the weight's and the gate's gradients of the
+      // whole minibatch, which the team step adds to the row blocks' own.
+      seat->layer->backward(*seat, lead, sub, w, weight, subset);
+      return out;
+    }
+    const GatedLayerGradients first = gated_layer_gradients(lead, sub, x, w, weight, subset);
     out[1] = first.gate;
     out[3] = first.weight;
     return out;

@@ -1,6 +1,9 @@
 #include "team_first_layer.hpp"
 
+#include <algorithm>
+
 #include "neural/ops/fused_adam.hpp"
+#include "neural/ops/step_blocks.hpp"
 #include "topkfs/core/error.hpp"
 
 namespace topkfs {
@@ -14,25 +17,51 @@ void ensure_shape(Tensor& buffer, std::int64_t rows, std::int64_t cols) {
   }
 }
 
+std::int64_t unit_block_begin(int block, std::int64_t hidden) {
+  return row_share_begin(block, step_blocks(hidden), hidden);
+}
+
 }  // namespace
 
-TeamFirstLayer::TeamFirstLayer(int members) : members_(members), barrier_(members) {}
+TeamFirstLayer::TeamFirstLayer(int members)
+    : members_(members),
+      barrier_(members),
+      forward_calls_(static_cast<std::size_t>(members), 0),
+      backward_calls_(static_cast<std::size_t>(members), 0) {}
 
 void TeamFirstLayer::begin_step(std::int64_t rows, std::int64_t inputs) {
-  TOPKFS_ASSERT(rows >= members_);
+  TOPKFS_ASSERT(rows >= 1);
   rows_ = rows;
+  blocks_ = step_blocks(rows);
+  parties_ = std::min(members_, blocks_);
   ensure_shape(batch_, rows, inputs);
-  barrier_.reset();
+  std::fill(forward_calls_.begin(), forward_calls_.end(), 0);
+  std::fill(backward_calls_.begin(), backward_calls_.end(), 0);
+  used_.store(false);
+  barrier_.reset(parties_);
 }
 
-std::int64_t TeamFirstLayer::first_row(int member) const {
-  return row_share_begin(member, members_, rows_);
+int TeamFirstLayer::first_block(int member) const {
+  // The first parties_ members share the blocks; the others get none.
+  return static_cast<int>(row_share_begin(std::min(member, parties_), parties_, blocks_));
 }
 
-Tensor TeamFirstLayer::member_rows(int member) const {
-  const std::int64_t first = first_row(member);
-  return torch::from_blob(batch_.data_ptr<float>() + first * batch_.size(1),
-                          {first_row(member + 1) - first, batch_.size(1)}, batch_.options());
+std::int64_t TeamFirstLayer::block_row(int block) const {
+  return row_share_begin(block, blocks_, rows_);
+}
+
+Tensor TeamFirstLayer::block_rows(int first, int last) const {
+  const std::int64_t row = block_row(first);
+  return torch::from_blob(batch_.data_ptr<float>() + row * batch_.size(1),
+                          {block_row(last) - row, batch_.size(1)}, batch_.options());
+}
+
+std::pair<int, int> TeamFirstLayer::unit_blocks_of(int member, std::int64_t hidden) const {
+  // The members with row blocks are the first parties_ (first_block): they
+  // share the unit blocks, as FusedAdam::slice shares every parameter's.
+  const int units = step_blocks(hidden);
+  return {static_cast<int>(row_share_begin(member, parties_, units)),
+          static_cast<int>(row_share_begin(member + 1, parties_, units))};
 }
 
 void TeamFirstLayer::ensure_buffers(std::int64_t hidden, bool with_sub) {
@@ -46,68 +75,91 @@ void TeamFirstLayer::ensure_buffers(std::int64_t hidden, bool with_sub) {
     ensure_shape(grad_sub_, rows_, hidden);
   }
   ensure_shape(accumulated_, hidden, inputs);
+  ensure_shape(gate_parts_, step_blocks(hidden), inputs);
 }
 
-Tensor TeamFirstLayer::forward(int member, const Tensor& x, const Tensor& w, const Tensor& subset,
-                               const Tensor& weight, const Tensor& bias) {
-  const std::int64_t row = first_row(member);
-  const std::int64_t rows = first_row(member + 1) - row;
-  // x must be this member's rows of the shared batch (member_rows): the
-  // other members read them too.
+Tensor TeamFirstLayer::forward(const FirstLayerSeat& seat, const Tensor& x, const Tensor& w,
+                               const Tensor& subset, const Tensor& weight, const Tensor& bias) {
+  const int member = seat.member;
+  const std::int64_t row = block_row(seat.block);
+  const std::int64_t rows = block_row(seat.block + 1) - row;
+  // x must be the block's rows of the shared batch (block_rows): the other
+  // members read them too.
   TOPKFS_ASSERT(x.data_ptr<float>() == batch_.data_ptr<float>() + row * batch_.size(1) &&
-                x.size(0) == rows);
+                x.size(0) == rows && seat.block >= first_block(member) &&
+                seat.block < first_block(member + 1));
   const std::int64_t hidden = weight.size(0);
   const bool with_sub = subset.numel() > 0;
-  ensure_buffers(hidden, with_sub);
-  Tensor gated_rows = gated_.narrow(0, row, rows);
-  torch::mul_out(gated_rows, x, w);
-  barrier_.wait();  // all rows of x and x * w are in
+  if (forward_calls_[static_cast<std::size_t>(member)]++ == 0) {
+    ensure_buffers(hidden, with_sub);
+    if (member == 0) {
+      weight_data_ = weight.data_ptr();
+      gate_data_ = w.data_ptr();
+      used_.store(true);
+    }
+    const std::int64_t own = block_row(first_block(member));
+    const std::int64_t own_rows = block_row(first_block(member + 1)) - own;
+    Tensor gated_rows = gated_.narrow(0, own, own_rows);
+    torch::mul_out(gated_rows, batch_.narrow(0, own, own_rows), w);
+    barrier_.wait();  // all rows of x and x * w are in
 
-  const std::int64_t unit = row_share_begin(member, members_, hidden);
-  const std::int64_t units = row_share_begin(member + 1, members_, hidden) - unit;
-  if (units > 0) {
-    // This member's units for every row; the outputs are strided column
-    // blocks, written in place.
-    const Tensor unit_weight = weight.narrow(0, unit, units);
-    const Tensor unit_bias = bias.narrow(0, unit, units);
-    Tensor out = outputs_.narrow(1, unit, units);
-    Tensor out_sub = with_sub ? outputs_sub_.narrow(1, unit, units) : Tensor();
-    gated_products(out, out_sub, gated_, unit_weight, unit_bias, subset);
+    // This member's unit blocks for every row, one product each; the
+    // outputs are strided column blocks, written in place.
+    const auto [first, last] = unit_blocks_of(member, hidden);
+    for (int block = first; block < last; ++block) {
+      const std::int64_t unit = unit_block_begin(block, hidden);
+      const std::int64_t units = unit_block_begin(block + 1, hidden) - unit;
+      Tensor out = outputs_.narrow(1, unit, units);
+      Tensor out_sub = with_sub ? outputs_sub_.narrow(1, unit, units) : Tensor();
+      gated_products(out, out_sub, gated_, weight.narrow(0, unit, units),
+                     bias.narrow(0, unit, units), subset);
+    }
+    barrier_.wait();  // all units' outputs are in
   }
-  barrier_.wait();  // all units' outputs are in
-
   Tensor z = torch::empty({with_sub ? 2 * rows : rows, hidden});
   z.narrow(0, 0, rows).copy_(outputs_.narrow(0, row, rows));
   if (with_sub) z.narrow(0, rows, rows).copy_(outputs_sub_.narrow(0, row, rows));
   return z;
 }
 
-GatedLayerGradients TeamFirstLayer::gradients(int member, const Tensor& grad,
-                                              const Tensor& grad_sub, const Tensor& gate,
-                                              const Tensor& weight, const Tensor& subset) {
-  const std::int64_t row = first_row(member);
-  const std::int64_t rows = first_row(member + 1) - row;
+void TeamFirstLayer::backward(const FirstLayerSeat& seat, const Tensor& grad,
+                              const Tensor& grad_sub, const Tensor& gate, const Tensor& weight,
+                              const Tensor& subset) {
+  const int member = seat.member;
+  const std::int64_t row = block_row(seat.block);
+  const std::int64_t rows = block_row(seat.block + 1) - row;
   TOPKFS_ASSERT(grad.size(0) == rows);
   const bool with_sub = subset.numel() > 0;
   grad_.narrow(0, row, rows).copy_(grad);
   if (with_sub) grad_sub_.narrow(0, row, rows).copy_(grad_sub);
+  const int own_blocks = first_block(member + 1) - first_block(member);
+  if (++backward_calls_[static_cast<std::size_t>(member)] < own_blocks) return;
   barrier_.wait();  // every row's output gradient is in
 
+  // This member's unit blocks of A = G^T x (+ G_S^T x_S at S) from every
+  // row, then their weight gradient in place and their part of the gate's.
   const std::int64_t hidden = weight.size(0);
-  const std::int64_t unit = row_share_begin(member, members_, hidden);
-  const std::int64_t units = row_share_begin(member + 1, members_, hidden) - unit;
-  Tensor grad_gate = torch::zeros({weight.size(1)});
-  if (units > 0) {
-    // This member's rows of A = G^T x (+ G_S^T x_S at S), from every row.
+  const auto [first, last] = unit_blocks_of(member, hidden);
+  for (int block = first; block < last; ++block) {
+    const std::int64_t unit = unit_block_begin(block, hidden);
+    const std::int64_t units = unit_block_begin(block + 1, hidden) - unit;
     Tensor unit_rows = accumulated_.narrow(0, unit, units);
     accumulate_gate_products(unit_rows, grad_.narrow(1, unit, units),
                              with_sub ? grad_sub_.narrow(1, unit, units) : Tensor(), batch_,
                              subset);
-    gate_pass(unit_rows, weight.narrow(0, unit, units), gate, grad_gate);
+    Tensor part = gate_parts_[block];
+    gate_pass(unit_rows, weight.narrow(0, unit, units), gate, part);
   }
-  // The other members' rows of A are theirs to finish; the team joins before
-  // anyone reads the weight gradient.
-  return {member == 0 ? accumulated_ : Tensor(), grad_gate};
+  // The other members' unit blocks are theirs to finish; the team joins
+  // before anyone reads the gradients.
+}
+
+std::vector<Tensor> TeamFirstLayer::gate_parts() const {
+  std::vector<Tensor> parts;
+  for (std::int64_t block = 0; block < gate_parts_.size(0); ++block) {
+    parts.push_back(gate_parts_[block]);
+  }
+  return parts;
 }
 
 }  // namespace topkfs

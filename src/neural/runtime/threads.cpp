@@ -13,6 +13,7 @@
 namespace topkfs {
 
 int configure_threads(int threads, ThreadUse use) {
+  if (use == ThreadUse::Serial) threads = 1;
   if (threads <= 0) {
     // The default team takes the cores that are free: its members meet
     // several times a step, and with a member waiting for a core that other
@@ -30,7 +31,7 @@ int configure_threads(int threads, ThreadUse use) {
   const int pool = use == ThreadUse::All ? threads : 1;
   at::set_num_threads(pool);
   omp_set_num_threads(pool);
-  set_openblas_threads(use == ThreadUse::Team ? 1 : threads);
+  set_openblas_threads(use == ThreadUse::Team || use == ThreadUse::Serial ? 1 : threads);
   return threads;
 }
 

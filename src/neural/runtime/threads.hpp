@@ -14,8 +14,16 @@ namespace topkfs {
 //  Team: every pool gets one thread; the caller runs a team of that many
 //    workers that take each training step together (the trainer's
 //    batch_workers), each with its own single-threaded GEMMs; at most one
-//    per core the process may use.
-enum class ThreadUse { BlasOnly, All, Team };
+//    per core the process may use. The team cuts the work the same way
+//    whatever its size (parallel_step.hpp), so the result does not depend
+//    on the count.
+//  Serial: every pool gets one thread whatever the count, which is then 1:
+//    for the models a team cannot take (their loss draws noise per call:
+//    concrete, stg, fir). Threads in libtorch's pool or OpenBLAS's would
+//    cut their products and sums by the thread count, and the result's last
+//    bits would follow it (docs/reliability.md, "Same selection for any
+//    thread count").
+enum class ThreadUse { BlasOnly, All, Team, Serial };
 
 // Sets the thread counts of libtorch (intra-op; inter-op 1), OpenMP and
 // OpenBLAS together. threads <= 0 means every core the process may use; for

@@ -26,6 +26,10 @@ void WorkerTeam::run_member(int member) {
 }
 
 void WorkerTeam::run(const std::function<void(int)>& task) {
+  if (threads_.empty()) {  // a team of one: the caller alone, nothing to signal
+    task(0);
+    return;
+  }
   for (auto& failure : failures_) failure = nullptr;
   task_ = &task;
   pending_.store(static_cast<int>(threads_.size()));
@@ -57,7 +61,8 @@ bool SpinBarrier::abort() {
   return first;
 }
 
-void SpinBarrier::reset() {
+void SpinBarrier::reset(int parties) {
+  parties_ = parties;
   arrived_.store(0);
   aborted_.store(false);
 }

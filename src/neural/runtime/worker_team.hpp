@@ -68,11 +68,12 @@ class SpinBarrier {
   // Makes every present and future wait() throw until reset(); true for the
   // first caller.
   bool abort();
-  // Ready for use again; only while no one waits.
-  void reset();
+  // Ready for use again, by `parties` parties from now on; only while no one
+  // waits.
+  void reset(int parties);
 
  private:
-  const int parties_;
+  int parties_;
   std::atomic<int> arrived_{0};
   std::atomic<std::uint64_t> phase_{0};
   std::atomic<bool> aborted_{false};

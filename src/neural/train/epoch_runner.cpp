@@ -41,8 +41,10 @@ EpochRunner::EpochRunner(LoopModel& model, const TrainingSet& data, const LoopSe
       batches_(static_cast<long>((order_.size() + batch_ - 1) / batch_)) {
   // The model learns of the optimizer before the team slices it.
   model_.optimizer_ready(optimizer_);
-  if (settings.batch_workers >= 2 && model_.batch_loss_is_pure()) {
-    team_step_.emplace(model_, data_, parameters_, optimizer_, settings.batch_workers);
+  // One thread takes the team's steps too, as a team of one: the same row
+  // blocks, products and sums, so the same result (parallel_step.hpp).
+  if (model_.batch_loss_is_pure()) {
+    team_step_.emplace(model_, data_, parameters_, optimizer_, std::max(1, settings.batch_workers));
   }
   // One rank alone sums nothing: it takes the one-process steps, exactly.
   if (callbacks.ranks && callbacks.ranks->size() > 1) {

@@ -35,10 +35,12 @@ class NeuralSelector : public TableSelector<Options> {
     const auto start = NeuralClock::now();
     this->options_.validate();
     check_k(data, k);
-    // MLPs spend their time in GEMMs: the threads go to OpenBLAS.
+    // One thread, whatever the count asked for: their losses draw noise
+    // per call, so no team can take their steps, and threads in libtorch's
+    // or OpenBLAS's pools would make the result depend on the count.
     const NeuralProblem problem =
-        prepare_problem(data, rows, this->options_, data.image_shape.has_value(),
-                        ThreadUse::BlasOnly, callbacks.ranks);
+        prepare_problem(data, rows, this->options_, data.image_shape.has_value(), ThreadUse::Serial,
+                        callbacks.ranks);
     NeuralFit fit = train(problem, k, callbacks);
     SelectionResult result = neural_result(name_, k, std::move(fit.scores), data, problem,
                                            fit.outcome, this->options_json(), start);

@@ -27,23 +27,24 @@ Tensor rows_tensor(const std::vector<std::int64_t>& rows, std::size_t begin, std
                           {static_cast<std::int64_t>(end - begin)}, torch::kLong);
 }
 
-// The validation loss summed over `rows`, in chunks of rows; a team's
-// members take every size()-th chunk and their sums are added in member
-// order.
+// The validation loss summed over `rows`, in chunks of rows, the chunks'
+// sums added in chunk order; a team's members take every size()-th chunk.
+// The chunks do not depend on the team, so neither does the sum.
 double validation_loss_sum(LoopModel& model, const TrainingSet& data,
                            const std::vector<std::int64_t>& rows, WorkerTeam* team) {
   constexpr std::size_t kChunk = 2048;
   const int members = team ? team->size() : 1;
-  std::vector<double> sums(static_cast<std::size_t>(members), 0.0);
+  std::vector<double> sums((rows.size() + kChunk - 1) / kChunk, 0.0);
   auto run_member = [&](int member) {
     torch::NoGradGuard no_grad;  // per thread
-    for (std::size_t begin = kChunk * static_cast<std::size_t>(member); begin < rows.size();
-         begin += kChunk * static_cast<std::size_t>(members)) {
+    for (std::size_t chunk = static_cast<std::size_t>(member); chunk < sums.size();
+         chunk += static_cast<std::size_t>(members)) {
+      const std::size_t begin = chunk * kChunk;
       const std::size_t end = std::min(rows.size(), begin + kChunk);
       const Tensor x = gather_batch(data, rows, begin, end, model.input_order());
       const Tensor y = gather_targets(data, rows, begin, end);
       const Tensor w = gather_weights(data, rows, begin, end);
-      sums[static_cast<std::size_t>(member)] +=
+      sums[chunk] =
           model.validation_loss(x, y, w).item<double>() * static_cast<double>(end - begin);
     }
   };
