@@ -64,26 +64,29 @@ void expect_thread_invariant(const std::string& method, const Dataset& data, int
   configure_threads(1);  // the next test starts from one thread, as the suite does
 }
 
-// A few epochs of small networks: enough steps (some 90) for the rounding of
-// one step to reach the ranking if it differed, in a few seconds.
-const OptionValues kFewEpochs = with(kSmallNetwork, {{"epochs", "3"}, {"batch", "64"}});
+// A few epochs: enough steps (some 40) for the rounding of one step to reach
+// the scores if it differed, in a few seconds. dnn-top's minibatch of 128
+// rows and first layer of 256 units are cut in 2 blocks each
+// (step_blocks.hpp), so that a team of 2 has a block for each member.
+const OptionValues kFewEpochs = with(kSmallNetwork, {{"epochs", "3"}, {"batch", "128"}});
+const OptionValues kTeamNetwork = with(kFewEpochs, {{"hidden", "256,32"}});
 
 SyntheticData classes_problem() { return planted_problem(Target::Classes, 3, 71, 2000); }
 
 TEST(ThreadInvarianceTest, DnnTopWithTheTeamsFirstLayer) {
   // One sub-model on the top k: the team shares the MLP's first layer.
-  expect_thread_invariant("dnn-top", classes_problem().data, 5, kFewEpochs);
+  expect_thread_invariant("dnn-top", classes_problem().data, 5, kTeamNetwork);
 }
 
 TEST(ThreadInvarianceTest, DnnTopWithSeveralSubModels) {
   // --sub-k-min: several sub-models a step, outside the team's first layer.
   expect_thread_invariant("dnn-top", classes_problem().data, 5,
-                          with(kFewEpochs, {{"sub-k-min", "2"}}));
+                          with(kTeamNetwork, {{"sub-k-min", "2"}}));
 }
 
 TEST(ThreadInvarianceTest, DfsOnRealTargets) {
   const SyntheticData made = planted_problem(Target::Real, 0, 72, 1500);
-  expect_thread_invariant("dfs", made.data, 5, kFewEpochs);
+  expect_thread_invariant("dfs", made.data, 5, kTeamNetwork);
 }
 
 TEST(ThreadInvarianceTest, Stg) {
@@ -143,10 +146,10 @@ void expect_same_run(const TeamRun& one, const TeamRun& other) {
   }
 }
 
-// Teams of 1, 2 and 3 members, on minibatches whose rows and units do not
-// split evenly (a last minibatch of 7 rows; 37 first-layer units), with the
-// gradient clipped at every step, a validation set, and both the warm-up (no
-// sub-model) and the sub-model's phases.
+// Teams of 1, 2 and 3 members, on minibatches of 3 row blocks (200 rows: 66,
+// 67 and 67) and a last one of 1 (55 rows), a first layer of 3 unit blocks
+// (400 units), with the gradient clipped at every step, a validation set,
+// and both the warm-up (no sub-model) and the sub-model's phases.
 TEST(TeamStepInvarianceTest, TeamsOfOneTwoAndThreeTrainAlike) {
   const SyntheticData made =
       planted_problem(Target::Classes, 3, 75, 600, SyntheticOptions::Relation::Nonlinear, 30);
@@ -159,12 +162,12 @@ TEST(TeamStepInvarianceTest, TeamsOfOneTwoAndThreeTrainAlike) {
   for (std::int64_t i = 0; i < data.rows(); ++i) {
     set.targets[i] = static_cast<std::int64_t>(data.labels[static_cast<std::size_t>(i)]);
   }
-  for (std::int64_t i = 0; i < 455; ++i) set.train_rows.push_back(i);  // 7 batches of 64, +7
+  for (std::int64_t i = 0; i < 455; ++i) set.train_rows.push_back(i);  // 2 x 200, + 55
   for (std::int64_t i = 455; i < data.rows(); ++i) set.validation_rows.push_back(i);
   DnnTopOptions options;
-  options.hidden = {37, 16};
-  options.epochs = 4;
-  options.batch = 64;
+  options.hidden = {400, 16};
+  options.epochs = 6;
+  options.batch = 200;
   options.lr = 3e-3;
   options.clip = 0.5;  // small: most steps are clipped
   options.warmup = 0.25;

@@ -12,6 +12,7 @@
 #include "neural/dnn_top/dnn_top_objective.hpp"
 #include "neural/dnn_top/wide_data_rule.hpp"
 #include "neural/model/network.hpp"
+#include "neural/ops/step_blocks.hpp"
 #include "neural/train/neural_problem.hpp"
 #include "topkfs/core/error.hpp"
 #include "topkfs/core/random.hpp"
@@ -190,6 +191,8 @@ class DnnTopSelector final : public TableSelector<DnnTopOptions> {
     FitOnce once;
     once.problem =
         prepare_problem(train, rows, options, shape.has_value(), ThreadUse::Team, callbacks.ranks);
+    // A member without a row block of the minibatch would only wait.
+    once.problem.threads_used = std::min(once.problem.threads_used, row_blocks(options.batch));
     Rng init_rng(derive_seed(options.seed, 0));
     once.network = cnn ? make_cnn(*shape, once.problem.outputs, options.hidden, init_rng)
                        : make_mlp(train.cols(), once.problem.outputs, options.hidden, init_rng);

@@ -25,7 +25,7 @@ FusedAdam::FusedAdam(std::vector<torch::Tensor> parameters, std::vector<double> 
   first_chunk_.push_back(0);
   for (const auto& parameter : parameters_) {
     const std::int64_t rows = parameter.dim() == 0 ? 1 : parameter.size(0);
-    first_chunk_.push_back(first_chunk_.back() + static_cast<std::size_t>(step_blocks(rows)));
+    first_chunk_.push_back(first_chunk_.back() + static_cast<std::size_t>(unit_blocks(rows)));
   }
 }
 
@@ -90,7 +90,7 @@ std::vector<ParameterRun> FusedAdam::slice(int part, int parts) const {
     const auto& parameter = parameters_[t];
     const std::int64_t rows = parameter.dim() == 0 ? 1 : parameter.size(0);
     const std::int64_t row_size = rows == 0 ? 0 : parameter.numel() / rows;
-    const int chunks = step_blocks(rows);
+    const int chunks = unit_blocks(rows);
     const auto first = static_cast<int>(row_share_begin(part, parts, chunks));
     const auto last = static_cast<int>(row_share_begin(part + 1, parts, chunks));
     for (int c = first; c < last; ++c) {

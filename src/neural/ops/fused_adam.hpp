@@ -78,7 +78,7 @@ class FusedAdam {
   void restore(const std::vector<torch::Tensor>& moments, std::int64_t steps);
 
   // Part `part` of `parts` shares of every parameter, one run per chunk, in
-  // parameter order: of each parameter's step_blocks(rows) chunks of rows
+  // parameter order: of each parameter's unit_blocks(rows) chunks of rows
   // (of a vector, of elements), those from row_share_begin(part, parts,
   // chunks) on. A team that splits a layer's units among its members
   // (TeamFirstLayer, the same cut) then updates on each core the rows that

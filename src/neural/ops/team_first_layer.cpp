@@ -18,7 +18,7 @@ void ensure_shape(Tensor& buffer, std::int64_t rows, std::int64_t cols) {
 }
 
 std::int64_t unit_block_begin(int block, std::int64_t hidden) {
-  return row_share_begin(block, step_blocks(hidden), hidden);
+  return row_share_begin(block, unit_blocks(hidden), hidden);
 }
 
 }  // namespace
@@ -32,7 +32,7 @@ TeamFirstLayer::TeamFirstLayer(int members)
 void TeamFirstLayer::begin_step(std::int64_t rows, std::int64_t inputs) {
   TOPKFS_ASSERT(rows >= 1);
   rows_ = rows;
-  blocks_ = step_blocks(rows);
+  blocks_ = row_blocks(rows);
   parties_ = std::min(members_, blocks_);
   ensure_shape(batch_, rows, inputs);
   std::fill(forward_calls_.begin(), forward_calls_.end(), 0);
@@ -59,7 +59,7 @@ Tensor TeamFirstLayer::block_rows(int first, int last) const {
 std::pair<int, int> TeamFirstLayer::unit_blocks_of(int member, std::int64_t hidden) const {
   // The members with row blocks are the first parties_ (first_block): they
   // share the unit blocks, as FusedAdam::slice shares every parameter's.
-  const int units = step_blocks(hidden);
+  const int units = unit_blocks(hidden);
   return {static_cast<int>(row_share_begin(member, parties_, units)),
           static_cast<int>(row_share_begin(member + 1, parties_, units))};
 }
@@ -75,7 +75,7 @@ void TeamFirstLayer::ensure_buffers(std::int64_t hidden, bool with_sub) {
     ensure_shape(grad_sub_, rows_, hidden);
   }
   ensure_shape(accumulated_, hidden, inputs);
-  ensure_shape(gate_parts_, step_blocks(hidden), inputs);
+  ensure_shape(gate_parts_, unit_blocks(hidden), inputs);
 }
 
 Tensor TeamFirstLayer::forward(const FirstLayerSeat& seat, const Tensor& x, const Tensor& w,

@@ -7,12 +7,12 @@
 // rows, runs the gate pass over all of it, the halves are summed, and every
 // weight that one core updates was read by the other: work and cache traffic
 // that do not shrink with the rows. Here the units are cut into
-// step_blocks(H) unit blocks (step_blocks.hpp) and each member owns some of
+// unit_blocks(H) unit blocks (step_blocks.hpp) and each member owns some of
 // them: it computes their outputs for every row of the minibatch, their rows
 // of A and of the weight gradient, and (FusedAdam::slice cuts alike) their
 // Adam update, so those weights never leave its core.
 //
-// The minibatch's rows are cut into step_blocks(rows) row blocks, and the
+// The minibatch's rows are cut into row_blocks(rows) row blocks, and the
 // model's loss is taken one row block at a time, a member taking some of
 // them. Each unit block is one product over every row, each row block's loss
 // and gradients are their own, and the gate's gradient is a sum per unit
@@ -91,7 +91,7 @@ class TeamFirstLayer {
   // Sizes the buffers of a layer of `hidden` units; the first member to
   // arrive does it.
   void ensure_buffers(std::int64_t hidden, bool with_sub);
-  // The unit blocks of member `member`: [first, last) of step_blocks(hidden).
+  // The unit blocks of member `member`: [first, last) of unit_blocks(hidden).
   std::pair<int, int> unit_blocks_of(int member, std::int64_t hidden) const;
 
   const int members_;

@@ -18,7 +18,6 @@ ParallelStep::ParallelStep(LoopModel& model, const TrainingSet& data,
       optimizer_(optimizer),
       team_(workers),
       first_layer_(workers),
-      parts_(static_cast<std::size_t>(kStepBlocks)),
       sources_(parameters_.size()),
       chunk_norms_(optimizer_.chunk_count(), 0.0) {
   for (int member = 0; member < workers; ++member)
@@ -134,6 +133,9 @@ void ParallelStep::sum_parts(int member) {
 double ParallelStep::gradients(const std::vector<std::int64_t>& order, std::size_t begin,
                                std::size_t end, const StepInfo& step) {
   first_layer_.begin_step(static_cast<std::int64_t>(end - begin), data_.features->column_count());
+  if (parts_.size() < static_cast<std::size_t>(first_layer_.blocks())) {
+    parts_.resize(static_cast<std::size_t>(first_layer_.blocks()));
+  }
   team_.run([&](int member) { compute_part(member, order, begin, end, step); });
   const int blocks = first_layer_.blocks();
   double loss = 0.0;

@@ -1,7 +1,7 @@
 #pragma once
 // A training step on a team of threads (LoopSettings::batch_workers), or on
 // one thread as a team of one: the minibatch's rows are cut into
-// step_blocks(rows) row blocks (step_blocks.hpp), whatever the team's size,
+// row_blocks(rows) row blocks (step_blocks.hpp), whatever the team's size,
 // each member takes the loss and gradients of some of them, one block at a
 // time with single-threaded kernels, except that a fused MLP's first layer
 // is split by unit blocks among the members in lockstep (TeamFirstLayer);
@@ -19,8 +19,8 @@
 //     since the others may wait for it inside the layer; the step's
 //     gradients are then discarded (gradients() returns the loss untouched,
 //     apply() is not called) and training stops with an error. Members
-//     beyond the blocks (a minibatch of fewer rows than members, or more
-//     members than kStepBlocks) do nothing.
+//     beyond the blocks (a minibatch of fewer blocks than members) do
+//     nothing.
 //  2. Failure aborts the barrier. A member that throws inside its part
 //     aborts the barrier, so that the members waiting for it throw
 //     BarrierAborted instead of spinning forever; those members then return
