@@ -237,7 +237,7 @@ TrainingOutcome train_loop(LoopModel& model, const TrainingSet& data, const Loop
   int first_epoch = 1;
   if (!checkpoint.path.empty()) {
     identity = loop_identity(nlohmann::json::parse(checkpoint.run.empty() ? "{}" : checkpoint.run),
-                             data, settings, runner.team() ? runner.team()->size() : 1);
+                             data, settings);
     // The ranks sum in another order than one process: a checkpoint is
     // resumed by as many ranks as wrote it.
     if (callbacks.ranks) identity["world_size"] = callbacks.ranks->size();

@@ -283,7 +283,7 @@ std::string first_difference(const nlohmann::json& saved, const nlohmann::json& 
 }  // namespace
 
 nlohmann::json loop_identity(const nlohmann::json& run, const TrainingSet& data,
-                             const LoopSettings& settings, int team_size) {
+                             const LoopSettings& settings) {
   return {{"run", run},
           {"loop",
            {{"epochs", settings.epochs},
@@ -295,8 +295,7 @@ nlohmann::json loop_identity(const nlohmann::json& run, const TrainingSet& data,
             {"clip", settings.adam.clip},
             {"patience", settings.patience},
             {"min_steps", settings.min_steps},
-            {"seed", settings.seed},
-            {"team_size", team_size}}},
+            {"seed", settings.seed}}},
           {"data",
            {{"train_rows", data.train_rows.size()},
             {"validation_rows", data.validation_rows.size()},
@@ -406,18 +405,18 @@ LoopCheckpoint read_checkpoint(const std::string& path) {
 void check_same_run(const std::string& path, const nlohmann::json& saved,
                     const nlohmann::json& current) {
   // The caller's part first: a changed option is named as the user gave it.
+  // Checkpoints written before every team size trained alike recorded it;
+  // it no longer matters.
+  nlohmann::json saved_loop = saved.value("loop", nlohmann::json());
+  if (saved_loop.is_object()) saved_loop.erase("team_size");
   std::string difference;
   for (const char* part : {"run", "data", "loop"}) {
     if (!difference.empty()) break;
-    difference = first_difference(saved.value(part, nlohmann::json()),
-                                  current.value(part, nlohmann::json()), part);
+    const nlohmann::json& saved_part =
+        std::string(part) == "loop" ? saved_loop : saved.value(part, nlohmann::json());
+    difference = first_difference(saved_part, current.value(part, nlohmann::json()), part);
   }
   if (difference.empty()) return;
-  // The default thread count follows the free cores: name the count to pin.
-  if (difference.rfind("loop.team_size", 0) == 0) {
-    difference += fmt::format("; give --threads {} to resume with the checkpoint's team",
-                              saved["loop"].value("team_size", 1));
-  }
   throw OptionError(fmt::format(
       "{}: the checkpoint is of another run ({}); resume with the data and options it was "
       "written with, or start afresh without --resume",

@@ -65,9 +65,10 @@ void check_checkpoint_path(const std::string& path);
 LoopCheckpoint read_checkpoint(const std::string& path);
 
 // The identity of a train_loop run: `run` (what the caller adds: method,
-// options, k), the loop's settings, the team size and the data's fingerprint.
+// options, k), the loop's settings and the data's fingerprint; not the team
+// size, since every team size trains alike (parallel_step.hpp).
 nlohmann::json loop_identity(const nlohmann::json& run, const TrainingSet& data,
-                             const LoopSettings& settings, int team_size);
+                             const LoopSettings& settings);
 
 // Throws OptionError naming the first difference between a checkpoint's
 // identity and the run's (e.g. "options.lr is 0.001 in the checkpoint, 0.01
