@@ -19,9 +19,10 @@ namespace topkfs {
 // layer's columns S: a B x outputs tensor, or 2B x outputs with the
 // sub-model's rows after the lead's. Gradients reach w and every layer.
 // `seat`: in a team step, the calling member's place in the team's first
-// layer (team_first_layer.hpp), whose share of that layer the forward and
-// backward passes then compute with the other members; null: the whole
-// layer here.
+// layer and its row block (team_first_layer.hpp), whose share of that layer
+// the forward and backward passes then compute with the other members; the
+// first layer's weight and gate gradients then stay with the team's layer
+// (autograd sees none); null: the whole layer here.
 torch::Tensor fused_mlp(const torch::Tensor& x, const torch::Tensor& w, const torch::Tensor& subset,
                         const MlpLayers& layers, const FirstLayerSeat* seat);
 

@@ -26,8 +26,8 @@ namespace topkfs {
 class EpochRunner {
  public:
   // Makes the optimizer of the model's parameters and tells the model
-  // (LoopModel::optimizer_ready), then, with 2 or more batch_workers and a
-  // pure batch_loss, the team. `start`: when training began, for the
+  // (LoopModel::optimizer_ready), then, for a pure batch_loss, the team of
+  // batch_workers (one thread being a team of one). `start`: when training began, for the
   // progress reports. `callbacks` and `observer` must outlive the runner.
   EpochRunner(LoopModel& model, const TrainingSet& data, const LoopSettings& settings,
               const FitCallbacks& callbacks, const GradientObserver& observer,

@@ -117,8 +117,8 @@ class LoopModel {
   // Everything that the best epoch's weights restore (default: parameters()).
   virtual std::vector<torch::Tensor> state() { return parameters(); }
   // True when batch_loss only reads the model, so that the loop may call it
-  // on two halves of a minibatch from two threads at once (LoopSettings::
-  // batch_workers). A model that draws noise or changes state per call says no.
+  // on the row blocks of a minibatch from several threads at once
+  // (LoopSettings::batch_workers). A model that draws noise or changes state per call says no.
   virtual bool batch_loss_is_pure() const { return false; }
   // Float tensors that batch_loss fills with means over the minibatch's
   // rows and after_step reads (FIR's loss per mask). A data-parallel loop
@@ -136,12 +136,14 @@ struct LoopSettings {
   // up alike (small data); 0 = off.
   int min_steps = 0;
   std::uint64_t seed = 0;  // the shuffling uses stream 1 of it
-  // 2 or more: a team of that many threads takes each step together
-  // (ParallelStep): each computes the loss and gradients of its part of the
-  // minibatch with single-threaded kernels, then sums the gradients and takes
-  // the Adam step on its share of the parameters. The parts are summed in a
-  // fixed order, so a seed still gives one result for a given count. Needs
-  // LoopModel::batch_loss_is_pure(); otherwise 1 is used.
+  // A team of that many threads takes each step together (ParallelStep),
+  // one thread as a team of one: each computes the loss and gradients of its
+  // row blocks of the minibatch with single-threaded kernels, then the
+  // blocks' gradients are added and each takes the Adam step on its share of
+  // the parameters. The blocks and the order of the sums do not depend on
+  // the count, so neither does the result. Needs
+  // LoopModel::batch_loss_is_pure(); otherwise the steps are taken on the
+  // calling thread alone.
   int batch_workers = 1;
 };
 
