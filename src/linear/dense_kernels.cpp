@@ -140,11 +140,24 @@ void gram_columns(const Eigen::Ref<const Eigen::MatrixXd>& x,
 
 void gram_full(const Eigen::Ref<const Eigen::MatrixXd>& x, double alpha, Eigen::MatrixXd& gram) {
   gram.resize(x.cols(), x.cols());
-  // Column block J of the lower triangle, from its diagonal block down: rows
-  // J.. of X^T X_J, one product per block.
-  for_each_block(x.cols(), x.rows() * x.cols(), [&](Eigen::Index j, Eigen::Index width) {
-    transposed_product(x.rightCols(x.cols() - j), 0, x.cols() - j, x.middleCols(j, width), alpha,
-                       gram.col(j).data() + j, gram.rows());
+  // Column block J of the lower triangle: its diagonal block by one
+  // symmetric rank update (half the products of a full one), the rows below
+  // it by one product.
+  for_each_block(x.cols(), x.rows() * x.cols() / 2, [&](Eigen::Index j, Eigen::Index width) {
+#ifdef TOPKFS_LINEAR_BLAS
+    cblas_dsyrk(CblasColMajor, CblasLower, CblasTrans, blas_int(width), blas_int(x.rows()), alpha,
+                x.col(j).data(), blas_int(x.outerStride()), 0.0, gram.col(j).data() + j,
+                blas_int(gram.rows()));
+#else
+    Eigen::MatrixXd diagonal = Eigen::MatrixXd::Zero(width, width);
+    diagonal.selfadjointView<Eigen::Lower>().rankUpdate(x.middleCols(j, width).transpose(), alpha);
+    gram.block(j, j, width, width).triangularView<Eigen::Lower>() = diagonal;
+#endif
+    const Eigen::Index below = x.cols() - j - width;
+    if (below > 0) {
+      transposed_product(x.rightCols(below), 0, below, x.middleCols(j, width), alpha,
+                         gram.col(j).data() + j + width, gram.rows());
+    }
   });
   for (Eigen::Index j = 1; j < gram.cols(); ++j) {
     for (Eigen::Index i = 0; i < j; ++i) gram(i, j) = gram(j, i);
