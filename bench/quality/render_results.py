@@ -216,12 +216,12 @@ def auto_section(reports, names, sklearn=None):
         "## Auto against the fixed methods", "",
         "`--method auto` in `evaluate`: in every run and for each k, the method chosen among "
         "dnn-top, elastic-net-top, random-forest and elastic-net by validation fits on that "
-        "run's training rows alone (elastic-net was added on 2026-12-07; on USPS, COIL20, "
-        "Pyrimidines and kin8nm the rows are of runs before it, where the candidates' recorded "
-        "folds show that the choice does not change with it: "
-        "bench/quality/results/2026-12-07-auto-candidates.md) (docs/algorithms.md, \"Choosing k and the method\"), under the same "
-        "protocol, splits and k as the fixed methods above (mean over k and runs). "
-        "\"chosen\" counts the method it took over the runs and k."
+        "run's training rows alone (docs/algorithms.md, \"Choosing k and the method\"), under "
+        "the same protocol, splits and k as the fixed methods above (mean over k and runs). "
+        "\"chosen\" counts the method it took over the runs and k. elastic-net became a "
+        "candidate on 2026-12-07: the USPS, COIL20, Pyrimidines and Kinematics rows are of "
+        "runs before it, where the candidates' recorded folds show the same choice with it in "
+        "every run (bench/quality/results/2026-12-07-auto-candidates.md)."
         + (" " + sklearn_note(sklearn) if sklearn is not None else ""), "",
         table(rows, header + ["chosen"])])
 
