@@ -9,9 +9,11 @@ find_package(fmt REQUIRED)
 find_package(CLI11 REQUIRED)
 find_package(OpenMP REQUIRED COMPONENTS CXX)
 
-# matio ships a pkg-config file only.
+# matio ships a pkg-config file only, and so does libdeflate (whole-buffer
+# inflating, for HDF5 chunks decoded in parallel: src/io/hdf5_stored_matrix.hpp).
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(MATIO REQUIRED IMPORTED_TARGET matio)
+pkg_check_modules(LIBDEFLATE REQUIRED IMPORTED_TARGET libdeflate)
 
 if(TOPKFS_WITH_TORCH)
   find_package(Torch REQUIRED)

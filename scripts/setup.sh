@@ -12,7 +12,7 @@ packages=(
   # cblas.h for the linear models' Gram products on the same OpenBLAS
   libblas-dev
   # linear algebra, file formats, compression
-  libeigen3-dev libmatio-dev libhdf5-dev zlib1g-dev
+  libeigen3-dev libmatio-dev libhdf5-dev zlib1g-dev libdeflate-dev
   # command line, JSON, formatting, pictures
   libcli11-dev nlohmann-json3-dev libfmt-dev libpng-dev
   # tests and micro-benchmarks

@@ -13,9 +13,12 @@ training rows (7291 x 256 float32, `usps.h5` as shipped: gzip, chunks of
 Each a `topkfs select ... --epochs E --min-steps 0 --threads T` in a fresh
 process, rounds interleaved; the figure is the median epoch time of epochs
 2..E from the result's history, the ratios are against npy within a round.
+With `--compare OTHER`, every round runs the three arms with OTHER (another
+build, e.g. the one before a change) too, so that both builds' ratios come
+from the same minutes of the machine.
 
-Usage: bench/io/hdf5_epochs.py [TOPKFS] [--data DIR] [--rounds 3] [--epochs 6]
-       [--threads 1] [--limit 16M] [--dir DIR]
+Usage: bench/io/hdf5_epochs.py [TOPKFS] [--compare OTHER] [--data DIR]
+       [--rounds 3] [--epochs 6] [--threads 1] [--limit 16M] [--dir DIR]
 """
 import argparse
 import json
@@ -50,6 +53,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("topkfs", nargs="?",
                         default=os.path.join(ROOT, "build", "apps", "topkfs", "topkfs"))
+    parser.add_argument("--compare", help="another topkfs build, run in the same rounds")
     parser.add_argument("--data", default=os.path.join(ROOT, "..", "shared", "data"))
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--epochs", type=int, default=6)
@@ -72,20 +76,26 @@ def main():
             "h5": ([h5], {}),
             "h5-stream": ([h5], {"TOPKFS_MEMORY_LIMIT": args.limit}),
         }
+        builds = {"": args.topkfs}
+        if args.compare:
+            builds["compared "] = args.compare
         rounds = []
         for r in range(args.rounds):
-            rounds.append({name: epoch_seconds(args.topkfs, data, folder, name, args, env)
+            rounds.append({label + name: epoch_seconds(build, data, folder, name, args, env)
+                           for label, build in builds.items()
                            for name, (data, env) in arms.items()})
             print(f"round {r + 1}: " + ", ".join(f"{n} {s * 1000:.1f} ms"
                                                  for n, s in rounds[-1].items()), flush=True)
     print(f"\nepoch time (median of epochs 2..{args.epochs}), {args.threads} thread(s)")
-    print("| arm | ms per epoch (median over rounds) | / npy (median, min-max) |")
-    print("|---|---|---|")
-    for name in arms:
-        ratios = [r[name] / r["npy"] for r in rounds]
-        ms = statistics.median(r[name] for r in rounds) * 1000
-        print(f"| {name} | {ms:.1f} | {statistics.median(ratios):.2f} "
-              f"({min(ratios):.2f}-{max(ratios):.2f}) |")
+    for label, build in builds.items():
+        print(f"\n{build}")
+        print("| arm | ms per epoch (median over rounds) | / npy (median, min-max) |")
+        print("|---|---|---|")
+        for name in arms:
+            ratios = [r[label + name] / r[label + "npy"] for r in rounds]
+            ms = statistics.median(r[label + name] for r in rounds) * 1000
+            print(f"| {name} | {ms:.1f} | {statistics.median(ratios):.2f} "
+                  f"({min(ratios):.2f}-{max(ratios):.2f}) |")
 
 
 if __name__ == "__main__":

@@ -1,42 +1,29 @@
 #include "hdf5_row_blocks.hpp"
 
-#include <fmt/format.h>
-
 #include <algorithm>
 #include <limits>
 
-#include "hdf5_chunked_reads.hpp"
 #include "topkfs/core/error.hpp"
 
 namespace topkfs::detail {
 
 Hdf5RowBlocks::Hdf5RowBlocks(const std::string& path, const std::vector<std::string>& parts,
-                             std::int64_t cols, std::uint64_t cache_bytes)
-    : path_(path), cols_(cols) {
-  const hdf5::QuietErrors quiet;
-  file_ = hdf5::file_handle(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
-  if (!file_) throw DataError(fmt::format("{}: cannot open the HDF5 file", path));
-  for (const auto& name : parts) {
-    Part part;
-    part.name = name;
-    part.dataset = hdf5::dataset_handle(H5Dopen2(file_.get(), name.c_str(), H5P_DEFAULT));
-    if (!part.dataset) throw DataError(fmt::format("{}: cannot open dataset '{}'", path, name));
-    const auto dims = hdf5::dataset_dims(part.dataset.get());
-    part.first = rows_;
-    part.rows = dims.empty() ? 0 : static_cast<std::int64_t>(dims[0]);
-    rows_ += part.rows;
-    parts_.push_back(std::move(part));
-  }
+                             std::int64_t cols, std::uint64_t cache_bytes, bool transposed)
+    : matrix_(path, parts, cols, transposed) {
   // Blocks are aligned to the first part's chunks (the parts of one file are
-  // written alike); a block that crosses into the next part is read in two
-  // runs.
-  const std::int64_t row_bytes = std::max<std::int64_t>(1, cols_) * 4;
-  const std::uint64_t chunk_rows =
-      parts_.empty() ? 0 : hdf5::dataset_chunk_rows(parts_.front().dataset.get());
+  // written alike); a block that crosses into the next part is read in
+  // pieces of both.
+  const std::int64_t row_bytes = std::max<std::int64_t>(1, cols) * 4;
   constexpr std::int64_t kUnchunkedBlockBytes = 1 << 20;
-  block_rows_ = chunk_rows > 0 ? static_cast<std::int64_t>(chunk_rows)
-                               : std::max<std::int64_t>(1, kUnchunkedBlockBytes / row_bytes);
-  block_rows_ = std::max<std::int64_t>(1, std::min(block_rows_, std::max<std::int64_t>(1, rows_)));
+  const std::int64_t chunk_rows = matrix_.chunk_rows();
+  block_rows_ = chunk_rows > 0 ? chunk_rows : kUnchunkedBlockBytes / row_bytes;
+  // Chunks of a few whole columns would make one block of nearly every row:
+  // such blocks are cut to half the cache (or 4 MB), each chunk then decoded
+  // once for every block it spans.
+  const auto cut =
+      std::max<std::uint64_t>(cache_bytes / 2, 4 << 20) / static_cast<std::uint64_t>(row_bytes);
+  block_rows_ = std::min<std::int64_t>(block_rows_, static_cast<std::int64_t>(cut));
+  block_rows_ = std::clamp<std::int64_t>(block_rows_, 1, std::max<std::int64_t>(1, row_count()));
   cache_blocks_ = std::max<std::int64_t>(
       2,
       static_cast<std::int64_t>(cache_bytes / static_cast<std::uint64_t>(block_rows_ * row_bytes)));
@@ -52,21 +39,16 @@ Hdf5RowBlocks::~Hdf5RowBlocks() {
   if (reader_.joinable()) reader_.join();
 }
 
-std::vector<float> Hdf5RowBlocks::read_block(std::int64_t index) const {
-  const std::int64_t first = index * block_rows_;
-  const std::int64_t count = std::min(block_rows_, rows_ - first);
-  std::vector<float> values(static_cast<std::size_t>(count * cols_));
-  const std::lock_guard<std::mutex> lock(file_mutex_);
-  for (std::int64_t row = first; row < first + count;) {
-    const auto part = std::find_if(parts_.begin(), parts_.end(), [&](const Part& p) {
-      return row >= p.first && row < p.first + p.rows;
-    });
-    TOPKFS_ASSERT(part != parts_.end());
-    const std::int64_t run = std::min(first + count, part->first + part->rows) - row;
-    read_run(*part, row, run, values.data() + static_cast<std::size_t>((row - first) * cols_));
-    row += run;
-  }
-  return values;
+std::int64_t Hdf5RowBlocks::block_count(std::int64_t index) const {
+  return std::min(block_rows_, row_count() - block_first(index));
+}
+
+Hdf5RowBlocks::BlockPtr Hdf5RowBlocks::new_block(std::int64_t index) const {
+  auto block = std::make_shared<Block>();
+  block->first = block_first(index);
+  block->pieces = matrix_.pieces(block_first(index), block_count(index));
+  block->values.resize(static_cast<std::size_t>(block_count(index) * column_count()));
+  return block;
 }
 
 std::int64_t Hdf5RowBlocks::planned_position(std::int64_t index) const {
@@ -76,15 +58,18 @@ std::int64_t Hdf5RowBlocks::planned_position(std::int64_t index) const {
 
 bool Hdf5RowBlocks::make_room(std::int64_t place) const {
   if (static_cast<std::int64_t>(cache_.size()) < cache_blocks_) return true;
-  // The block needed furthest ahead goes (Belady's rule): a block this pass
-  // has read past or does not read at all first, else the latest planned,
-  // unless that is needed sooner than `place` (-1: now, by the reader).
+  // The block needed furthest ahead goes (Belady's rule): one whose planned
+  // rows have all been read, or that the pass does not read, first; else
+  // the latest planned, unless that is needed sooner than `place` (-1: now,
+  // by a reader). A block being decoded stays.
+  constexpr std::int64_t kNever = std::numeric_limits<std::int64_t>::max();
   const auto next_use = [&](std::int64_t index) {
     const std::int64_t at = planned_position(index);
-    return at < 0 || at < reached_ ? std::numeric_limits<std::int64_t>::max() : at;
+    return at < 0 || plan_[static_cast<std::size_t>(at)].rows_left == 0 ? kNever : at;
   };
   auto victim = cache_.end();
   for (auto it = cache_.begin(); it != cache_.end(); ++it) {
+    if (it->second->done < it->second->pieces.size()) continue;
     if (victim == cache_.end() || next_use(it->first) > next_use(victim->first)) victim = it;
   }
   if (victim == cache_.end() || (place >= 0 && next_use(victim->first) <= place)) return false;
@@ -92,96 +77,160 @@ bool Hdf5RowBlocks::make_room(std::int64_t place) const {
   return true;
 }
 
-const std::vector<float>& Hdf5RowBlocks::block(std::int64_t index,
-                                               std::unique_lock<std::mutex>& lock) const {
-  const std::int64_t place = planned_position(index);
-  if (place > reached_) {
-    reached_ = place;
-    changed_.notify_all();  // the read-ahead thread may go a block further
-  }
-  changed_.wait(lock, [&] { return loading_ != index; });
-  auto hit = cache_.find(index);
-  if (hit != cache_.end()) return hit->second;
-  lock.unlock();
-  std::vector<float> values = read_block(index);
-  lock.lock();
-  hit = cache_.find(index);  // the read-ahead thread may have read it meanwhile
-  if (hit != cache_.end()) return hit->second;
-  make_room(-1);
-  return cache_.emplace(index, std::move(values)).first->second;
+std::int64_t Hdf5RowBlocks::due_at(std::int64_t window, std::int64_t ordinal) const {
+  if (window == 0) return 0;  // the pass's first window is needed at once
+  const auto first_place = [&](std::int64_t w) {
+    return plan_[static_cast<std::size_t>(w * window_blocks_)].first_read;
+  };
+  const std::int64_t begin = first_place(window - 1);
+  const std::int64_t end = first_place(window);
+  const Planned& last =
+      plan_[static_cast<std::size_t>(std::min<std::int64_t>(static_cast<std::int64_t>(plan_.size()),
+                                                            (window + 1) * window_blocks_) -
+                                     1)];
+  const std::int64_t pieces = std::max<std::int64_t>(1, last.pieces_before + last.pieces);
+  return begin + (end - begin) * 3 * ordinal / (4 * pieces);
 }
 
-void Hdf5RowBlocks::plan_pass(const std::vector<std::int64_t>& rows) const {
+bool Hdf5RowBlocks::claim_ahead(bool paced, BlockPtr& block, std::size_t& piece) const {
+  const std::int64_t reader_window = std::max<std::int64_t>(0, reached_) / window_blocks_;
+  for (; ahead_ < static_cast<std::int64_t>(plan_.size()); ++ahead_) {
+    const Planned& planned = plan_[static_cast<std::size_t>(ahead_)];
+    const std::int64_t window = ahead_ / window_blocks_;
+    // At most a window beyond the readers', so that the cache holds both.
+    if (window > reader_window + 1) return false;
+    auto found = cache_.find(planned.index);
+    if (found != cache_.end()) {
+      if (found->second->claimed == found->second->pieces.size()) continue;
+    } else if (window < reader_window || planned.rows_left == 0) {
+      continue;  // the readers have passed it: they read it if they need it
+    }
+    const std::int64_t claimed =
+        found == cache_.end() ? 0 : static_cast<std::int64_t>(found->second->claimed);
+    if (paced && rows_read_ < due_at(window, planned.pieces_before + claimed)) return false;
+    if (found == cache_.end()) {
+      if (!make_room(ahead_)) return false;
+      found = cache_.emplace(planned.index, new_block(planned.index)).first;
+    }
+    block = found->second;
+    piece = block->claimed++;
+    return true;
+  }
+  return false;
+}
+
+void Hdf5RowBlocks::decode_claimed(const BlockPtr& block, std::size_t piece,
+                                   std::unique_lock<std::mutex>& lock) const {
+  lock.unlock();
+  std::exception_ptr error;
+  try {
+    matrix_.decode(block->pieces[piece], block->first, block->values.data(), file_mutex_);
+  } catch (...) {
+    error = std::current_exception();
+  }
+  lock.lock();
+  if (error && !block->error) block->error = error;
+  ++block->done;
+  if (block->complete() || error) changed_.notify_all();
+}
+
+Hdf5RowBlocks::BlockPtr Hdf5RowBlocks::ready_block(std::int64_t index, std::int64_t rows) const {
+  std::unique_lock<std::mutex> lock(mutex_);
+  rows_read_ += rows;
+  const std::int64_t place = planned_position(index);
+  if (place >= 0) {
+    Planned& planned = plan_[static_cast<std::size_t>(place)];
+    const std::int64_t left = planned.rows_left;
+    planned.rows_left -= std::min(left, rows);
+    const bool further = place > reached_;
+    reached_ = std::max(reached_, place);
+    // The read-ahead thread may go a window further, or find room.
+    if (read_ahead_ == ReadAhead::OnSpareCore && (further || (left > 0 && planned.rows_left == 0)))
+      changed_.notify_all();
+  }
+  auto found = cache_.find(index);
+  if (found == cache_.end()) {
+    make_room(-1);  // when every block is being decoded, the cache holds one more for a moment
+    found = cache_.emplace(index, new_block(index)).first;
+  }
+  const BlockPtr block = found->second;
+  while (!block->complete() && !block->error) {
+    if (block->claimed < block->pieces.size()) {
+      decode_claimed(block, block->claimed++, lock);
+    } else {
+      changed_.wait(lock);
+    }
+  }
+  if (block->error) std::rethrow_exception(block->error);
+  // This reader's share of the read-ahead: the pieces due by now.
+  if (read_ahead_ == ReadAhead::ByReaders) {
+    BlockPtr ahead;
+    std::size_t piece = 0;
+    while (claim_ahead(/*paced=*/true, ahead, piece)) decode_claimed(ahead, piece, lock);
+  }
+  return block;
+}
+
+void Hdf5RowBlocks::copy_rows(const std::int64_t* rows, std::size_t count, float* out) const {
+  const auto row_values = static_cast<std::size_t>(column_count());
+  for (std::size_t i = 0; i < count;) {
+    TOPKFS_ASSERT(rows[i] >= 0 && rows[i] < row_count());
+    const std::int64_t index = rows[i] / block_rows_;
+    std::size_t end = i + 1;
+    while (end < count && rows[end] / block_rows_ == index) ++end;
+    // Held while its rows are copied: a block the cache lets go of meanwhile
+    // is freed after.
+    const BlockPtr block = ready_block(index, static_cast<std::int64_t>(end - i));
+    for (; i < end; ++i) {
+      TOPKFS_ASSERT(rows[i] >= block->first && rows[i] < row_count());
+      const float* from =
+          block->values.data() + static_cast<std::size_t>(rows[i] - block->first) * row_values;
+      std::copy(from, from + row_values, out + i * row_values);
+    }
+  }
+}
+
+void Hdf5RowBlocks::plan_pass(const std::vector<std::int64_t>& rows, ReadAhead read_ahead) const {
   std::unique_lock<std::mutex> lock(mutex_);
   plan_.clear();
   place_.clear();
-  for (const std::int64_t row : rows) {
-    if (place_.emplace(row / block_rows_, static_cast<std::int64_t>(plan_.size())).second) {
-      plan_.push_back(row / block_rows_);
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    const std::int64_t index = rows[i] / block_rows_;
+    const auto found = place_.emplace(index, static_cast<std::int64_t>(plan_.size()));
+    if (found.second) plan_.push_back({index, static_cast<std::int64_t>(i), 0, 0, 0});
+    plan_[static_cast<std::size_t>(found.first->second)].rows_left += 1;
+  }
+  for (std::size_t place = 0; place < plan_.size(); ++place) {
+    Planned& planned = plan_[place];
+    planned.pieces = static_cast<std::int64_t>(
+        matrix_.pieces(block_first(planned.index), block_count(planned.index)).size());
+    if (place % static_cast<std::size_t>(window_blocks_) != 0) {
+      const Planned& before = plan_[place - 1];
+      planned.pieces_before = before.pieces_before + before.pieces;
     }
   }
+  read_ahead_ = read_ahead;
+  rows_read_ = 0;
   reached_ = -1;
-  next_ = 0;
-  if (!reader_.joinable()) reader_ = std::thread([this] { read_ahead(); });
+  ahead_ = 0;
+  if (read_ahead == ReadAhead::OnSpareCore && !reader_.joinable()) {
+    reader_ = std::thread([this] { read_ahead_loop(); });
+  }
   lock.unlock();
   changed_.notify_all();
 }
 
-void Hdf5RowBlocks::read_ahead() const {
+void Hdf5RowBlocks::read_ahead_loop() const {
   std::unique_lock<std::mutex> lock(mutex_);
   for (;;) {
-    // At most a window beyond the reader's window, so that the cache holds
-    // both and drops only blocks already read.
-    const auto may_read = [&] {
-      const std::int64_t reader_window = std::max<std::int64_t>(0, reached_) / window_blocks_;
-      return next_ < static_cast<std::int64_t>(plan_.size()) &&
-             next_ / window_blocks_ <= reader_window + 1;
-    };
-    changed_.wait(lock, [&] { return stopping_ || may_read(); });
+    BlockPtr block;
+    std::size_t piece = 0;
+    changed_.wait(lock, [&] {
+      return stopping_ ||
+             (read_ahead_ == ReadAhead::OnSpareCore && claim_ahead(/*paced=*/false, block, piece));
+    });
     if (stopping_) return;
-    const std::int64_t place = next_++;
-    const std::int64_t index = plan_[static_cast<std::size_t>(place)];
-    // Not a block the reader has passed, nor one that would push out a
-    // block needed sooner.
-    if (place < reached_ || cache_.count(index) != 0 || !make_room(place)) continue;
-    loading_ = index;
-    lock.unlock();
-    std::vector<float> values;
-    bool read = true;
-    try {
-      values = read_block(index);
-    } catch (...) {
-      read = false;  // the reader reads it again and reports the error
-    }
-    lock.lock();
-    loading_ = -1;
-    if (read && cache_.count(index) == 0 && make_room(place))
-      cache_.emplace(index, std::move(values));
-    changed_.notify_all();
-  }
-}
-
-void Hdf5RowBlocks::read_run(const Part& part, std::int64_t first, std::int64_t count,
-                             float* out) const {
-  const hdf5::QuietErrors quiet;
-  if (!hdf5::read_rows_in_pieces(part.dataset.get(), H5T_NATIVE_FLOAT,
-                                 static_cast<std::uint64_t>(first - part.first),
-                                 static_cast<std::uint64_t>(count), out)) {
-    throw DataError(
-        fmt::format("{}: cannot read rows {}..{} of dataset '{}': the file is truncated or corrupt",
-                    path_, first - part.first, first - part.first + count - 1, part.name));
-  }
-}
-
-void Hdf5RowBlocks::copy_rows(const std::int64_t* rows, std::size_t count, float* out) const {
-  std::unique_lock<std::mutex> lock(mutex_);
-  const auto row_values = static_cast<std::size_t>(cols_);
-  for (std::size_t i = 0; i < count; ++i) {
-    TOPKFS_ASSERT(rows[i] >= 0 && rows[i] < rows_);
-    const std::vector<float>& values = block(rows[i] / block_rows_, lock);
-    const float* from =
-        values.data() + static_cast<std::size_t>(rows[i] % block_rows_) * row_values;
-    std::copy(from, from + row_values, out + i * row_values);
+    decode_claimed(block, piece, lock);
   }
 }
 

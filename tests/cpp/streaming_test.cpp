@@ -279,18 +279,34 @@ TEST(Hdf5ByRows, StreamedBlocksFollowTheChunksAndReadRightInAnyOrder) {
   expect_rows_read_right(rows, order);  // no plan: every row out of order
   std::vector<std::int64_t> windowed = order;
   order_by_windows(windowed, rows.reading_window());
-  rows.plan_pass(windowed);
-  expect_rows_read_right(rows, windowed);
-  // A plan that the reads do not follow still reads right.
-  rows.plan_pass(windowed);
-  expect_rows_read_right(rows, order);
-  // Two threads reading halves of a planned pass at once.
-  rows.plan_pass(windowed);
-  const std::vector<std::int64_t> first(windowed.begin(), windowed.begin() + 500);
-  const std::vector<std::int64_t> second(windowed.begin() + 500, windowed.end());
-  std::thread other([&] { expect_rows_read_right(rows, second); });
-  expect_rows_read_right(rows, first);
-  other.join();
+  // Read ahead by the source's thread, or by the readers as they read.
+  for (const ReadAhead ahead : {ReadAhead::OnSpareCore, ReadAhead::ByReaders}) {
+    rows.plan_pass(windowed, ahead);
+    expect_rows_read_right(rows, windowed);
+    // A plan that the reads do not follow still reads right.
+    rows.plan_pass(windowed, ahead);
+    expect_rows_read_right(rows, order);
+    // Two threads reading halves of a planned pass at once, and two
+    // reading alternate minibatches of 16 rows (the rows of one block met
+    // by both, as a team's members meet them).
+    rows.plan_pass(windowed, ahead);
+    const std::vector<std::int64_t> first(windowed.begin(), windowed.begin() + 500);
+    const std::vector<std::int64_t> second(windowed.begin() + 500, windowed.end());
+    std::thread other([&] { expect_rows_read_right(rows, second); });
+    expect_rows_read_right(rows, first);
+    other.join();
+    rows.plan_pass(windowed, ahead);
+    const auto alternate = [&](std::size_t member) {
+      for (std::size_t begin = member * 16; begin < windowed.size(); begin += 32) {
+        const auto end = std::min(windowed.size(), begin + 16);
+        expect_rows_read_right(
+            rows, std::vector<std::int64_t>(windowed.begin() + begin, windowed.begin() + end));
+      }
+    };
+    std::thread odd([&] { alternate(1); });
+    alternate(0);
+    odd.join();
+  }
 }
 
 // The shuffle buffer over blocks: the same rows, each window's rows from at

@@ -32,6 +32,12 @@ struct ReadingWindow {
   std::int64_t window_blocks = 0;
 };
 
+// Who reads a planned pass's blocks ahead of the rows being read: a thread
+// of the source's own, when a core is free for it; otherwise the threads
+// that read the rows share that work among themselves as they read, so
+// that none waits alone while another decompresses.
+enum class ReadAhead { OnSpareCore, ByReaders };
+
 class RowSource {
  public:
   virtual ~RowSource() = default;
@@ -56,8 +62,10 @@ class RowSource {
 
   virtual ReadingWindow reading_window() const { return {}; }
   // The next pass will read `rows` in this order (a hint: a source may read
-  // ahead; the rows are still read through copy_rows).
-  virtual void plan_pass(const std::vector<std::int64_t>& /*rows*/) const {}
+  // ahead; the rows are still read through copy_rows, from any thread).
+  // `read_ahead` says who may do that work.
+  virtual void plan_pass(const std::vector<std::int64_t>& /*rows*/,
+                         ReadAhead /*read_ahead*/) const {}
 };
 
 // Reorders shuffled `rows` so that a pass reads at most `window.window_blocks`

@@ -53,8 +53,10 @@ EpochRunner::EpochRunner(LoopModel& model, const TrainingSet& data, const LoopSe
     window_ = data.features->reading_window();
     // The source's read-ahead thread needs a core the team leaves free: on
     // a full machine it only takes turns with the team's threads (USPS
-    // streamed on 2 cores, 2 threads: 1.3x slower with it).
-    read_ahead_ = window_.block_rows > 0 && std::max(1, settings.batch_workers) < usable_cores();
+    // streamed on 2 cores, 2 threads: 1.3x slower with it), and the team's
+    // members share the read-ahead as they gather their rows instead.
+    read_ahead_ = std::max(1, settings.batch_workers) < usable_cores() ? ReadAhead::OnSpareCore
+                                                                       : ReadAhead::ByReaders;
   }
 }
 
@@ -71,7 +73,7 @@ void EpochRunner::resume(const std::string& shuffle_state, std::vector<std::int6
 double EpochRunner::run(int epoch, int epochs, const std::optional<double>& last_val) {
   rng_.shuffle(order_);
   order_by_windows(order_, window_);
-  if (read_ahead_) data_.features->plan_pass(order_);
+  if (window_.block_rows > 0) data_.features->plan_pass(order_, read_ahead_);
   double loss_sum = 0.0;
   for (long b = 0; b < batches_; ++b) {
     const StepInfo info{epoch, epochs, b + 1, batches_};

@@ -85,8 +85,8 @@ class EpochRunner {
   // blocks (order_by_windows); the ranks of a data-parallel fit keep the
   // global shuffle, so that they follow one process exactly.
   ReadingWindow window_;
-  bool read_ahead_ = false;          // the source is told each pass's order
-  std::vector<std::int64_t> local_;  // this rank's rows of the minibatch
+  ReadAhead read_ahead_ = ReadAhead::ByReaders;  // told to the source with each pass's order
+  std::vector<std::int64_t> local_;              // this rank's rows of the minibatch
 };
 
 }  // namespace topkfs
