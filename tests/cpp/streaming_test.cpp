@@ -350,6 +350,64 @@ TEST(RowWindows, OrderByWindowsKeepsTheRowsAndReadsEachBlockInOneWindow) {
   EXPECT_EQ(rows, shuffled);
 }
 
+// Every way a stored matrix is decoded reads as libhdf5 reads it whole:
+// chunks inflated here (gzip, shuffle + gzip, float64 and int16 converted),
+// filters left to libhdf5 (fletcher32), chunks never written (their fill
+// value), a dataset not chunked, and the USPS layout's two parts chunked
+// unlike each other, from two threads sharing the blocks.
+TEST(Hdf5ByRows, EveryStorageOfTheMatrixDecodesAsLibhdf5ReadsIt) {
+  const std::string path = test::python_fixture(
+      "storages.h5",
+      "import h5py\n"
+      "rng = np.random.default_rng(2)\n"
+      "x = rng.standard_normal((300, 12))\n"
+      "y = np.arange(300) % 3\n"
+      "with h5py.File(out, 'w') as f:\n"
+      "    f.create_dataset('gzip/X', data=x.astype(np.float32), chunks=(40, 5),"
+      " compression='gzip')\n"
+      "    f.create_dataset('shuffled/X', data=x, chunks=(32, 12), shuffle=True,"
+      " compression='gzip')\n"
+      "    f.create_dataset('int16/X', data=(x * 1000).astype(np.int16), chunks=(50, 4),"
+      " shuffle=True, compression='gzip')\n"
+      "    f.create_dataset('fletcher/X', data=x.astype(np.float32), chunks=(40, 12),"
+      " fletcher32=True, compression='gzip')\n"
+      "    sparse = f.create_dataset('unwritten/X', shape=(300, 12), dtype=np.float32,"
+      " chunks=(40, 6), compression='gzip', fillvalue=-2.5)\n"
+      "    sparse[45:70, 0:6] = x[45:70, 0:6]\n"
+      "    f.create_dataset('contiguous/X', data=x.astype(np.float32))\n"
+      "    f.create_dataset('train/data', data=x[:200].astype(np.float32), chunks=(48, 12),"
+      " compression='gzip')\n"
+      "    f.create_dataset('test/data', data=x[200:].astype(np.float32), chunks=(30, 4),"
+      " compression='gzip')\n"
+      "    f['train/target'] = y[:200]\n"
+      "    f['test/target'] = y[200:]\n"
+      "    for name in ['gzip', 'shuffled', 'int16', 'fletcher', 'unwritten', 'contiguous']:\n"
+      "        f[name + '/Y'] = y");
+  ASSERT_FALSE(HasFatalFailure());
+  std::vector<std::int64_t> order(300);
+  for (std::int64_t i = 0; i < 300; ++i) order[static_cast<std::size_t>(i)] = (i * 131) % 300;
+  for (const char* layout :
+       {"gzip", "shuffled", "int16", "fletcher", "unwritten", "contiguous", ""}) {
+    ReadOptions options;
+    if (*layout != 0) options.x_path = std::string(layout) + "/X";
+    const Dataset whole = read_dataset(path, options);
+    // 14 KB of features against 20 KB: streamed, in a cache of two blocks.
+    const test::ScopedLimitsFromEnvironment limit("TOPKFS_MEMORY_LIMIT", "20K");
+    const Dataset streamed = read_dataset_by_rows(path, options);
+    const RowSource& rows = streamed.feature_rows();
+    ASSERT_EQ(rows.storage(), RowStorage::RowBlocks) << layout;
+    std::vector<std::int64_t> windowed = order;
+    order_by_windows(windowed, rows.reading_window());
+    rows.plan_pass(windowed, ReadAhead::ByReaders);
+    std::vector<float> got(300 * 12), want(300 * 12);
+    std::thread other([&] { rows.copy_rows(windowed.data() + 150, 150, got.data() + 150 * 12); });
+    rows.copy_rows(windowed.data(), 150, got.data());
+    other.join();
+    whole.features.copy_rows(windowed.data(), windowed.size(), want.data());
+    EXPECT_EQ(std::memcmp(got.data(), want.data(), got.size() * sizeof(float)), 0) << layout;
+  }
+}
+
 TEST(Hdf5ByRows, RowBlocksReadAsInMemoryAndOnlyTheShardIsChecked) {
   const std::string path = hdf5_with_a_nan();
   ASSERT_FALSE(HasFatalFailure());
