@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "hdf5_probe.hpp"
+#include "hdf5_row_blocks.hpp"
 #include "hdf5_util.hpp"
 #include "mat_v5_elements.hpp"
 #include "mat_v73_values.hpp"
@@ -314,43 +315,75 @@ class VariableCopier {
 
 class MatReader {
  public:
-  MatReader(const std::string& path, const ReadOptions& options) : path_(path), options_(options) {}
+  // With `rows`, a v7.3 file's dense X is not read: *rows gets a source that
+  // reads it by row blocks, and the Dataset's matrix is n x 0. A file that
+  // cannot be read so (v5, a sparse X) is then not read at all: *rows stays
+  // null and the Dataset empty, for the caller to read it whole.
+  MatReader(const std::string& path, const ReadOptions& options,
+            std::shared_ptr<const RowSource>* rows = nullptr)
+      : path_(path), options_(options), rows_(rows) {}
 
   Dataset read() {
     const RecordedMatioMessages matio_messages;
     const hdf5::QuietErrors quiet_hdf5;  // v7.3 files are read through libhdf5
     require_readable_file(path_);
     const hdf5::Handle hdf5_file = check_mat_structure(path_);
+    if (rows_ != nullptr && !hdf5_file) return {};  // v5
     file_.reset(Mat_Open(path_.c_str(), MAT_ACC_RDONLY));
     if (!file_) {
       throw DataError(fmt::format("{}: not a readable MATLAB .mat file, or a corrupt one{}", path_,
                                   matio_detail()));
     }
     Dataset data;
-    const MatVar x = read_variable(options_.x_var, "--x-var");
+    std::size_t n = 0;
+    if (rows_ != nullptr) {
+      const MatVar x = variable_info(options_.x_var, "--x-var");
+      if (x->class_type == MAT_C_SPARSE) return {};
+      n = x->dims[0];
+      const std::size_t m = x->dims[1];
+      detail::check_feature_shape(n, m, fmt::format("variable '{}' {}x{}", options_.x_var, n, m),
+                                  path_, /*mapped=*/true);
+      check_hdf5_storage(options_.x_var);
+      // MATLAB stores the n x m matrix column-major: the dataset is m x n.
+      // Its decoded blocks take a sixteenth of the memory budget, as an
+      // HDF5 file's.
+      *rows_ = std::make_shared<detail::Hdf5RowBlocks>(
+          path_, std::vector<std::string>{"/" + options_.x_var}, static_cast<std::int64_t>(m),
+          detail::physical_memory_bytes() / 16, /*transposed=*/true);
+      data.features.resize(static_cast<Eigen::Index>(n), 0);
+    } else {
+      const MatVar x = read_variable(options_.x_var, "--x-var");
+      n = x->dims[0];
+      const std::size_t m = x->dims[1];
+      detail::check_feature_shape(n, m, fmt::format("variable '{}' {}x{}", options_.x_var, n, m),
+                                  path_);
+      data.features.resize(static_cast<Eigen::Index>(n), static_cast<Eigen::Index>(m));
+      VariableCopier(path_, *x).copy_to(data.features.data());
+    }
     // --no-target: X alone (new data for `transform`); Y is not looked for.
     const MatVar y =
         options_.no_target ? MatVar{} : read_variable(options_.y_var, "--y-var", kNoTargetHint);
-    const std::size_t n = x->dims[0];
-    const std::size_t m = x->dims[1];
-    detail::check_feature_shape(n, m, fmt::format("variable '{}' {}x{}", options_.x_var, n, m),
-                                path_);
-    data.features.resize(static_cast<Eigen::Index>(n), static_cast<Eigen::Index>(m));
-    VariableCopier(path_, *x).copy_to(data.features.data());
     if (y) set_target(data, *y, n);
     return data;
   }
 
  private:
-  // Reads a 2-D real numeric variable, or throws naming it (and ending with
-  // `missing_hint` when the file has no such variable).
-  MatVar read_variable(const std::string& name, const char* flag, const char* missing_hint = "") {
-    const MatVar info{Mat_VarReadInfo(file_.get(), name.c_str())};
+  // The description of a 2-D real numeric variable, or throws naming it
+  // (and ending with `missing_hint` when the file has no such variable).
+  MatVar variable_info(const std::string& name, const char* flag,
+                       const char* missing_hint = "") const {
+    MatVar info{Mat_VarReadInfo(file_.get(), name.c_str())};
     if (!info) {
       throw DataError(fmt::format("{}: no variable '{}'; the file holds: {}; choose with {}{}",
                                   path_, name, list_variables(file_.get()), flag, missing_hint));
     }
     require_real_matrix(*info, name);
+    return info;
+  }
+
+  // Reads a 2-D real numeric variable, or throws as variable_info does.
+  MatVar read_variable(const std::string& name, const char* flag, const char* missing_hint = "") {
+    const MatVar info = variable_info(name, flag, missing_hint);
     const std::uint64_t count =
         hdf5::checked_element_count(dims_of(*info), path_, fmt::format("variable '{}'", name));
     detail::check_fits_in_memory(count * 8, fmt::format("variable '{}' ({} values)", name, count),
@@ -480,6 +513,7 @@ class MatReader {
 
   const std::string& path_;
   const ReadOptions& options_;
+  std::shared_ptr<const RowSource>* rows_;
   MatFile file_;
 };
 
@@ -487,6 +521,11 @@ class MatReader {
 
 Dataset read_mat(const std::string& path, const ReadOptions& options) {
   return MatReader(path, options).read();
+}
+
+Dataset read_mat_by_row_blocks(const std::string& path, const ReadOptions& options,
+                               std::shared_ptr<const RowSource>& rows) {
+  return MatReader(path, options, &rows).read();
 }
 
 }  // namespace topkfs

@@ -197,7 +197,7 @@ std::shared_ptr<Dataset> by_row_blocks(RowBlockReader reader, Format format,
   read_names_as_utf8(*data, path);
   // The text readers check the values on their first pass; the others read
   // the features only when they are written.
-  if (format == Format::Hdf5 || format == Format::Idx) {
+  if (format == Format::Hdf5 || format == Format::Mat || format == Format::Idx) {
     data->notes.push_back("features read by row blocks; their values are not checked for NaN here");
   }
   return data;
@@ -214,6 +214,7 @@ RowStream open_row_stream(const std::string& path, const ReadOptions& options) {
   RowBlockReader reader = nullptr;
   ReadOptions effective = options;
   if (format == Format::Hdf5) reader = read_hdf5_by_row_blocks;
+  if (format == Format::Mat) reader = read_mat_by_row_blocks;  // v7.3 files
   if (format == Format::Idx) reader = read_idx_by_row_blocks;
   if ((format == Format::Csv || format == Format::Tsv) && !has_gzip_magic(path) &&
       file_size(path) > 0) {
@@ -300,12 +301,14 @@ Dataset read_dataset_by_rows(const std::string& path, const ReadOptions& options
   check_target_options(options, format);
   // Dropping a row with a missing value needs every row read first; keeping
   // them (what `info` does, to count them) or refusing them does not.
-  if (format != Format::Hdf5 || options.nan == NanPolicy::Drop) {
-    return read_dataset(path, options);
-  }
+  // HDF5 files and MATLAB v7.3 files (HDF5 too) are read by row blocks.
+  const RowBlockReader reader = format == Format::Hdf5  ? read_hdf5_by_row_blocks
+                                : format == Format::Mat ? read_mat_by_row_blocks
+                                                        : nullptr;
+  if (reader == nullptr || options.nan == NanPolicy::Drop) return read_dataset(path, options);
   require_readable_file(path);
   std::shared_ptr<const RowSource> rows;
-  const auto streamed = by_row_blocks(read_hdf5_by_row_blocks, format, path, options, rows);
+  const auto streamed = by_row_blocks(reader, format, path, options, rows);
   if (!streamed) return read_dataset(path, options);
   // A matrix that fits in half the memory is read whole, once: a chunked,
   // compressed file read by row blocks decompresses each chunk again for

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <random>
 
+#include "matlab_v73_fixture.hpp"
 #include "python_fixture.hpp"
 #include "test_support.hpp"
 #include "topkfs/core/error.hpp"
@@ -17,7 +18,7 @@ namespace topkfs {
 namespace {
 
 using test::data_error;
-
+using test::matlab_v73_fixture;
 using test::python_fixture;
 using test::shared_data;
 
@@ -200,37 +201,6 @@ TEST(MatReader, MatioV73RoundTrip) {
   expect_distinct_x(data);
   EXPECT_EQ(data.class_names, (std::vector<std::string>{"1", "2"}));
   EXPECT_EQ(data.labels, (std::vector<std::int32_t>{1, 0, 1}));
-}
-
-// Python for v7.3 files as MATLAB lays them out, written with h5py: a
-// 512-byte user block holding the MAT header, one dataset per variable,
-// stored transposed, with a MATLAB_class attribute. matlab_class(dataset,
-// name) labels a dataset; mat_header() writes the header once `out` is
-// closed.
-const char* const kMatlabV73 =
-    "import h5py\n"
-    "def matlab_class(dataset, name):\n"
-    "    # MATLAB writes a null-terminated fixed-length string.\n"
-    "    kind = h5py.h5t.C_S1.copy()\n"
-    "    kind.set_size(len(name))\n"
-    "    kind.set_strpad(h5py.h5t.STR_NULLTERM)\n"
-    "    attr = h5py.h5a.create(dataset.id, b'MATLAB_class', kind, "
-    "h5py.h5s.create(h5py.h5s.SCALAR))\n"
-    "    attr.write(np.array(name.encode(), dtype='S%d' % len(name)), mtype=kind)\n"
-    "def mat_header():\n"
-    "    header = b'MATLAB 7.3 MAT-file, Platform: GLNXA64, Created on: test HDF5 schema 1.00 "
-    ".'\n"
-    "    header = header.ljust(116, b' ') + b'\\0' * 8 + b'\\x00\\x02IM'\n"
-    "    with open(out, 'r+b') as f:\n"
-    "        f.write(header)\n";
-
-// A v7.3 file laid out as MATLAB writes it: `body` (indented) fills the
-// h5py.File `f` after `prelude`, then the MAT header is written.
-std::string matlab_v73_fixture(const std::string& name, const std::string& body,
-                               const std::string& prelude = "") {
-  return python_fixture(name, prelude + kMatlabV73 +
-                                  "with h5py.File(out, 'w', userblock_size=512) as f:\n" + body +
-                                  "mat_header()\n");
 }
 
 TEST(MatReader, H5pyMatlabStyleV73) {

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "hand_made_files.hpp"
+#include "matlab_v73_fixture.hpp"
 #include "python_fixture.hpp"
 #include "test_support.hpp"
 #include "topkfs/core/error.hpp"
@@ -22,6 +23,7 @@
 #include "topkfs/io/convert.hpp"
 #include "topkfs/io/file_util.hpp"
 #include "topkfs/io/read_dataset.hpp"
+#include "topkfs/io/readers.hpp"
 
 namespace topkfs {
 namespace {
@@ -406,6 +408,56 @@ TEST(Hdf5ByRows, EveryStorageOfTheMatrixDecodesAsLibhdf5ReadsIt) {
     whole.features.copy_rows(windowed.data(), windowed.size(), want.data());
     EXPECT_EQ(std::memcmp(got.data(), want.data(), got.size() * sizeof(float)), 0) << layout;
   }
+}
+
+// A MATLAB v7.3 X above half the memory budget is read as an HDF5 file's
+// matrix is: by row blocks of its chunks' samples (the dataset is the
+// matrix transposed), each row as matio reads the file whole, whatever its
+// storage; `info` says so. A v5 file is read whole.
+TEST(MatByRows, AV73MatrixAboveTheBudgetIsReadByRowBlocksAsReadWhole) {
+  const std::string path = test::matlab_v73_fixture(
+      "streamed73.mat",
+      "    x = np.random.default_rng(4).standard_normal((200, 9))\n"
+      "    matlab_class(f.create_dataset('X', data=x.T, chunks=(9, 30), compression='gzip'),"
+      " 'double')\n"
+      "    matlab_class(f.create_dataset('S', data=x.T.astype(np.float32), chunks=(4, 25),"
+      " shuffle=True, compression='gzip'), 'single')\n"
+      "    matlab_class(f.create_dataset('C', data=x.T), 'double')\n"
+      "    matlab_class(f.create_dataset('Y', data=(np.arange(200) % 2)[None, :]"
+      ".astype(np.uint8)), 'uint8')\n");
+  ASSERT_FALSE(HasFatalFailure());
+  std::vector<std::int64_t> order(200);
+  for (std::int64_t i = 0; i < 200; ++i) order[static_cast<std::size_t>(i)] = (i * 77) % 200;
+  for (const char* variable : {"X", "S", "C"}) {
+    ReadOptions options;
+    options.x_var = variable;
+    const Dataset whole = read_dataset(path, options);
+    // 7.2 KB of features against 10 KB: streamed.
+    const test::ScopedLimitsFromEnvironment limit("TOPKFS_MEMORY_LIMIT", "10K");
+    const Dataset streamed = read_dataset_by_rows(path, options);
+    const RowSource& rows = streamed.feature_rows();
+    ASSERT_EQ(rows.storage(), RowStorage::RowBlocks) << variable;
+    EXPECT_EQ(streamed.labels, whole.labels);
+    if (std::string(variable) == "X") EXPECT_EQ(rows.reading_window().block_rows, 30);
+    std::vector<float> got(200 * 9), want(200 * 9);
+    rows.copy_rows(order.data(), order.size(), got.data());
+    whole.features.copy_rows(order.data(), order.size(), want.data());
+    EXPECT_EQ(std::memcmp(got.data(), want.data(), got.size() * sizeof(float)), 0) << variable;
+    if (std::string(variable) == "X") {
+      const auto info = test::run_cli("info " + path);
+      ASSERT_EQ(info.exit_code, 0) << info.err;
+      EXPECT_HAS(info.out, "storage     row blocks");
+    }
+  }
+  const std::string v5 = test::python_fixture(
+      "whole5.mat",
+      "import scipy.io\n"
+      "scipy.io.savemat(out, {'X': np.ones((200, 9)), 'Y': np.arange(200) % 2})");
+  ASSERT_FALSE(HasFatalFailure());
+  std::shared_ptr<const RowSource> none;
+  EXPECT_EQ(read_mat_by_row_blocks(v5, {}, none).rows(), 0);
+  EXPECT_EQ(none, nullptr);
+  EXPECT_EQ(read_dataset_by_rows(v5).feature_rows().storage(), RowStorage::InMemory);
 }
 
 TEST(Hdf5ByRows, RowBlocksReadAsInMemoryAndOnlyTheShardIsChecked) {

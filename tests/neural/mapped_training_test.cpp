@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "matlab_v73_fixture.hpp"
 #include "python_fixture.hpp"
 #include "selection_test_support.hpp"
 #include "test_support.hpp"
@@ -117,6 +118,35 @@ TEST(MappedTraining, AStreamedHdf5FileTrainsByWindowsOfItsBlocks) {
                      "with h5py.File(out, 'w') as f:\n"
                      "    f.create_dataset('X', data=x, chunks=(40, 10), compression='gzip')\n"
                      "    f['Y'] = y");
+  ASSERT_FALSE(HasFatalFailure());
+  // 64 KB of features against 100 KB: streamed, in blocks of 40 rows, a
+  // cache of two.
+  const ScopedLimitsFromEnvironment limit("TOPKFS_MEMORY_LIMIT", "100K");
+  const Dataset streamed = read_dataset_by_rows(path);
+  ASSERT_EQ(streamed.feature_rows().storage(), RowStorage::RowBlocks);
+  EXPECT_EQ(streamed.feature_rows().reading_window().block_rows, 40);
+  for (const char* threads : {"1", "2"}) {
+    const SelectionResult result =
+        fit_method("dnn-top", streamed, 3,
+                   with(kNeural, {{"epochs", "30"}, {"threads", threads}, {"batch", "64"}}));
+    std::vector<std::int64_t> selected = result.selected;
+    std::sort(selected.begin(), selected.end());
+    EXPECT_EQ(selected, (std::vector<std::int64_t>{0, 1, 2})) << threads << " thread(s)";
+  }
+}
+
+// A MATLAB v7.3 file above the memory budget trains as an HDF5 file does:
+// by windows of its blocks (samples of its chunks; MATLAB stores the matrix
+// transposed), with one thread and with two, and finds the planted columns.
+TEST(MappedTraining, AStreamedMatV73FileTrainsByWindowsOfItsBlocks) {
+  const std::string path = matlab_v73_fixture(
+      "streamed_planted73.mat",
+      "    rng = np.random.default_rng(5)\n"
+      "    x = rng.standard_normal((800, 20))\n"
+      "    y = (x[:, 0] + x[:, 1] - x[:, 2] > 0).astype(np.uint8)\n"
+      "    matlab_class(f.create_dataset('X', data=x.T, chunks=(10, 40), compression='gzip'),"
+      " 'double')\n"
+      "    matlab_class(f.create_dataset('Y', data=y[None, :]), 'uint8')\n");
   ASSERT_FALSE(HasFatalFailure());
   // 64 KB of features against 100 KB: streamed, in blocks of 40 rows, a
   // cache of two.

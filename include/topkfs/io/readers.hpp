@@ -24,6 +24,12 @@ Dataset read_npz(const std::string& path, const ReadOptions& options);
 Dataset read_hdf5_by_row_blocks(const std::string& path, const ReadOptions& options,
                                 std::shared_ptr<const RowSource>& rows);
 
+// A MATLAB v7.3 file (HDF5) likewise, its X a dense variable; a v5 file, or
+// a sparse X, is not read at all: `rows` stays null, for the caller to read
+// the file whole with read_mat.
+Dataset read_mat_by_row_blocks(const std::string& path, const ReadOptions& options,
+                               std::shared_ptr<const RowSource>& rows);
+
 // A plain (not gzipped) CSV or TSV file likewise: the file is mapped, its
 // records parsed once for the target and the checks, and `rows` parses the
 // features again by row blocks on each pass.
