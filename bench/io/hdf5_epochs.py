@@ -13,9 +13,9 @@ training rows (7291 x 256 float32, `usps.h5` as shipped: gzip, chunks of
 Each a `topkfs select ... --epochs E --min-steps 0 --threads T` in a fresh
 process, rounds interleaved; the figure is the median epoch time of epochs
 2..E from the result's history, the ratios are against npy within a round.
-With `--compare OTHER`, every round runs the three arms with OTHER (another
-build, e.g. the one before a change) too, so that both builds' ratios come
-from the same minutes of the machine.
+With `--compare OTHER` (repeatable), every round runs the three arms with
+OTHER (another build, e.g. the one before a change) too, so that every
+build's ratios come from the same minutes of the machine.
 
 Usage: bench/io/hdf5_epochs.py [TOPKFS] [--compare OTHER] [--data DIR]
        [--rounds 3] [--epochs 6] [--threads 1] [--limit 16M] [--dir DIR]
@@ -53,7 +53,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("topkfs", nargs="?",
                         default=os.path.join(ROOT, "build", "apps", "topkfs", "topkfs"))
-    parser.add_argument("--compare", help="another topkfs build, run in the same rounds")
+    parser.add_argument("--compare", action="append", default=[],
+                        help="another topkfs build, run in the same rounds (repeatable)")
     parser.add_argument("--data", default=os.path.join(ROOT, "..", "shared", "data"))
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--epochs", type=int, default=6)
@@ -77,8 +78,8 @@ def main():
             "h5-stream": ([h5], {"TOPKFS_MEMORY_LIMIT": args.limit}),
         }
         builds = {"": args.topkfs}
-        if args.compare:
-            builds["compared "] = args.compare
+        for i, other in enumerate(args.compare):
+            builds[f"compared{i + 1} "] = other
         rounds = []
         for r in range(args.rounds):
             rounds.append({label + name: epoch_seconds(build, data, folder, name, args, env)
