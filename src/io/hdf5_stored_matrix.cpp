@@ -224,8 +224,14 @@ void Hdf5StoredMatrix::decode(const MatrixPiece& piece, std::int64_t block_first
                                   static_cast<hsize_t>(chunk.c0)};
       if (transposed_) std::swap(offset[0], offset[1]);
       offset.resize(static_cast<std::size_t>(part.rank));
+      // A chunk never written has no address (H5Dget_chunk_storage_size
+      // would fail on it, an error libhdf5 records).
+      unsigned mask = 0;
+      haddr_t address = HADDR_UNDEF;
       hsize_t bytes = 0;
-      if (H5Dget_chunk_storage_size(part.dataset.get(), offset.data(), &bytes) < 0 || bytes == 0) {
+      if (H5Dget_chunk_info_by_coord(part.dataset.get(), offset.data(), &mask, &address, &bytes) <
+              0 ||
+          address == HADDR_UNDEF || bytes == 0) {
         read_region(part, piece, chunk.c0, chunk.c1, chunk.filled);
         continue;
       }
