@@ -19,6 +19,9 @@ build's ratios come from the same minutes of the machine.
 
 Usage: bench/io/hdf5_epochs.py [TOPKFS] [--compare OTHER] [--data DIR]
        [--rounds 3] [--epochs 6] [--threads 1] [--limit 16M] [--dir DIR]
+       [--json FILE]
+--json FILE writes the first build's median ratios (h5_over_npy,
+h5_stream_over_npy) and its thread count, for bench/speed/targets.py.
 """
 import argparse
 import json
@@ -61,6 +64,7 @@ def main():
     parser.add_argument("--threads", type=int, default=1)
     parser.add_argument("--limit", default="16M")
     parser.add_argument("--dir", default="/tmp")
+    parser.add_argument("--json")
     args = parser.parse_args()
     h5 = os.path.join(args.data, "usps", "usps.h5")
     if not os.path.exists(h5):
@@ -88,6 +92,12 @@ def main():
             print(f"round {r + 1}: " + ", ".join(f"{n} {s * 1000:.1f} ms"
                                                  for n, s in rounds[-1].items()), flush=True)
     print(f"\nepoch time (median of epochs 2..{args.epochs}), {args.threads} thread(s)")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"threads": args.threads,
+                       "h5_over_npy": statistics.median(r["h5"] / r["npy"] for r in rounds),
+                       "h5_stream_over_npy": statistics.median(
+                           r["h5-stream"] / r["npy"] for r in rounds)}, f)
     for label, build in builds.items():
         print(f"\n{build}")
         print("| arm | ms per epoch (median over rounds) | / npy (median, min-max) |")

@@ -18,7 +18,10 @@ rank). Run from the checkout after a build:
 
   bench/speed/data_parallel_scaling.py [--topkfs build/apps/topkfs/topkfs]
                                        [--data ../shared/data/mnist] [--rounds 2]
-                                       [--epochs 1] [--batch N]
+                                       [--epochs 1] [--batch N] [--json FILE]
+
+--json FILE writes the two ratios (nproc2_over_plain, nproc1_over_plain) for
+bench/speed/targets.py.
 """
 import argparse
 import json
@@ -64,6 +67,7 @@ def main():
     parser.add_argument("--batch", type=int, default=None,
                         help="the global minibatch (default: dnn-top's own); the ranks split it, "
                              "so a larger one gives each step more work for the same sum")
+    parser.add_argument("--json")
     args = parser.parse_args()
     batch = ["--batch", str(args.batch)] if args.batch else []
     variants = {"plain": batch, "nproc1": ["--nproc", "1"] + batch,
@@ -88,6 +92,10 @@ def main():
           f"{statistics.median(seconds['nproc2']) / plain:.3f} (target <= 0.6)")
     print(f"epoch time ratio, --nproc 1 / plain select: "
           f"{statistics.median(seconds['nproc1']) / plain:.3f} (target <= 1.03)")
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump({"nproc2_over_plain": statistics.median(seconds["nproc2"]) / plain,
+                       "nproc1_over_plain": statistics.median(seconds["nproc1"]) / plain}, f)
     same = selected["plain"] == selected["nproc1"] == selected["nproc2"]
     print(f"same selection in all three: {same}")
     if not same:

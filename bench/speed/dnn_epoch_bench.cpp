@@ -63,6 +63,7 @@
 #include "neural/train/trainer.hpp"
 #include "reference_dnn_top.hpp"
 #include "topkfs/core/clock.hpp"
+#include "topkfs/core/error.hpp"
 #include "topkfs/core/random.hpp"
 #include "topkfs/io/read_dataset.hpp"
 #include "topkfs/neural/dnn_top.hpp"
@@ -94,6 +95,7 @@ struct Config {
   bool threads = true;
   bool memory = true;
   bool memory_only = false;
+  std::string json;  // --json FILE: the figures the speed suite's table reads
 };
 
 template <class F>
@@ -371,9 +373,26 @@ double best_of(const std::vector<double>& values) {
   return *std::min_element(values.begin(), values.end());
 }
 
+// The figures the speed suite's table reads (--json FILE), by name.
+std::map<std::string, double> figures;
+
+void write_figures(const std::string& path) {
+  std::ofstream out(path);
+  out << "{";
+  const char* separator = "";
+  for (const auto& [name, value] : figures) {
+    out << separator << fmt::format("\"{}\": {:.6g}", name, value);
+    separator = ", ";
+  }
+  out << "}\n";
+  if (!out) throw topkfs::FileError(fmt::format("{}: cannot write the figures", path));
+}
+
+// `key`: the name of the wall ratio among the figures (nullptr: not kept).
 void print_ratio(const char* name, std::size_t a, std::size_t b, const Timings& t,
-                 const char* target, double limit) {
+                 const char* target, double limit, const char* key = nullptr) {
   const double wall = paired_ratio(t.wall[a], t.wall[b]);
+  if (key != nullptr) figures[key] = wall;
   const double best = best_of(t.wall[a]) / best_of(t.wall[b]);
   const double cpu = paired_ratio(t.cpu[a], t.cpu[b]);
   std::string verdict = "context";
@@ -425,8 +444,8 @@ void run_comparison(const Problem& problem, const Config& config) {
       "\nratios (wall: median of the per-round ratios of wall time, which the targets "
       "apply to;\n        best: ratio of the best wall times; CPU: as wall, of CPU time)\n");
   fmt::print("  {:<33} {:>7} {:>7} {:>7}   {:<8}\n", "", "wall", "best", "CPU", "target");
-  print_ratio("dnn-top / dfs           (a)/(b)", 0, 1, t, "<= 1.25", 1.25);
-  print_ratio("dnn-top / reference     (a)/(c)", 0, 2, t, "<= 0.5", 0.5);
+  print_ratio("dnn-top / dfs           (a)/(b)", 0, 1, t, "<= 1.25", 1.25, "dnn_top_over_dfs");
+  print_ratio("dnn-top / reference     (a)/(c)", 0, 2, t, "<= 0.5", 0.5, "dnn_top_over_reference");
   print_ratio("dfs / reference dfs     (b)/(d)", 1, 3, t, "", 0);
   print_ratio("reference dnn-top / dfs (c)/(d)", 2, 3, t, "", 0);
   const double gflop = variants[0].flops_per_row * kEpochRows / 1e9;
@@ -466,6 +485,7 @@ void run_thread_scaling(const Problem& problem, const Config& config) {
   const Timings t = interleave(variants, rows, config.rounds, before);
   for (std::size_t v = 0; v < variants.size(); ++v) {
     const double speedup = 1.0 / paired_ratio(t.wall[v], t.wall[0]);
+    if (v == 1) figures["team_of_two_speedup"] = speedup;
     fmt::print("{:<34} {:>8.3f} s/epoch wall (median), best {:.3f}, speed-up {:.3f}{}\n",
                variants[v].label, median(t.wall[v]), best_of(t.wall[v]), speedup,
                v == 1  ? (speedup >= 1.6 ? "  (target >= 1.6: met)" : "  (target >= 1.6: MISSED)")
@@ -582,7 +602,8 @@ class Laps {
     run();
     faults_ += self_usage().ru_minflt - faults;
   }
-  void print(const std::string& title, long steps) const {
+  // Prints the phases; returns the seconds per step.
+  double print(const std::string& title, long steps) const {
     double total = 0.0;
     for (const auto& phase : order_) total += totals_.at(phase);
     fmt::print(
@@ -593,6 +614,7 @@ class Laps {
       const double s = totals_.at(phase);
       fmt::print("  {:<10} {:>8.3f} ms  {:>5.1f}%\n", phase, 1e3 * s / steps, 100.0 * s / total);
     }
+    return total / static_cast<double>(steps);
   }
 
  private:
@@ -685,6 +707,9 @@ void breakdown_gemms() {
   }
   fmt::print("  {:<42} {:>8.3f} ms {:>7.1f} GFLOP/s ({:.1f} MFLOP)\n", "sum", 1e3 * total,
              total_flops / total / 1e9, total_flops / 1e6);
+  figures["gemm_floor_ms"] = 1e3 * total;
+  if (figures.count("dnn_top_step_ms") > 0)
+    figures["dnn_top_over_gemm_floor"] = figures["dnn_top_step_ms"] / (1e3 * total);
 }
 
 void run_breakdown(const Problem& problem, const Config& config) {
@@ -699,9 +724,11 @@ void run_breakdown(const Problem& problem, const Config& config) {
     Laps warm, laps;
     breakdown_trainer(*net, problem.set, warm_rows, lambda3, warm);
     laps.measure([&] { breakdown_trainer(*net, problem.set, rows, lambda3, laps); });
-    laps.print(lambda3 > 0 ? "(a) dnn-top, the trainer's loop rebuilt with a clock"
-                           : "(b) dfs, the trainer's loop rebuilt with a clock",
-               steps);
+    const double step =
+        laps.print(lambda3 > 0 ? "(a) dnn-top, the trainer's loop rebuilt with a clock"
+                               : "(b) dfs, the trainer's loop rebuilt with a clock",
+                   steps);
+    if (lambda3 > 0) figures["dnn_top_step_ms"] = 1e3 * step;
   }
   for (double lambda3 : {1.0, 0.0}) {
     torch::manual_seed(19);
@@ -743,12 +770,16 @@ Config parse_args(int argc, char** argv) {
       config.memory = false;
     } else if (arg == "--memory-only") {
       config.memory_only = true;
+    } else if (arg == "--json") {
+      if (i + 1 >= argc) throw topkfs::OptionError("--json needs a file");
+      config.json = argv[++i];
     } else {
-      topkfs::bench::take_data_dir(arg,
-                                   "dnn_epoch_bench [DATA_DIR] [--batches N] [--rounds R] "
-                                   "[--breakdown] [--no-threads] [--threads-only] [--no-memory] "
-                                   "[--memory-only]",
-                                   config.data_dir);
+      topkfs::bench::take_data_dir(
+          arg,
+          "dnn_epoch_bench [DATA_DIR] [--batches N] [--rounds R] "
+          "[--breakdown] [--no-threads] [--threads-only] [--no-memory] [--json FILE] "
+          "[--memory-only]",
+          config.data_dir);
     }
   }
   if (config.data_dir.empty()) config.data_dir = topkfs::bench::default_data_dir(TOPKFS_SOURCE_DIR);
@@ -775,6 +806,7 @@ int run(int argc, char** argv) {
   if (config.breakdown) run_breakdown(problem, config);
   if (config.memory) run_memory_child(config.data_dir);
   fmt::print("\n  {} at the end\n", load_average());
+  if (!config.json.empty()) write_figures(config.json);
   return 0;
 }
 
