@@ -44,6 +44,8 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import OneHotEncoder
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "bench", "common"))
+from bench_paths import shared_data_dir  # noqa: E402
 TABLES = {"soybean": "soybean/soybean.csv", "house_votes84": "house_votes84/house_votes84.csv"}
 METHODS = ["dnn-top", "dfs", "concrete", "stg", "fir", "random-forest", "inffs", "lasso",
            "lasso-top", "ridge", "ridge-top", "elastic-net", "elastic-net-top"]
@@ -179,8 +181,7 @@ def topkfs_selection(topkfs, train_csv, method, k, names):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--topkfs", default=os.path.join(ROOT, "build/apps/topkfs/topkfs"))
-    parser.add_argument("--data", default=os.environ.get(
-        "TOPKFS_DATA_DIR", os.path.join(ROOT, "..", "shared", "data")))
+    parser.add_argument("--data", default=shared_data_dir(ROOT))
     parser.add_argument("--splits", type=int, default=5)
     parser.add_argument("--ks", default="3,5,10")
     parser.add_argument("--methods", default=",".join(METHODS))

@@ -28,6 +28,8 @@ import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.join(ROOT, "bench", "common"))
+from bench_paths import shared_data_dir  # noqa: E402
 
 # name, what, figure key in the benchmark's JSON, target, True when the
 # figure must be at most the target (False: at least).
@@ -62,8 +64,7 @@ def run_json(command, path):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--build", default=os.path.join(ROOT, "build"))
-    parser.add_argument("--data", default=os.environ.get(
-        "TOPKFS_DATA_DIR", os.path.join(ROOT, "..", "shared", "data")))
+    parser.add_argument("--data", default=shared_data_dir(ROOT))
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--skip", default="")
     args = parser.parse_args()
