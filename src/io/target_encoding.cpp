@@ -215,13 +215,19 @@ void refuse_feature_value(const Dataset& data, std::int64_t row, std::int64_t co
 
 namespace {
 
+// A mapped .npy or NPZ can be read into memory instead (--in-memory); rows
+// read by row blocks are so because the file is above half the memory
+// budget or is a data-parallel rank's shard, which no flag changes.
 [[noreturn]] void refuse_mapped_missing(const Dataset& data, std::int64_t row, std::int64_t column,
                                         const std::string& where) {
+  const bool mapped = data.features.storage() == RowStorage::Mapped;
   throw DataError(fmt::format(
-      "{}: sample {}, feature {} ('{}') is NaN (missing), and the rows are read from the file on "
-      "demand, where missing cells cannot be imputed; pass --in-memory to impute them, or --nan "
-      "drop to drop such samples",
-      where, row + 1, column + 1, data.feature_names[static_cast<std::size_t>(column)]));
+      "{}: sample {}, feature {} ('{}') is NaN (missing), and the rows are read from the file {}, "
+      "where missing cells cannot be imputed; pass {}--nan drop to drop such samples",
+      where, row + 1, column + 1, data.feature_names[static_cast<std::size_t>(column)],
+      mapped ? "on demand (mapped)"
+             : "by row blocks (above half the memory budget, or one rank's shard)",
+      mapped ? "--in-memory to impute them, or " : ""));
 }
 
 }  // namespace

@@ -487,8 +487,12 @@ TEST(Hdf5ByRows, RowBlocksReadAsInMemoryAndOnlyTheShardIsChecked) {
   EXPECT_EQ(std::memcmp(got.data(), want.data(), got.size() * sizeof(float)), 0);
   ReadOptions rank1 = rank0;
   rank1.shard_rank = 1;
-  EXPECT_HAS(error_of<DataError>([&] { read_dataset_by_rows(path, rank1); }),
-             "sample 8, feature 2");
+  const std::string refused = error_of<DataError>([&] { read_dataset_by_rows(path, rank1); });
+  EXPECT_HAS(refused, "sample 8, feature 2");
+  // No --in-memory there: it is for .npy and NPZ files, and a rank reads its
+  // shard by row blocks whatever it is given.
+  EXPECT_HAS(refused, "--nan drop");
+  EXPECT_EQ(refused.find("--in-memory"), std::string::npos) << refused;
 }
 
 // ---- convert ----
