@@ -102,11 +102,9 @@ std::vector<double> column_frequency(const SelectionResult& result) {
 }
 
 int run(const SelectFlags& flags) {
-  if (!flags.automatic.candidates.empty() && flags.method.name != "auto") {
-    throw OptionError(fmt::format(
-        "--candidates lists the methods --method auto chooses between; the method here is {}",
-        flags.method.name));
-  }
+  // --candidates without --method auto is refused by the rule the library
+  // applies (candidate_names), as Python's candidates= is.
+  candidate_names(flags.method.name, candidate_list(flags.automatic), flag_spelling);
   if (flags.k == "auto" || flags.method.name == "auto") return select_automatically(flags);
   if (!flags.plot.empty()) {
     throw OptionError("--plot draws the validation curves of --k auto or --method auto");
