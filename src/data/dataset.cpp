@@ -148,17 +148,11 @@ void copy_rows_target(const Dataset& from, Dataset& to) {
   to.format = from.format;
 }
 
-Dataset take_rows(const Dataset& data, const std::vector<std::int64_t>& rows) {
-  Dataset out;
-  out.features.resize(static_cast<Eigen::Index>(rows.size()), data.cols());
-  for (std::size_t i = 0; i < rows.size(); ++i) {
-    TOPKFS_ASSERT(rows[i] >= 0 && rows[i] < data.rows());
-    out.features.row(static_cast<Eigen::Index>(i)) = data.features.row(rows[i]);
-  }
-  out.feature_names = data.feature_names;
-  out.column_levels = data.column_levels;
-  out.column_group = data.column_group;
-  out.group_names = data.group_names;
+namespace {
+
+// The target, weights and provenance of `rows` of `data` into `out` (whose
+// features hold those rows).
+void copy_target_of_rows(const Dataset& data, const std::vector<std::int64_t>& rows, Dataset& out) {
   out.target_kind = data.target_kind;
   out.class_names = data.class_names;
   out.target_names = data.target_names;
@@ -177,9 +171,50 @@ Dataset take_rows(const Dataset& data, const std::vector<std::int64_t>& rows) {
       out.sample_weight.push_back(data.sample_weight[static_cast<std::size_t>(row)]);
   }
   out.class_weight = data.class_weight;
-  out.image_shape = data.image_shape;
   out.source = data.source;
   out.format = data.format;
+}
+
+}  // namespace
+
+Dataset take_rows(const Dataset& data, const std::vector<std::int64_t>& rows) {
+  Dataset out;
+  out.features.resize(static_cast<Eigen::Index>(rows.size()), data.cols());
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    TOPKFS_ASSERT(rows[i] >= 0 && rows[i] < data.rows());
+    out.features.row(static_cast<Eigen::Index>(i)) = data.features.row(rows[i]);
+  }
+  out.feature_names = data.feature_names;
+  out.column_levels = data.column_levels;
+  out.column_group = data.column_group;
+  out.group_names = data.group_names;
+  copy_target_of_rows(data, rows, out);
+  out.image_shape = data.image_shape;
+  return out;
+}
+
+Dataset take_rows_and_columns(const Dataset& data, const std::vector<std::int64_t>& rows,
+                              const std::vector<std::int64_t>& cols) {
+  TOPKFS_ASSERT(data.column_group.empty());
+  Dataset out;
+  out.features.resize(static_cast<Eigen::Index>(rows.size()),
+                      static_cast<Eigen::Index>(cols.size()));
+  std::vector<float> row(static_cast<std::size_t>(data.cols()));
+  for (std::size_t i = 0; i < rows.size(); ++i) {
+    TOPKFS_ASSERT(rows[i] >= 0 && rows[i] < data.rows());
+    data.feature_rows().copy_rows(&rows[i], 1, row.data());
+    for (std::size_t j = 0; j < cols.size(); ++j) {
+      out.features(static_cast<Eigen::Index>(i), static_cast<Eigen::Index>(j)) =
+          row[static_cast<std::size_t>(cols[j])];
+    }
+  }
+  for (auto c : cols) {
+    out.feature_names.push_back(data.feature_names[static_cast<std::size_t>(c)]);
+    if (!data.column_levels.empty())
+      out.column_levels.push_back(data.column_levels[static_cast<std::size_t>(c)]);
+  }
+  if (!out.has_categorical()) out.column_levels.clear();
+  copy_target_of_rows(data, rows, out);
   return out;
 }
 

@@ -37,6 +37,21 @@ TEST(Dataset, TakeColumnsReordersNames) {
   EXPECT_THROW(take_columns(data, {3}), OptionError);
 }
 
+TEST(Dataset, TakeRowsAndColumnsKeepsBothInTheGivenOrder) {
+  Dataset data = small_dataset();
+  data.sample_weight = {1, 2, 3, 4};
+  const Dataset part = take_rows_and_columns(data, {2, 1}, {2, 0});
+  ASSERT_EQ(part.rows(), 2);
+  ASSERT_EQ(part.cols(), 2);
+  EXPECT_EQ(part.features(0, 0), 9);
+  EXPECT_EQ(part.features(0, 1), 7);
+  EXPECT_EQ(part.features(1, 0), 6);
+  EXPECT_EQ(part.feature_names, (std::vector<std::string>{"c", "a"}));
+  EXPECT_EQ(part.labels, (std::vector<std::int32_t>{0, 1}));
+  EXPECT_EQ(part.sample_weight, (std::vector<double>{3, 2}));
+  EXPECT_NO_THROW(part.validate());
+}
+
 TEST(Dataset, ValidateRejectsMismatchedLabels) {
   Dataset data = small_dataset();
   data.labels.pop_back();

@@ -6,9 +6,11 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <set>
 #include <string>
 
 #include "selection_test_support.hpp"
+#include "topkfs/data/marginal_dependence.hpp"
 #include "topkfs/data/synthetic.hpp"
 #include "topkfs/neural/dnn_top.hpp"
 
@@ -81,6 +83,70 @@ TEST(DnnTopWideDataTest, BadValueIsAnOptionError) {
   auto selector = make_selector("dnn-top");
   selector->set_option("wide", "always");
   EXPECT_THROW(selector->check_options(), OptionError);
+}
+
+// The screen on wide data (docs/algorithms.md, "Wide, short data"): the
+// network trains on the columns of the strongest marginal dependence, 3 a
+// training row (at least 2k); the columns left out score 0 and rank below
+// every kept one, in the order of their dependence.
+TEST(DnnTopWideDataTest, AutoScreensWideDataAndRanksTheRestByDependence) {
+  const auto made = wide_problem(40, 400, 3);
+  const auto result = fit_method("dnn-top", made.data, 5, with(kQuick, {{"min-steps", "20"}}));
+  expect_well_formed(result, made.data, 5);
+  EXPECT_TRUE(has_note(result, "screened: trained on the 120 of 400 columns"))
+      << ::testing::PrintToString(result.notes);
+  std::vector<std::int64_t> rows(40);
+  for (std::size_t i = 0; i < rows.size(); ++i) rows[i] = static_cast<std::int64_t>(i);
+  const std::vector<double> dependence = marginal_dependence(made.data, rows);
+  const std::vector<std::int64_t> by_dependence = rank_by_score(dependence);
+  const std::set<std::int64_t> kept(by_dependence.begin(), by_dependence.begin() + 120);
+  for (auto column : result.selected) EXPECT_EQ(kept.count(column), 1u) << column;
+  int left_out = 0;
+  for (std::int64_t j = 0; j < 400; ++j) {
+    if (kept.count(j) == 0) {
+      EXPECT_EQ(result.scores[static_cast<std::size_t>(j)], 0.0) << j;
+      ++left_out;
+    }
+  }
+  EXPECT_EQ(left_out, 280);
+  // The last 280 of the ranking are the columns left out, by dependence.
+  const std::vector<std::int64_t> tail(result.ranking.begin() + 120, result.ranking.end());
+  const std::vector<std::int64_t> expected_tail(by_dependence.begin() + 120, by_dependence.end());
+  EXPECT_EQ(tail, expected_tail);
+}
+
+TEST(DnnTopWideDataTest, ScreenOffAndNarrowDataTrainOnEveryColumn) {
+  const auto wide = wide_problem(40, 400, 3);
+  const auto off =
+      fit_method("dnn-top", wide.data, 5, with(kQuick, {{"min-steps", "20"}, {"screen", "off"}}));
+  EXPECT_FALSE(has_note(off, "screened")) << ::testing::PrintToString(off.notes);
+  EXPECT_TRUE(has_note(off, "wide data"));
+  const auto square = wide_problem(120, 200, 3);
+  const auto narrow = fit_method("dnn-top", square.data, 5, with(kQuick, {{"min-steps", "20"}}));
+  EXPECT_FALSE(has_note(narrow, "screened")) << ::testing::PrintToString(narrow.notes);
+  // A number screens any data, to that many columns.
+  const auto given =
+      fit_method("dnn-top", square.data, 5, with(kQuick, {{"min-steps", "20"}, {"screen", "30"}}));
+  EXPECT_TRUE(has_note(given, "screened: trained on the 30 of 200 columns"))
+      << ::testing::PrintToString(given.notes);
+  expect_well_formed(given, square.data, 5);
+}
+
+TEST(DnnTopWideDataTest, AScreenBelowKOrOnGroupedColumnsIsRefused) {
+  const auto made = wide_problem(40, 400, 3);
+  EXPECT_THROW(fit_method("dnn-top", made.data, 5, with(kQuick, {{"screen", "4"}})), OptionError);
+  auto selector = make_selector("dnn-top");
+  selector->set_option("screen", "some");
+  EXPECT_THROW(selector->check_options(), OptionError);
+  Dataset grouped = made.data;
+  for (std::int64_t j = 0; j < grouped.cols(); ++j) {
+    grouped.column_group.push_back(j / 2);
+    if (j % 2 == 0) grouped.group_names.push_back("g" + std::to_string(j / 2));
+  }
+  EXPECT_THROW(fit_method("dnn-top", grouped, 5, with(kQuick, {{"screen", "100"}})), OptionError);
+  // auto leaves grouped data unscreened.
+  const auto result = fit_method("dnn-top", grouped, 5, with(kQuick, {{"min-steps", "20"}}));
+  EXPECT_FALSE(has_note(result, "screened")) << ::testing::PrintToString(result.notes);
 }
 
 // The planted columns among the k = 5 selected, summed over seeds.

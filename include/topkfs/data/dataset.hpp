@@ -136,6 +136,13 @@ std::vector<std::int64_t> class_counts(const Dataset& data);
 // predefined split is dropped because its indices no longer apply).
 Dataset take_rows(const Dataset& data, const std::vector<std::int64_t>& rows);
 
+// Rows `rows` and columns `cols` of `data` (read through feature_rows(),
+// so from a mapped file or row blocks too) as a new dataset held in memory:
+// target, weights and names kept, the predefined split and the image shape
+// dropped. The data must not group its columns.
+Dataset take_rows_and_columns(const Dataset& data, const std::vector<std::int64_t>& rows,
+                              const std::vector<std::int64_t>& cols);
+
 // Gives `to` (other columns of the same rows) the target, the predefined
 // split and the provenance of `from`.
 void copy_rows_target(const Dataset& from, Dataset& to);

@@ -95,10 +95,20 @@ struct DnnTopOptions : NeuralTrainingOptions {
   // data with at least two inputs per training row its own training budget
   // in the options the user did not set; off takes every option as it is.
   std::string wide = "auto";
+  // Marginal screening of wide data (docs/algorithms.md, "Wide, short
+  // data"): auto keeps, where the wide-data rule applies, the columns of the
+  // strongest marginal dependence on the target before the network trains;
+  // off trains on every column; a number N keeps that many columns on any
+  // data.
+  std::string screen = "auto";
 
   // Throws OptionError naming the offending field.
   void validate() const;
 };
+
+// The number of columns `--screen N` keeps; 0 when `screen` is not a
+// positive number (auto, off or a typo).
+std::int64_t parse_screen_size(const std::string& screen);
 
 // The sub-models' sizes of a dnn-top fit for k: {k} when sub_k_min is 0 or at
 // least k, else geometric from sub_k_min to k with neighbours at most 1.6

@@ -50,6 +50,10 @@ void DnnTopOptions::validate() const {
   if (wide != "auto" && wide != "off") {
     fail(fmt::format("--wide takes auto or off, not '{}'", wide));
   }
+  if (screen != "auto" && screen != "off" && parse_screen_size(screen) == 0) {
+    fail(fmt::format("--screen takes auto, off or a number of columns (at least 1), not '{}'",
+                     screen));
+  }
   if (stop_on != "sum" && stop_on != "sub") {
     fail(fmt::format("--stop-on takes sum or sub, not '{}'", stop_on));
   }
@@ -112,10 +116,22 @@ const OptionTable<DnnTopOptions>& dnn_top_option_table() {
         .add("wide", &DnnTopOptions::wide,
              "auto: data with at least 2 inputs per training row trains with the wide-data "
              "budget (--min-steps 1000, --w-lr 1e-2, --lambda2 0.03, --validation 0) in the "
-             "options not given; off: every option at its default or as given");
+             "options not given; off: every option at its default or as given")
+        .add("screen", &DnnTopOptions::screen,
+             "Before training, keep only the columns that depend most on the target, each on "
+             "its own (a chi-square test of its quantile bins against the target): auto does "
+             "so on wide data (where --wide auto applies) and keeps 3 columns per training "
+             "row (at least 2k); a number keeps that many on any data; off keeps every "
+             "column. Columns left out score 0, ranked by that test");
     return t;
   }();
   return table;
+}
+
+std::int64_t parse_screen_size(const std::string& screen) {
+  if (screen.empty() || screen.find_first_not_of("0123456789") != std::string::npos) return 0;
+  if (screen.size() > 12) return 0;
+  return std::stoll(screen);
 }
 
 std::vector<std::int64_t> sub_model_sizes(int sub_k_min, std::int64_t k) {
@@ -155,6 +171,7 @@ DnnTopOptions dfs_default_options() {
   options.min_steps = shared.min_steps;
   // The wide-data rule was measured on dnn-top's budget, not on DFS's.
   options.wide = "off";
+  options.screen = "off";
   return options;
 }
 

@@ -11,6 +11,7 @@
 
 #include "neural/dnn_top/dnn_top_objective.hpp"
 #include "neural/dnn_top/wide_data_rule.hpp"
+#include "neural/dnn_top/wide_screen.hpp"
 #include "neural/model/network.hpp"
 #include "neural/ops/step_blocks.hpp"
 #include "neural/train/neural_problem.hpp"
@@ -52,16 +53,36 @@ class DnnTopSelector final : public TableSelector<DnnTopOptions> {
     // budget where the rule applies; the result reports these.
     DnnTopOptions options = options_;
     options.sub_k_min = sub_k_min();
+    const auto training_rows = static_cast<std::int64_t>(rows.size());
+    std::int64_t keep =
+        screen_size(options, training_rows, train.cols(), k, !train.column_group.empty());
+    std::string screen_skipped;
+    if (keep > 0 && callbacks.ranks != nullptr && callbacks.ranks->size() > 1) {
+      // Each rank holds a shard of the rows, so each would screen other columns.
+      if (options.screen != "auto") {
+        throw OptionError(
+            "--screen is not available under --nproc: each process holds only its "
+            "share of the rows; use --screen off");
+      }
+      keep = 0;
+      screen_skipped = "not screened: under --nproc each process holds only its share of the rows";
+    }
     const std::string wide_note =
-        apply_wide_data_rule(options, given_, static_cast<std::int64_t>(rows.size()), train.cols());
+        apply_wide_data_rule(options, given_, training_rows, train.cols());
     SelectionResult result;
-    if (options.restarts == 1 && options.subsample == 1.0) {
-      FitOnce once = fit_once(train, rows, k, shape, options, callbacks);
-      result = neural_result(name(), k, once.magnitude, train, once.problem, once.outcome,
-                             table_.to_json(options), start);
-      keep_model(once, train, k, result);
+    if (keep > 0) {
+      ScreenedData screened = screen_columns(train, rows, keep);
+      std::vector<std::int64_t> all_rows(static_cast<std::size_t>(training_rows));
+      for (std::int64_t i = 0; i < training_rows; ++i) all_rows[static_cast<std::size_t>(i)] = i;
+      result = fit_columns(screened.data, all_rows, k, std::nullopt, options, callbacks, start);
+      widen_to_columns(result, screened, train);
+      // The saved network's inputs are the screened columns.
+      model_metadata_["selected"] = result.selected;
+      model_metadata_["input_columns"] = screened.columns;
+      result.notes.insert(result.notes.begin(), screen_note(screened, train.cols()));
     } else {
-      result = fit_restarts(train, rows, k, shape, options, callbacks, start);
+      result = fit_columns(train, rows, k, shape, options, callbacks, start);
+      if (!screen_skipped.empty()) result.notes.insert(result.notes.begin(), screen_skipped);
     }
     if (!wide_note.empty()) result.notes.insert(result.notes.begin(), wide_note);
     return result;
@@ -141,6 +162,39 @@ class DnnTopSelector final : public TableSelector<DnnTopOptions> {
       return options_.sub_k_min;
     }
     return served_smallest_;
+  }
+
+  // One fit (or the restarts of a stability fit) on every column of `data`.
+  SelectionResult fit_columns(const Dataset& data, const std::vector<std::int64_t>& rows, int k,
+                              const std::optional<ImageShape>& shape, const DnnTopOptions& options,
+                              const FitCallbacks& callbacks, NeuralClock::time_point start) {
+    if (options.restarts == 1 && options.subsample == 1.0) {
+      FitOnce once = fit_once(data, rows, k, shape, options, callbacks);
+      SelectionResult result = neural_result(name(), k, once.magnitude, data, once.problem,
+                                             once.outcome, table_.to_json(options), start);
+      keep_model(once, data, k, result);
+      return result;
+    }
+    return fit_restarts(data, rows, k, shape, options, callbacks, start);
+  }
+
+  // A result on the screened columns as one on every column of `train`:
+  // the columns left out score 0, and equal scores (those, or a |w| of 0)
+  // are ranked by their marginal dependence, which ranks every kept column
+  // above every column left out.
+  static void widen_to_columns(SelectionResult& result, const ScreenedData& screened,
+                               const Dataset& train) {
+    const auto m = static_cast<std::size_t>(train.cols());
+    auto widen = [&](const std::vector<double>& narrow) {
+      std::vector<double> wide(m, 0.0);
+      for (std::size_t j = 0; j < screened.columns.size(); ++j) {
+        wide[static_cast<std::size_t>(screened.columns[j])] = narrow[j];
+      }
+      return wide;
+    };
+    result.scores = widen(result.scores);
+    if (!result.frequency.empty()) result.frequency = widen(result.frequency);
+    finish_selection(result, train.feature_names, screened.dependence);
   }
 
   struct FitOnce {
