@@ -17,6 +17,7 @@
 
 #include "commands.hpp"
 #include "topkfs/core/clock.hpp"
+#include "topkfs/core/cpu_share.hpp"
 #include "topkfs/core/error.hpp"
 
 namespace topkfs::cli {
@@ -233,7 +234,24 @@ DistributedRole distributed_role(const DistributedFlags& flags) {
   return role;
 }
 
+std::string core_shortage(int ranks, const CoreLoad& load) {
+  const int free = load.free();
+  if (free >= ranks) return "";
+  const std::string held =
+      load.others > 0 ? fmt::format(", {} held by other running tasks", load.others) : "";
+  return fmt::format(
+      "{} ranks on {} free core{} ({} usable{}): the ranks take turns on the cores and their "
+      "sums wait for the turns, so this run may be slower than one process",
+      ranks, free, free == 1 ? "" : "s", load.usable, held);
+}
+
 int launch_local_ranks(const DistributedFlags& flags) {
+  // Measured once, before the ranks start: each rank computes on a core of
+  // its own or the ranks lose against one process.
+  if (const std::string shortage = core_shortage(flags.nproc, measure_core_load());
+      !shortage.empty()) {
+    fmt::print(stderr, "topkfs: warning: {}\n", shortage);
+  }
   const std::chrono::seconds timeout(flags.timeout);
   StoreHost store(flags.nproc, timeout);
   const auto own = own_arguments();

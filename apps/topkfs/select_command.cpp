@@ -5,6 +5,7 @@
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 
 #include "auto_flags.hpp"
 #include "commands.hpp"
@@ -178,13 +179,27 @@ int fit_and_write(const SelectFlags& flags, Selector& selector_ref, ProcessRanks
   const bool quiet = flags.out.quiet || !writer;
   ProgressBar bar(!quiet);
   const FitCallbacks reports = make_callbacks(bar, quiet);
-  callbacks.progress = reports.progress;
+  // A neural data-parallel fit reports how long its steps waited for the
+  // ranks' sums; the last report holds the mean over the fit.
+  std::optional<double> sum_wait_ms;
+  callbacks.progress = [&sum_wait_ms, &reports](const Progress& p) {
+    if (p.sum_wait_ms) sum_wait_ms = p.sum_wait_ms;
+    reports.report(p);
+  };
   callbacks.log = reports.log;
   SelectionResult result = run_selection(data, *selector, k, split, callbacks);
   bar.finish();
   if (!writer) return 0;
   if (ranks) {
     result.options["world_size"] = ranks->size();
+    if (sum_wait_ms) {
+      result.options["sum_wait_ms_per_step"] = *sum_wait_ms;
+      result.notes.push_back(fmt::format(
+          "data-parallel: a training step waited {:.3f} ms on rank 0 for the sum of the gradients "
+          "over the ranks (on average; the part of the sums the backward pass did not hide, the "
+          "wait for the slowest rank included)",
+          *sum_wait_ms));
+    }
     result.notes.push_back(fmt::format(
         "data-parallel over {} ranks: {} sums over the ranks took {:.3f} s on rank 0 ({:.3f} ms "
         "each)",
