@@ -157,7 +157,7 @@ class ProcessRanks::State::Pending final : public PendingSum {
 
  private:
   State& state_;
-  at::Tensor tensor_;  // the values, kept alive for Gloo
+  at::Tensor tensor_;                    // the values, kept alive for Gloo
   c10::intrusive_ptr<c10d::Work> work_;  // null once waited for, or alone
 };
 

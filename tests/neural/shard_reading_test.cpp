@@ -63,7 +63,7 @@ std::unique_ptr<Selector> dnn_top() {
   for (const auto& [name, value] :
        std::vector<std::pair<std::string, std::string>>{{"epochs", "5"},
                                                         {"min-steps", "0"},
-                                                        {"batch", "100"},
+                                                        {"global-batch", "100"},
                                                         {"lr", "0.01"},
                                                         {"hidden", "16"},
                                                         {"threads", "1"},

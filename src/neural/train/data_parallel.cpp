@@ -24,8 +24,8 @@ void DataParallel::local_rows(const std::vector<std::int64_t>& rows, std::size_t
   }
 }
 
-GradientBuckets& DataParallel::make_buckets(const std::vector<torch::Tensor>& parameters,
-                                            int early, std::vector<std::int64_t> cuts,
+GradientBuckets& DataParallel::make_buckets(const std::vector<torch::Tensor>& parameters, int early,
+                                            std::vector<std::int64_t> cuts,
                                             std::int64_t bucket_bytes) {
   buckets_.emplace(ranks_, parameters, early, std::move(cuts), bucket_bytes);
   return *buckets_;

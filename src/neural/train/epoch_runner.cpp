@@ -103,8 +103,14 @@ double EpochRunner::run(int epoch, int epochs, const std::optional<double>& last
     const std::size_t begin = static_cast<std::size_t>(b) * batch_;
     const std::size_t end = std::min(order_.size(), begin + batch_);
     loss_sum += step(info, begin, end);
-    Progress progress{epoch, epochs, b + 1, batches_, loss_sum / static_cast<double>(b + 1),
-                      last_val, seconds_since(start_), false};
+    Progress progress{epoch,
+                      epochs,
+                      b + 1,
+                      batches_,
+                      loss_sum / static_cast<double>(b + 1),
+                      last_val,
+                      seconds_since(start_),
+                      false};
     if (data_parallel_) progress.sum_wait_ms = data_parallel_->sum_wait_ms();
     callbacks_.report(progress);
   }

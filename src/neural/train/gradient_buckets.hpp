@@ -89,10 +89,10 @@ class GradientBuckets {
   torch::Tensor early_buffer_;
   torch::Tensor rest_buffer_;
   double weight_ = 0.0;
-  std::mutex starting_;                           // the order of the sums
-  std::vector<const float*> ready_;  // per range: its rows, once final
-  std::vector<std::size_t> done_;    // per bucket: its ranges final
-  std::size_t started_ = 0;          // buckets whose sum has started
+  std::mutex starting_;                            // the order of the sums
+  std::vector<const float*> ready_;                // per range: its rows, once final
+  std::vector<std::size_t> done_;                  // per bucket: its ranges final
+  std::size_t started_ = 0;                        // buckets whose sum has started
   std::vector<std::unique_ptr<PendingSum>> sums_;  // this step's, in order
 };
 
