@@ -6,13 +6,12 @@
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
-#include <chrono>
-#include <string>
 #include <thread>
 #include <vector>
 
 #include "neural/train/gradient_buckets.hpp"
-#include "topkfs/distributed/process_ranks.hpp"
+#include "ranks_in_threads.hpp"
+#include "topkfs/core/random.hpp"
 
 namespace topkfs {
 namespace {
@@ -23,11 +22,19 @@ constexpr std::int64_t kRows = 6, kCols = 1000;  // the early weights: 6 ranges 
 // Rank r's gradients: the early weights (kRows x kCols), a bias, and a
 // parameter the loss does not reach (undefined gradient).
 std::vector<torch::Tensor> parameters_of(int rank) {
-  torch::manual_seed(static_cast<std::uint64_t>(100 + rank));
+  // From the project's seeded generator: the ranks' threads draw at once,
+  // and libtorch's global generator is one for both.
+  Rng rng(static_cast<std::uint64_t>(100 + rank));
+  const auto normal = [&rng](std::int64_t n) {
+    torch::Tensor values = torch::empty({n});
+    float* to = values.data_ptr<float>();
+    for (std::int64_t i = 0; i < n; ++i) to[i] = static_cast<float>(rng.normal());
+    return values;
+  };
   std::vector<torch::Tensor> parameters{torch::zeros({kRows, kCols}), torch::zeros({50}),
                                         torch::zeros({7})};
-  parameters[0].mutable_grad() = torch::randn({kRows, kCols});
-  parameters[1].mutable_grad() = torch::randn({50});
+  parameters[0].mutable_grad() = normal(kRows * kCols).view({kRows, kCols});
+  parameters[1].mutable_grad() = normal(50);
   return parameters;
 }
 
@@ -76,29 +83,11 @@ Summed in_one_sum(RankGroup& ranks, int rank) {
 
 TEST(GradientBucketsTest, BucketsInAnyOrderGiveTheBitsOfOneSum) {
   std::vector<Summed> by_buckets(kRanks), whole(kRanks);
-  std::vector<std::string> errors(kRanks);
-  const StoreHost store(kRanks, std::chrono::seconds(60));
-  std::vector<std::thread> threads;
-  for (int r = 0; r < kRanks; ++r) {
-    threads.emplace_back([&, r] {
-      try {
-        RendezvousSettings settings;
-        settings.rank = r;
-        settings.world_size = kRanks;
-        settings.port = store.port();
-        settings.store_elsewhere = true;
-        settings.timeout = std::chrono::seconds(60);
-        const auto ranks = ProcessRanks::join(settings);
-        ranks->agree_on_data("same");
-        by_buckets[static_cast<std::size_t>(r)] = bucketed(*ranks, r);
-        whole[static_cast<std::size_t>(r)] = in_one_sum(*ranks, r);
-      } catch (const std::exception& error) {
-        errors[static_cast<std::size_t>(r)] = error.what();
-      }
-    });
-  }
-  for (auto& thread : threads) thread.join();
-  for (int r = 0; r < kRanks; ++r) ASSERT_EQ(errors[static_cast<std::size_t>(r)], "") << r;
+  test::run_ranks_in_threads(kRanks, [&](ProcessRanks& ranks, int r) {
+    by_buckets[static_cast<std::size_t>(r)] = bucketed(ranks, r);
+    whole[static_cast<std::size_t>(r)] = in_one_sum(ranks, r);
+  });
+  ASSERT_FALSE(HasFailure());
 
   // The weighted sum in float, as the ranks add it.
   const auto p0 = parameters_of(0), p1 = parameters_of(1);
