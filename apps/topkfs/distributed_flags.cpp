@@ -73,7 +73,7 @@ std::vector<std::string> rank_arguments(const std::vector<std::string>& own, int
 }
 
 // `error_file`: where a rank other than 0 writes its stderr (-1: inherited).
-pid_t start_rank(const std::vector<std::string>& arguments, int rank, int error_file) {
+pid_t start_rank(const std::vector<std::string>& arguments, int rank, int size, int error_file) {
   const pid_t pid = fork();
   if (pid < 0)
     throw DistributedError(fmt::format("cannot start rank {}: {}", rank, strerror(errno)));
@@ -84,6 +84,9 @@ pid_t start_rank(const std::vector<std::string>& arguments, int rank, int error_
     if (error_file >= 0) dup2(error_file, STDERR_FILENO);
   }
   setenv(kLauncherStore, "1", 1);
+  // PyTorch's variable for the ranks on this machine, as torchrun sets it:
+  // they share its cores (select_command.cpp, share_local_cores).
+  setenv("LOCAL_WORLD_SIZE", std::to_string(size).c_str(), 1);
   // libtorch's logging (c10d's warnings, glog) is not the user's: errors
   // reach the user as topkfs's own messages.
   setenv("TORCH_CPP_LOG_LEVEL", "ERROR", 0);
@@ -266,7 +269,7 @@ int launch_local_ranks(const DistributedFlags& flags) {
   for (int rank = 0; rank < flags.nproc; ++rank) {
     if (rank > 0) error_files[static_cast<std::size_t>(rank)] = anonymous_file();
     pids.push_back(start_rank(rank_arguments(own, rank, flags.nproc, store.port()), rank,
-                              error_files[static_cast<std::size_t>(rank)]));
+                              flags.nproc, error_files[static_cast<std::size_t>(rank)]));
   }
   std::optional<std::string> failure;
   int failed_rank = -1;

@@ -2,6 +2,7 @@
 // the result (docs/result-format.md).
 #include <fmt/format.h>
 
+#include <cstdlib>
 #include <iostream>
 #include <map>
 #include <memory>
@@ -14,6 +15,7 @@
 #include "output_flags.hpp"
 #include "progress_bar.hpp"
 #include "reader_flags.hpp"
+#include "topkfs/core/cpu_share.hpp"
 #include "topkfs/core/error.hpp"
 #include "topkfs/evaluation/auto_selection.hpp"
 #include "topkfs/io/atomic_file.hpp"
@@ -102,6 +104,19 @@ std::vector<double> column_frequency(const SelectionResult& result) {
   return out;
 }
 
+// The ranks on one machine (LOCAL_WORLD_SIZE, which torchrun and --nproc
+// set) share its cores: by default each would take every free core, and N
+// ranks would run N threads a core. A rank without --threads takes its share
+// of the usable cores, no more than are free.
+void share_local_cores(const MethodFlags& method, Selector& selector) {
+  if (method.values.count("threads") > 0 || !selector.has_option("threads")) return;
+  const char* local = std::getenv("LOCAL_WORLD_SIZE");
+  const int ranks = local ? std::atoi(local) : 0;
+  if (ranks < 2) return;
+  selector.set_option("threads",
+                      std::to_string(std::max(1, std::min(free_cores(), usable_cores() / ranks))));
+}
+
 int run(const SelectFlags& flags) {
   // --candidates without --method auto is refused by the rule the library
   // applies (candidate_names), as Python's candidates= is.
@@ -122,6 +137,7 @@ int run(const SelectFlags& flags) {
   }
   if (role.kind == DistributedRole::Launcher) return launch_local_ranks(flags.distributed);
   if (role.kind == DistributedRole::Alone) return fit_and_write(flags, *selector, nullptr);
+  share_local_cores(flags.method, *selector);
   const auto ranks = ProcessRanks::join(role.rendezvous);
   try {
     return fit_and_write(flags, *selector, ranks.get());

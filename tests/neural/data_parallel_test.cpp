@@ -155,6 +155,20 @@ TEST(DataParallelTest, FewerFreeCoresThanRanksIsWarnedOnce) {
   EXPECT_TRUE(exists(out));
 }
 
+// Without --threads, the ranks of one machine share its cores: on two of
+// them, 2 ranks take one thread each (one process would take both when free).
+TEST(DataParallelTest, RanksOnOneMachineShareItsCoresByDefault) {
+  std::string args = run_args("dnn-top");
+  args.replace(args.find(" --threads 1"), 12, "");
+  const std::string out = fresh("shared_cores.json");
+  const auto run = run_command(fmt::format("taskset -c 0,1 '{}' {} --nproc 2 --timeout 60 -o '{}'",
+                                           TOPKFS_CLI_PATH, args, out));
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json result = read_json(out);
+  EXPECT_EQ(result["options"]["threads"], 1);
+  EXPECT_EQ(result["options"]["threads_used"], 1);
+}
+
 // Without validation rows, the last minibatch of each epoch has one row: one
 // rank has none of it and adds nothing but must still take the step.
 TEST(DataParallelTest, ARankWithNoRowsOfAMinibatchStillTakesTheStep) {
