@@ -142,11 +142,11 @@ double GradientBuckets::finish(std::vector<torch::Tensor>& parameters, double lo
     at += s.numel();
   }
   flat[size - 1] = weight_ > 0 ? static_cast<float>(weight_ * loss) : 0.0f;
-  sums_.push_back(ranks_.start_sum(flat, static_cast<std::size_t>(size)));
-
-  // Waited for in the order started; after a failure the others' destructors
-  // wait before the buffers can go.
+  // The last bucket is waited for at once: summed on this thread
+  // (RankGroup::sum), then the early buckets' sums are waited for in order;
+  // after a failure their destructors wait before the buffers can go.
   try {
+    ranks_.sum(flat, static_cast<std::size_t>(size));
     for (auto& sum : sums_) sum->wait();
   } catch (...) {
     sums_.clear();
