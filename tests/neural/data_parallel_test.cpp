@@ -142,6 +142,44 @@ TEST(DataParallelTest, BatchIsPerRankAndGlobalBatchSplitsOneProcessSteps) {
   EXPECT_EQ(b["options"]["global-batch"], 100);
 }
 
+// A first layer large enough for early buckets (40000 units x 16 inputs:
+// 2.56 MB, two buckets summed during the backward pass, then the rest): the
+// result of 2 ranks is the same for 1 and 2 threads a rank, whose members
+// finish the unit blocks in either order, and the steps do sum in buckets.
+TEST(DataParallelTest, EarlyBucketsKeepTheResultTheSameForAnyThreadCount) {
+  std::string args = run_args("dnn-top");
+  args.replace(args.find(" --hidden 16"), 12, " --hidden 40000 --epochs 2");
+  args.replace(args.find(" --epochs 5"), 11, "");
+  // 128 rows a rank: two row blocks, so a team of two.
+  args.replace(args.find(" --global-batch 100"), 19, " --global-batch 256");
+  args.replace(args.find(" --threads 1"), 12, "");
+  const std::string one = fresh("buckets_1.json"), two = fresh("buckets_2.json");
+  for (const auto& [threads, out] : std::vector<std::pair<int, std::string>>{{1, one}, {2, two}}) {
+    const auto run =
+        run_cli(fmt::format("{} --threads {} --nproc 2 --timeout 60 -o {}", args, threads, out));
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+  }
+  const json a = read_json(one), b = read_json(two);
+  EXPECT_EQ(b["options"]["threads_used"], 2);
+  ASSERT_EQ(a["history"].size(), 2u);
+  for (std::size_t e = 0; e < 2; ++e) {
+    EXPECT_EQ(a["history"][e]["loss"], b["history"][e]["loss"]) << "epoch " << e + 1;
+    EXPECT_EQ(a["history"][e]["val_loss"], b["history"][e]["val_loss"]) << "epoch " << e + 1;
+  }
+  EXPECT_EQ(a["selected"], b["selected"]);
+  // 2 epochs of 4 steps (900 training rows, 256 a step): three sums a step
+  // (one with the buckets off), and a few more an epoch.
+  for (const json& result : {a, b}) {
+    long sums = -1;
+    for (const auto& note : result["notes"]) {
+      const std::string text = note.get<std::string>();
+      const auto at = text.find(" sums over the ranks took");
+      if (at != std::string::npos) sums = std::stol(text.substr(text.rfind(' ', at - 1) + 1));
+    }
+    EXPECT_GE(sums, 3 * 8) << result["notes"];
+  }
+}
+
 // Fewer free cores than ranks: the launcher says so once, with what it
 // measured (one usable core under taskset), and the run goes on.
 TEST(DataParallelTest, FewerFreeCoresThanRanksIsWarnedOnce) {
