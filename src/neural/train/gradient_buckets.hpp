@@ -11,10 +11,11 @@
 // such buckets go into the last bucket: each sum has a fixed cost (hand-offs
 // between threads and processes) that a small bucket does not repay.
 //
-// The sums start in bucket order on every rank, the layout is fixed by the
-// parameters' sizes, and each element is added over the ranks as in one sum
-// of the whole buffer: with 2 ranks the buckets change no bit of the sum, and
-// for any number of ranks a seed gives one result.
+// The sums start in bucket order on every rank and the layout is fixed by
+// the parameters' sizes. With 2 ranks every element's sum is a0 + a1 in any
+// bucket, so the buckets change no bit of it; with more, the order of an
+// element's additions follows its place in its bucket (Gloo's ring), which
+// the layout fixes: a seed gives one result for a given number of ranks.
 #include <torch/types.h>
 
 #include <cstdint>
