@@ -239,18 +239,25 @@ DistributedRole distributed_role(const DistributedFlags& flags) {
 
 std::string core_shortage(int ranks, const CoreLoad& load) {
   const int free = load.free();
-  if (free >= ranks) return "";
+  if (free > ranks) return "";
   const std::string held =
       load.others > 0 ? fmt::format(", {} held by other running tasks", load.others) : "";
+  const std::string why =
+      free < ranks
+          ? "the ranks take turns on the cores and their sums wait for the turns"
+          : "each rank computes on one and none is left for the threads of their sums, which "
+            "wait for a core at every step";
   return fmt::format(
-      "{} ranks on {} free core{} ({} usable{}): the ranks take turns on the cores and their "
-      "sums wait for the turns, so this run may be slower than one process",
-      ranks, free, free == 1 ? "" : "s", load.usable, held);
+      "{} ranks on {} free core{} ({} usable{}): {}, so this run may be slower "
+      "than one process",
+      ranks, free, free == 1 ? "" : "s", load.usable, held, why);
 }
 
 int launch_local_ranks(const DistributedFlags& flags) {
-  // Measured once, before the ranks start: each rank computes on a core of
-  // its own or the ranks lose against one process.
+  // Measured once, before the ranks start: the ranks gain only with a core
+  // each and one more for their sums (2 ranks on a quiet 2-core machine
+  // took 1.4 to 2.1 times one process's epoch, waiting 2.8 ms a step for
+  // the sums: bench/scale/results/2026-12-07-ddp-convention.md).
   if (const std::string shortage = core_shortage(flags.nproc, measure_core_load());
       !shortage.empty()) {
     fmt::print(stderr, "topkfs: warning: {}\n", shortage);

@@ -44,8 +44,8 @@ DistributedRole distributed_role(const DistributedFlags& flags);
 int launch_local_ranks(const DistributedFlags& flags);
 
 // Why `ranks` local ranks cannot beat one process on a machine measured as
-// `load` (fewer free cores than ranks), or empty; the launcher prints it
-// once as a warning before it starts them.
+// `load` (no more free cores than ranks: none left for the sums), or empty;
+// the launcher prints it once as a warning before it starts them.
 std::string core_shortage(int ranks, const CoreLoad& load);
 
 }  // namespace topkfs::cli

@@ -193,6 +193,17 @@ TEST(DataParallelTest, FewerFreeCoresThanRanksIsWarnedOnce) {
   EXPECT_TRUE(exists(out));
 }
 
+// As many free cores as ranks leave none for the sums (2 ranks on a quiet
+// 2-core machine lost against one process): said too, on two usable cores.
+TEST(DataParallelTest, NoCoreLeftForTheSumsIsWarned) {
+  const std::string out = fresh("two_cores.json");
+  const auto run = run_command(fmt::format("taskset -c 0,1 '{}' {} --nproc 2 --timeout 60 -o '{}'",
+                                           TOPKFS_CLI_PATH, run_args("dnn-top"), out));
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_TRUE(contains(run.err, "warning: 2 ranks on ")) << run.err;
+  EXPECT_TRUE(contains(run.err, "(2 usable")) << run.err;
+}
+
 // Without --threads, the ranks of one machine share its cores: on two of
 // them, 2 ranks take one thread each (one process would take both when free).
 TEST(DataParallelTest, RanksOnOneMachineShareItsCoresByDefault) {
