@@ -180,13 +180,20 @@ TEST(DataParallelTest, EarlyBucketsKeepTheResultTheSameForAnyThreadCount) {
   }
 }
 
+// `--nproc 2` of the planted run on the cores `cores` (taskset's list),
+// which must succeed; its output goes to `out`.
+test::CommandResult two_ranks_on(const std::string& cores, const std::string& out) {
+  const auto run = run_command(fmt::format("taskset -c {} '{}' {} --nproc 2 --timeout 60 -o '{}'",
+                                           cores, TOPKFS_CLI_PATH, run_args("dnn-top"), out));
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  return run;
+}
+
 // Fewer free cores than ranks: the launcher says so once, with what it
 // measured (one usable core under taskset), and the run goes on.
 TEST(DataParallelTest, FewerFreeCoresThanRanksIsWarnedOnce) {
   const std::string out = fresh("one_core.json");
-  const auto run = run_command(fmt::format("taskset -c 0 '{}' {} --nproc 2 --timeout 60 -o '{}'",
-                                           TOPKFS_CLI_PATH, run_args("dnn-top"), out));
-  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto run = two_ranks_on("0", out);
   EXPECT_TRUE(contains(run.err, "warning: 2 ranks on 1 free core (1 usable")) << run.err;
   const auto first = run.err.find("free core");
   EXPECT_EQ(run.err.find("free core", first + 1), std::string::npos) << run.err;
@@ -196,10 +203,7 @@ TEST(DataParallelTest, FewerFreeCoresThanRanksIsWarnedOnce) {
 // As many free cores as ranks leave none for the sums (2 ranks on a quiet
 // 2-core machine lost against one process): said too, on two usable cores.
 TEST(DataParallelTest, NoCoreLeftForTheSumsIsWarned) {
-  const std::string out = fresh("two_cores.json");
-  const auto run = run_command(fmt::format("taskset -c 0,1 '{}' {} --nproc 2 --timeout 60 -o '{}'",
-                                           TOPKFS_CLI_PATH, run_args("dnn-top"), out));
-  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const auto run = two_ranks_on("0,1", fresh("two_cores.json"));
   EXPECT_TRUE(contains(run.err, "warning: 2 ranks on ")) << run.err;
   EXPECT_TRUE(contains(run.err, "(2 usable")) << run.err;
 }
