@@ -17,6 +17,7 @@
 
 #include "commands.hpp"
 #include "topkfs/core/clock.hpp"
+#include "topkfs/core/cpu_share.hpp"
 #include "topkfs/core/error.hpp"
 
 namespace topkfs::cli {
@@ -72,7 +73,7 @@ std::vector<std::string> rank_arguments(const std::vector<std::string>& own, int
 }
 
 // `error_file`: where a rank other than 0 writes its stderr (-1: inherited).
-pid_t start_rank(const std::vector<std::string>& arguments, int rank, int error_file) {
+pid_t start_rank(const std::vector<std::string>& arguments, int rank, int size, int error_file) {
   const pid_t pid = fork();
   if (pid < 0)
     throw DistributedError(fmt::format("cannot start rank {}: {}", rank, strerror(errno)));
@@ -83,6 +84,9 @@ pid_t start_rank(const std::vector<std::string>& arguments, int rank, int error_
     if (error_file >= 0) dup2(error_file, STDERR_FILENO);
   }
   setenv(kLauncherStore, "1", 1);
+  // PyTorch's variable for the ranks on this machine, as torchrun sets it:
+  // they share its cores (select_command.cpp, share_local_cores).
+  setenv("LOCAL_WORLD_SIZE", std::to_string(size).c_str(), 1);
   // libtorch's logging (c10d's warnings, glog) is not the user's: errors
   // reach the user as topkfs's own messages.
   setenv("TORCH_CPP_LOG_LEVEL", "ERROR", 0);
@@ -233,7 +237,31 @@ DistributedRole distributed_role(const DistributedFlags& flags) {
   return role;
 }
 
+std::string core_shortage(int ranks, const CoreLoad& load) {
+  const int free = load.free();
+  if (free > ranks) return "";
+  const std::string held =
+      load.others > 0 ? fmt::format(", {} held by other running tasks", load.others) : "";
+  const std::string why =
+      free < ranks
+          ? "the ranks take turns on the cores and their sums wait for the turns"
+          : "each rank computes on one and none is left for the threads of their sums, which "
+            "wait for a core at every step";
+  return fmt::format(
+      "{} ranks on {} free core{} ({} usable{}): {}, so this run may be slower "
+      "than one process",
+      ranks, free, free == 1 ? "" : "s", load.usable, held, why);
+}
+
 int launch_local_ranks(const DistributedFlags& flags) {
+  // Measured once, before the ranks start: the ranks gain only with a core
+  // each and one more for their sums (2 ranks on a quiet 2-core machine
+  // took 1.4 to 2.1 times one process's epoch, waiting 2.8 ms a step for
+  // the sums: bench/scale/results/2026-12-07-ddp-convention.md).
+  if (const std::string shortage = core_shortage(flags.nproc, measure_core_load());
+      !shortage.empty()) {
+    fmt::print(stderr, "topkfs: warning: {}\n", shortage);
+  }
   const std::chrono::seconds timeout(flags.timeout);
   StoreHost store(flags.nproc, timeout);
   const auto own = own_arguments();
@@ -248,7 +276,7 @@ int launch_local_ranks(const DistributedFlags& flags) {
   for (int rank = 0; rank < flags.nproc; ++rank) {
     if (rank > 0) error_files[static_cast<std::size_t>(rank)] = anonymous_file();
     pids.push_back(start_rank(rank_arguments(own, rank, flags.nproc, store.port()), rank,
-                              error_files[static_cast<std::size_t>(rank)]));
+                              flags.nproc, error_files[static_cast<std::size_t>(rank)]));
   }
   std::optional<std::string> failure;
   int failed_rank = -1;

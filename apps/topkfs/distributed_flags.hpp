@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "topkfs/core/cpu_share.hpp"
 #include "topkfs/distributed/process_ranks.hpp"
 
 namespace topkfs::cli {
@@ -41,5 +42,10 @@ DistributedRole distributed_role(const DistributedFlags& flags);
 // (2); any other failure throws DistributedError naming the rank that
 // failed first.
 int launch_local_ranks(const DistributedFlags& flags);
+
+// Why `ranks` local ranks cannot beat one process on a machine measured as
+// `load` (no more free cores than ranks: none left for the sums), or empty;
+// the launcher prints it once as a warning before it starts them.
+std::string core_shortage(int ranks, const CoreLoad& load);
 
 }  // namespace topkfs::cli

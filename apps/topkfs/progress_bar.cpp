@@ -34,7 +34,9 @@ void ProgressBar::update(const Progress& p) {
       (p.epoch - 1 + static_cast<double>(p.batch) / static_cast<double>(std::max(1L, p.batches))) /
       std::max(1, p.epochs);
   const double left = done > 0 ? p.elapsed_seconds * (1 - done) / done : 0.0;
-  const std::string val = p.val_loss ? fmt::format(" val {:.4f}", *p.val_loss) : "";
+  // A data-parallel fit shows how long a step waits for the ranks' sum.
+  const std::string val = (p.val_loss ? fmt::format(" val {:.4f}", *p.val_loss) : "") +
+                          (p.sum_wait_ms ? fmt::format(" sum {:.2f} ms/step", *p.sum_wait_ms) : "");
   const bool keep_line = lines_.keep(p);
   if (!terminal_) {
     if (keep_line) {

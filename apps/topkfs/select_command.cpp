@@ -2,9 +2,11 @@
 // the result (docs/result-format.md).
 #include <fmt/format.h>
 
+#include <cstdlib>
 #include <iostream>
 #include <map>
 #include <memory>
+#include <optional>
 
 #include "auto_flags.hpp"
 #include "commands.hpp"
@@ -13,6 +15,7 @@
 #include "output_flags.hpp"
 #include "progress_bar.hpp"
 #include "reader_flags.hpp"
+#include "topkfs/core/cpu_share.hpp"
 #include "topkfs/core/error.hpp"
 #include "topkfs/evaluation/auto_selection.hpp"
 #include "topkfs/io/atomic_file.hpp"
@@ -101,6 +104,19 @@ std::vector<double> column_frequency(const SelectionResult& result) {
   return out;
 }
 
+// The ranks on one machine (LOCAL_WORLD_SIZE, which torchrun and --nproc
+// set) share its cores: by default each would take every free core, and N
+// ranks would run N threads a core. A rank without --threads takes its share
+// of the usable cores, no more than are free.
+void share_local_cores(const MethodFlags& method, Selector& selector) {
+  if (method.values.count("threads") > 0 || !selector.has_option("threads")) return;
+  const char* local = std::getenv("LOCAL_WORLD_SIZE");
+  const int ranks = local ? std::atoi(local) : 0;
+  if (ranks < 2) return;
+  selector.set_option("threads",
+                      std::to_string(std::max(1, std::min(free_cores(), usable_cores() / ranks))));
+}
+
 int run(const SelectFlags& flags) {
   // --candidates without --method auto is refused by the rule the library
   // applies (candidate_names), as Python's candidates= is.
@@ -121,6 +137,7 @@ int run(const SelectFlags& flags) {
   }
   if (role.kind == DistributedRole::Launcher) return launch_local_ranks(flags.distributed);
   if (role.kind == DistributedRole::Alone) return fit_and_write(flags, *selector, nullptr);
+  share_local_cores(flags.method, *selector);
   const auto ranks = ProcessRanks::join(role.rendezvous);
   try {
     return fit_and_write(flags, *selector, ranks.get());
@@ -178,13 +195,27 @@ int fit_and_write(const SelectFlags& flags, Selector& selector_ref, ProcessRanks
   const bool quiet = flags.out.quiet || !writer;
   ProgressBar bar(!quiet);
   const FitCallbacks reports = make_callbacks(bar, quiet);
-  callbacks.progress = reports.progress;
+  // A neural data-parallel fit reports how long its steps waited for the
+  // ranks' sums; the last report holds the mean over the fit.
+  std::optional<double> sum_wait_ms;
+  callbacks.progress = [&sum_wait_ms, &reports](const Progress& p) {
+    if (p.sum_wait_ms) sum_wait_ms = p.sum_wait_ms;
+    reports.report(p);
+  };
   callbacks.log = reports.log;
   SelectionResult result = run_selection(data, *selector, k, split, callbacks);
   bar.finish();
   if (!writer) return 0;
   if (ranks) {
     result.options["world_size"] = ranks->size();
+    if (sum_wait_ms) {
+      result.options["sum_wait_ms_per_step"] = *sum_wait_ms;
+      result.notes.push_back(fmt::format(
+          "data-parallel: a training step waited {:.3f} ms on rank 0 for the sum of the gradients "
+          "over the ranks (on average; the part of the sums the backward pass did not hide, the "
+          "wait for the slowest rank included)",
+          *sum_wait_ms));
+    }
     result.notes.push_back(fmt::format(
         "data-parallel over {} ranks: {} sums over the ranks took {:.3f} s on rank 0 ({:.3f} ms "
         "each)",

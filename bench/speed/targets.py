@@ -17,6 +17,7 @@ otherwise idle machine all the same (about 25 minutes with the defaults).
 
 Usage: /usr/bin/python3 bench/speed/targets.py [--build build] [--data ../shared/data]
                                                 [--rounds 3] [--skip NAME,...]
+                                                [--only NAME,...]
 NAME: epoch, hdf5, nproc.
 """
 import argparse
@@ -67,8 +68,12 @@ def main():
     parser.add_argument("--data", default=shared_data_dir(ROOT))
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--skip", default="")
+    parser.add_argument("--only", default="", help="run these benchmarks alone (NAME,...)")
     args = parser.parse_args()
     skip = set(filter(None, args.skip.split(",")))
+    only = set(filter(None, args.only.split(",")))
+    if only:
+        skip |= {"epoch", "hdf5", "nproc"} - only
     topkfs = os.path.join(args.build, "apps", "topkfs", "topkfs")
     figures = {}
     started = load()

@@ -42,11 +42,11 @@ int usable_cores() {
   return static_cast<int>(std::max(1L, ::sysconf(_SC_NPROCESSORS_ONLN)));
 }
 
-int free_cores() {
-  const int cores = usable_cores();
-  const int others = other_runnable_tasks();
-  return others > 0 ? std::max(1, cores - others) : cores;
-}
+int CoreLoad::free() const { return others > 0 ? std::max(1, usable - others) : usable; }
+
+CoreLoad measure_core_load() { return {usable_cores(), other_runnable_tasks()}; }
+
+int free_cores() { return measure_core_load().free(); }
 
 // OpenBLAS is reached through Debian's libblas.so.3 alternative, so its
 // setter is looked up at run time rather than linked.

@@ -134,7 +134,60 @@ struct ProcessRanks::State {
     sum_seconds += seconds_since(start);
     ++sum_calls;
   }
+
+  std::unique_ptr<PendingSum> start_sum(float* values, std::size_t count);
+  class Pending;
 };
+
+class ProcessRanks::State::Pending final : public PendingSum {
+ public:
+  Pending(State& state, at::Tensor tensor, c10::intrusive_ptr<c10d::Work> work)
+      : state_(state), tensor_(std::move(tensor)), work_(std::move(work)) {}
+  ~Pending() override {
+    // A sum left behind by an error elsewhere: the buffer must outlive
+    // Gloo's use of it.
+    if (work_) {
+      try {
+        work_->wait();
+      } catch (...) {
+      }
+    }
+  }
+  void wait() override;
+
+ private:
+  State& state_;
+  at::Tensor tensor_;                    // the values, kept alive for Gloo
+  c10::intrusive_ptr<c10d::Work> work_;  // null once waited for, or alone
+};
+
+std::unique_ptr<PendingSum> ProcessRanks::State::start_sum(float* values, std::size_t count) {
+  TOPKFS_ASSERT(group);
+  at::Tensor tensor = torch::from_blob(values, {static_cast<std::int64_t>(count)}, torch::kFloat);
+  std::vector<at::Tensor> tensors{tensor};
+  c10::intrusive_ptr<c10d::Work> work;
+  // Alone, the sum is the values (as sum()).
+  if (settings.world_size == 1) return std::make_unique<Pending>(*this, tensor, work);
+  try {
+    work = group->allreduce(tensors);
+  } catch (const std::exception& error) {
+    blame(first_line(error.what()));
+  }
+  ++sum_calls;
+  return std::make_unique<Pending>(*this, std::move(tensor), std::move(work));
+}
+
+void ProcessRanks::State::Pending::wait() {
+  if (!work_) return;
+  const auto start = Clock::now();
+  auto work = std::move(work_);
+  try {
+    work->wait();
+  } catch (const std::exception& error) {
+    state_.blame(first_line(error.what()));
+  }
+  state_.sum_seconds += seconds_since(start);
+}
 
 ProcessRanks::ProcessRanks(std::unique_ptr<State> state) : state_(std::move(state)) {}
 ProcessRanks::~ProcessRanks() = default;
@@ -238,6 +291,9 @@ int ProcessRanks::rank() const { return state_->settings.rank; }
 int ProcessRanks::size() const { return state_->settings.world_size; }
 void ProcessRanks::sum(float* values, std::size_t count) { state_->sum(values, count); }
 void ProcessRanks::sum(double* values, std::size_t count) { state_->sum(values, count); }
+std::unique_ptr<PendingSum> ProcessRanks::start_sum(float* values, std::size_t count) {
+  return state_->start_sum(values, count);
+}
 double ProcessRanks::sum_seconds() const { return state_->sum_seconds; }
 long ProcessRanks::sum_calls() const { return state_->sum_calls; }
 

@@ -60,13 +60,14 @@ json read_json(const std::string& path) {
   return json::parse(in);
 }
 
-// 5 epochs exactly, of minibatches of `batch` rows, on `data` (the file and
-// its reader flags).
+// 5 epochs exactly, of minibatches of `batch` rows over all the ranks
+// (--global-batch: one process's steps), on `data` (the file and its reader
+// flags).
 std::string run_args(const std::string& method, int batch = 100,
                      const std::string& data = "'" + planted() + "' --target label") {
   return fmt::format(
       "select {} --method {} --k 3 --epochs 5 --min-steps 0 "
-      "--batch {} --lr 0.01 --hidden 16 --threads 1 --seed 3 -q",
+      "--global-batch {} --lr 0.01 --hidden 16 --threads 1 --seed 3 -q",
       data, method, batch);
 }
 
@@ -101,6 +102,124 @@ TEST(DataParallelTest, TwoRanksFollowOneProcessOnAPlantedProblem) {
       read_json(test::temp_dir() + "/dnn-top_many.json")["selected"].get<std::vector<int>>();
   std::sort(selected.begin(), selected.end());
   EXPECT_EQ(selected, std::vector<int>({3, 7, 11}));
+}
+
+// --batch is per rank (PyTorch DDP's convention): 2 ranks of --batch 50 take
+// the steps of --global-batch 100, the same losses to the last digit, and
+// follow one process of --batch 100; 2 ranks of --batch 100 take steps of 200
+// rows, half as many a pass, and so learn otherwise.
+TEST(DataParallelTest, BatchIsPerRankAndGlobalBatchSplitsOneProcessSteps) {
+  const std::string common = fmt::format(
+      "select '{}' --target label --method dnn-top --k 3 --epochs 5 --min-steps 0 "
+      "--lr 0.01 --hidden 16 --threads 1 --seed 3 -q --timeout 60",
+      planted());
+  const std::string per_rank = fresh("per_rank.json"), global = fresh("global.json"),
+                    alone = fresh("alone.json"), larger = fresh("larger.json");
+  for (const auto& [flags, out] :
+       std::vector<std::pair<std::string, std::string>>{{"--nproc 2 --batch 50", per_rank},
+                                                        {"--nproc 2 --global-batch 100", global},
+                                                        {"--batch 100", alone},
+                                                        {"--nproc 2 --batch 100", larger}}) {
+    const auto run = run_cli(common + " " + flags + " -o " + out);
+    ASSERT_EQ(run.exit_code, 0) << flags << ": " << run.err;
+  }
+  const json a = read_json(per_rank), b = read_json(global), c = read_json(alone),
+             d = read_json(larger);
+  EXPECT_EQ(a["history"].size(), 5u);
+  ASSERT_EQ(a["history"].size(), b["history"].size());
+  for (std::size_t e = 0; e < a["history"].size(); ++e) {
+    EXPECT_EQ(a["history"][e]["loss"], b["history"][e]["loss"]) << "epoch " << e + 1;
+    EXPECT_EQ(a["history"][e]["val_loss"], b["history"][e]["val_loss"]) << "epoch " << e + 1;
+    EXPECT_NEAR(a["history"][e]["loss"].get<double>(), c["history"][e]["loss"].get<double>(), 1e-4)
+        << "epoch " << e + 1;
+  }
+  EXPECT_EQ(a["selected"], c["selected"]);
+  EXPECT_GT(std::abs(d["history"][0]["loss"].get<double>() - c["history"][0]["loss"].get<double>()),
+            1e-3);
+  // The wait for the sums, in the result.
+  EXPECT_GE(a["options"]["sum_wait_ms_per_step"].get<double>(), 0.0);
+  EXPECT_EQ(a["options"]["batch"], 50);
+  EXPECT_EQ(b["options"]["global-batch"], 100);
+}
+
+// A first layer large enough for early buckets (40000 units x 16 inputs:
+// 2.56 MB, two buckets summed during the backward pass, then the rest): the
+// result of 2 ranks is the same for 1 and 2 threads a rank, whose members
+// finish the unit blocks in either order, and the steps do sum in buckets.
+TEST(DataParallelTest, EarlyBucketsKeepTheResultTheSameForAnyThreadCount) {
+  std::string args = run_args("dnn-top");
+  args.replace(args.find(" --hidden 16"), 12, " --hidden 40000 --epochs 2");
+  args.replace(args.find(" --epochs 5"), 11, "");
+  // 128 rows a rank: two row blocks, so a team of two.
+  args.replace(args.find(" --global-batch 100"), 19, " --global-batch 256");
+  args.replace(args.find(" --threads 1"), 12, "");
+  const std::string one = fresh("buckets_1.json"), two = fresh("buckets_2.json");
+  for (const auto& [threads, out] : std::vector<std::pair<int, std::string>>{{1, one}, {2, two}}) {
+    const auto run =
+        run_cli(fmt::format("{} --threads {} --nproc 2 --timeout 60 -o {}", args, threads, out));
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+  }
+  const json a = read_json(one), b = read_json(two);
+  EXPECT_EQ(b["options"]["threads_used"], 2);
+  ASSERT_EQ(a["history"].size(), 2u);
+  for (std::size_t e = 0; e < 2; ++e) {
+    EXPECT_EQ(a["history"][e]["loss"], b["history"][e]["loss"]) << "epoch " << e + 1;
+    EXPECT_EQ(a["history"][e]["val_loss"], b["history"][e]["val_loss"]) << "epoch " << e + 1;
+  }
+  EXPECT_EQ(a["selected"], b["selected"]);
+  // 2 epochs of 4 steps (900 training rows, 256 a step): three sums a step
+  // (one with the buckets off), and a few more an epoch.
+  for (const json& result : {a, b}) {
+    long sums = -1;
+    for (const auto& note : result["notes"]) {
+      const std::string text = note.get<std::string>();
+      const auto at = text.find(" sums over the ranks took");
+      if (at != std::string::npos) sums = std::stol(text.substr(text.rfind(' ', at - 1) + 1));
+    }
+    EXPECT_GE(sums, 3 * 8) << result["notes"];
+  }
+}
+
+// `--nproc 2` of the planted run on the cores `cores` (taskset's list),
+// which must succeed; its output goes to `out`.
+test::CommandResult two_ranks_on(const std::string& cores, const std::string& out) {
+  const auto run = run_command(fmt::format("taskset -c {} '{}' {} --nproc 2 --timeout 60 -o '{}'",
+                                           cores, TOPKFS_CLI_PATH, run_args("dnn-top"), out));
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  return run;
+}
+
+// Fewer free cores than ranks: the launcher says so once, with what it
+// measured (one usable core under taskset), and the run goes on.
+TEST(DataParallelTest, FewerFreeCoresThanRanksIsWarnedOnce) {
+  const std::string out = fresh("one_core.json");
+  const auto run = two_ranks_on("0", out);
+  EXPECT_TRUE(contains(run.err, "warning: 2 ranks on 1 free core (1 usable")) << run.err;
+  const auto first = run.err.find("free core");
+  EXPECT_EQ(run.err.find("free core", first + 1), std::string::npos) << run.err;
+  EXPECT_TRUE(exists(out));
+}
+
+// As many free cores as ranks leave none for the sums (2 ranks on a quiet
+// 2-core machine lost against one process): said too, on two usable cores.
+TEST(DataParallelTest, NoCoreLeftForTheSumsIsWarned) {
+  const auto run = two_ranks_on("0,1", fresh("two_cores.json"));
+  EXPECT_TRUE(contains(run.err, "warning: 2 ranks on ")) << run.err;
+  EXPECT_TRUE(contains(run.err, "(2 usable")) << run.err;
+}
+
+// Without --threads, the ranks of one machine share its cores: on two of
+// them, 2 ranks take one thread each (one process would take both when free).
+TEST(DataParallelTest, RanksOnOneMachineShareItsCoresByDefault) {
+  std::string args = run_args("dnn-top");
+  args.replace(args.find(" --threads 1"), 12, "");
+  const std::string out = fresh("shared_cores.json");
+  const auto run = run_command(fmt::format("taskset -c 0,1 '{}' {} --nproc 2 --timeout 60 -o '{}'",
+                                           TOPKFS_CLI_PATH, args, out));
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json result = read_json(out);
+  EXPECT_EQ(result["options"]["threads"], 1);
+  EXPECT_EQ(result["options"]["threads_used"], 1);
 }
 
 // Without validation rows, the last minibatch of each epoch has one row: one

@@ -10,6 +10,7 @@
 #include <mutex>
 #include <thread>
 
+#include "ranks_in_threads.hpp"
 #include "topkfs/core/rank_group.hpp"
 #include "topkfs/data/synthetic.hpp"
 #include "topkfs/distributed/process_ranks.hpp"
@@ -63,7 +64,7 @@ std::unique_ptr<Selector> dnn_top() {
   for (const auto& [name, value] :
        std::vector<std::pair<std::string, std::string>>{{"epochs", "5"},
                                                         {"min-steps", "0"},
-                                                        {"batch", "100"},
+                                                        {"global-batch", "100"},
                                                         {"lr", "0.01"},
                                                         {"hidden", "16"},
                                                         {"threads", "1"},
@@ -96,33 +97,14 @@ TEST(ShardReadingTest, EachRankReadsOnlyItsShardAndTheRanksSelectAsOneProcess) {
   constexpr int kRanks = 2;
   std::vector<std::shared_ptr<CountingRows>> sources;
   std::vector<SelectionResult> results(kRanks);
-  std::vector<std::string> errors(kRanks);
   for (int r = 0; r < kRanks; ++r) sources.push_back(std::make_shared<CountingRows>(data.features));
-  // The store on a loopback port the system picks, as `select --nproc` hosts it.
-  const StoreHost store(kRanks, std::chrono::seconds(60));
-  std::vector<std::thread> threads;
-  for (int r = 0; r < kRanks; ++r) {
-    threads.emplace_back([&, r] {
-      try {
-        RendezvousSettings settings;
-        settings.rank = r;
-        settings.world_size = kRanks;
-        settings.port = store.port();
-        settings.store_elsewhere = true;
-        settings.timeout = std::chrono::seconds(60);
-        const auto ranks = ProcessRanks::join(settings);
-        const Dataset mine = read_through(data, sources[static_cast<std::size_t>(r)]);
-        ranks->agree_on_data("same");
-        FitCallbacks callbacks;
-        callbacks.ranks = ranks.get();
-        results[static_cast<std::size_t>(r)] = dnn_top()->fit(mine, rows, 3, callbacks);
-      } catch (const std::exception& error) {
-        errors[static_cast<std::size_t>(r)] = error.what();
-      }
-    });
-  }
-  for (auto& thread : threads) thread.join();
-  for (int r = 0; r < kRanks; ++r) ASSERT_EQ(errors[static_cast<std::size_t>(r)], "") << r;
+  test::run_ranks_in_threads(kRanks, [&](ProcessRanks& ranks, int r) {
+    const Dataset mine = read_through(data, sources[static_cast<std::size_t>(r)]);
+    FitCallbacks callbacks;
+    callbacks.ranks = &ranks;
+    results[static_cast<std::size_t>(r)] = dnn_top()->fit(mine, rows, 3, callbacks);
+  });
+  ASSERT_FALSE(HasFailure());
 
   std::int64_t read_total = 0;
   for (int r = 0; r < kRanks; ++r) {

@@ -26,6 +26,10 @@ struct Progress {
   double elapsed_seconds = 0.0;    // since the fit started
   bool epoch_done = false;         // true on the last call of an epoch
   ProgressUnit unit = ProgressUnit::Epochs;
+  // A data-parallel fit: the time a step waited for the sum of the
+  // gradients over the ranks, in milliseconds, on average over the fit's
+  // steps so far.
+  std::optional<double> sum_wait_ms = std::nullopt;
 };
 
 enum class LogLevel { Info, Warning };

@@ -15,6 +15,15 @@ int usable_cores();
 // the kernel does not say.
 int free_cores();
 
+// What free_cores() measures: the usable cores and the fewest other
+// runnable tasks of the machine seen (-1: the kernel does not say).
+struct CoreLoad {
+  int usable = 1;
+  int others = -1;
+  int free() const;
+};
+CoreLoad measure_core_load();
+
 // OpenBLAS's thread count (a BLAS without the setter ignores it).
 void set_openblas_threads(int threads);
 // OpenBLAS's thread count in force; -1 for a BLAS without the getter.

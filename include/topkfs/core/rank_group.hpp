@@ -6,8 +6,17 @@
 // their statistics through the same seam as the neural trainer.
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 
 namespace topkfs {
+
+// A sum over the ranks started and not yet waited for.
+class PendingSum {
+ public:
+  virtual ~PendingSum() = default;
+  // Returns once the values are the sum; throws as RankGroup::sum does.
+  virtual void wait() = 0;
+};
 
 class RankGroup {
  public:
@@ -19,6 +28,16 @@ class RankGroup {
   // that failed or stopped answering.
   virtual void sum(float* values, std::size_t count) = 0;
   virtual void sum(double* values, std::size_t count) = 0;
+  // The same without waiting: the caller may compute meanwhile, must leave
+  // `values` alone until wait() returns, and waits for every sum it starts.
+  // Every rank starts its sums in the same order. This default sums at once.
+  virtual std::unique_ptr<PendingSum> start_sum(float* values, std::size_t count) {
+    sum(values, count);
+    struct Done final : PendingSum {
+      void wait() override {}
+    };
+    return std::make_unique<Done>();
+  }
 };
 
 // The file rows one rank owns: [begin, end). Shards are contiguous row

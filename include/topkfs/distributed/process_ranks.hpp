@@ -43,9 +43,12 @@ class ProcessRanks final : public RankGroup {
   int size() const override;
   void sum(float* values, std::size_t count) override;
   void sum(double* values, std::size_t count) override;
+  // Hands the sum to Gloo's worker thread, which works through the sums in
+  // the order they were started while this thread computes.
+  std::unique_ptr<PendingSum> start_sum(float* values, std::size_t count) override;
 
-  // Time spent in sum() so far (waiting for the slowest rank included), and
-  // the number of calls.
+  // Time spent in sum() and in the waits of started sums so far (waiting for
+  // the slowest rank included), and the number of sums.
   double sum_seconds() const;
   long sum_calls() const;
 

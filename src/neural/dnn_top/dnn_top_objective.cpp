@@ -129,6 +129,8 @@ class DnnTopModel final : public LoopModel {
   // The forward pass reads w and the body; the top-k set is recomputed from w.
   bool batch_loss_is_pure() const override { return true; }
 
+  Tensor team_layer_weight() override { return network_.team_layer_weight(); }
+
   // The data part alone (the penalties say nothing about generalisation), on
   // the final top-k set whatever the schedule, so that every epoch's figure
   // compares with every other's: the lead plus lambda3 times the sub-model,
@@ -309,6 +311,7 @@ TrainingOutcome train_network(TopKNetwork& network, const TrainingSet& data,
   LoopSettings settings;
   settings.epochs = options.epochs;
   settings.batch = options.batch;
+  settings.global_batch = options.global_batch;
   settings.adam = {options.lr, options.beta1, options.beta2, 1e-8, options.clip};
   settings.patience = options.patience;
   settings.min_steps = options.min_steps;

@@ -246,7 +246,9 @@ class DnnTopSelector final : public TableSelector<DnnTopOptions> {
     once.problem =
         prepare_problem(train, rows, options, shape.has_value(), ThreadUse::Team, callbacks.ranks);
     // A member without a row block of the minibatch would only wait.
-    once.problem.threads_used = std::min(once.problem.threads_used, row_blocks(options.batch));
+    once.problem.threads_used =
+        std::min(once.problem.threads_used,
+                 row_blocks(options.rank_rows(callbacks.ranks ? callbacks.ranks->size() : 1)));
     Rng init_rng(derive_seed(options.seed, 0));
     once.network = cnn ? make_cnn(*shape, once.problem.outputs, options.hidden, init_rng)
                        : make_mlp(train.cols(), once.problem.outputs, options.hidden, init_rng);

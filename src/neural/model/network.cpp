@@ -122,6 +122,8 @@ class Mlp : public TopKNetwork {
 
   Tensor input_weight_norms() const override { return layers_.first_weight.detach().norm(2, {0}); }
 
+  Tensor team_layer_weight() const override { return layers_.first_weight; }
+
  private:
   MlpLayers layers_;
 };

@@ -59,6 +59,9 @@ class TopKNetwork : public torch::nn::Module {
   // first layer's columns), or an undefined tensor when the body shares its
   // weights across inputs (the CNN's convolutions).
   virtual torch::Tensor input_weight_norms() const { return {}; }
+  // The weights of a first layer that a team step computes by unit blocks
+  // (fused_mlp.hpp, TeamFirstLayer); undefined when there is none.
+  virtual torch::Tensor team_layer_weight() const { return {}; }
 };
 
 enum class Activation { Relu, Sigmoid };

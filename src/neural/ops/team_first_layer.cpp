@@ -149,9 +149,18 @@ void TeamFirstLayer::backward(const FirstLayerSeat& seat, const Tensor& grad,
                              subset);
     Tensor part = gate_parts_[block];
     gate_pass(unit_rows, weight.narrow(0, unit, units), gate, part);
+    if (rows_ready_) rows_ready_(block, unit_rows.data_ptr<float>());
   }
   // The other members' unit blocks are theirs to finish; the team joins
   // before anyone reads the gradients.
+}
+
+std::vector<std::int64_t> TeamFirstLayer::unit_block_rows(std::int64_t hidden) {
+  std::vector<std::int64_t> rows;
+  for (int block = 0; block <= unit_blocks(hidden); ++block) {
+    rows.push_back(unit_block_begin(block, hidden));
+  }
+  return rows;
 }
 
 std::vector<Tensor> TeamFirstLayer::gate_parts() const {

@@ -25,6 +25,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <mutex>
 #include <utility>
 #include <vector>
@@ -88,6 +89,16 @@ class TeamFirstLayer {
   const torch::Tensor& weight_gradient() const { return accumulated_; }
   std::vector<torch::Tensor> gate_parts() const;
 
+  // The first rows of the unit blocks of a layer of `hidden` units, and
+  // `hidden`: the rows of the weight gradient that each unit block finishes.
+  static std::vector<std::int64_t> unit_block_rows(std::int64_t hidden);
+  // Called by the member that finishes a unit block's rows of the weight
+  // gradient, with the block and the rows (contiguous, final until the next
+  // step), while the other blocks may still be computed: a data-parallel
+  // step starts their sum over the ranks there (GradientBuckets).
+  using RowsReady = std::function<void(int block, const float* rows)>;
+  void on_weight_rows_ready(RowsReady ready) { rows_ready_ = std::move(ready); }
+
  private:
   // Sizes the buffers of a layer of `hidden` units; the first member to
   // arrive does it.
@@ -114,6 +125,7 @@ class TeamFirstLayer {
   torch::Tensor grad_sub_;     // rows x H: G on the sub-model's rows
   torch::Tensor accumulated_;  // H x m: A, then dW
   torch::Tensor gate_parts_;   // unit blocks x m: each unit block's dw
+  RowsReady rows_ready_;
 };
 
 // One member's place in a team step's first layer: the layer, the member and

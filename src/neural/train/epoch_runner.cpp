@@ -37,7 +37,10 @@ EpochRunner::EpochRunner(LoopModel& model, const TrainingSet& data, const LoopSe
       optimizer_(parameters_, model.weight_decay(), settings.adam),
       rng_(derive_seed(settings.seed, 1)),
       order_(data.train_rows),
-      batch_(static_cast<std::size_t>(settings.batch)),
+      // Every rank walks the same global order, a step's window of it at a
+      // time, and computes the rows of its shard in the window.
+      batch_(static_cast<std::size_t>(minibatch_rows(
+          settings.batch, settings.global_batch, callbacks.ranks ? callbacks.ranks->size() : 1))),
       batches_(static_cast<long>((order_.size() + batch_ - 1) / batch_)) {
   // The model learns of the optimizer before the team slices it.
   model_.optimizer_ready(optimizer_);
@@ -48,7 +51,9 @@ EpochRunner::EpochRunner(LoopModel& model, const TrainingSet& data, const LoopSe
   }
   // One rank alone sums nothing: it takes the one-process steps, exactly.
   if (callbacks.ranks && callbacks.ranks->size() > 1) {
-    data_parallel_.emplace(*callbacks.ranks, data.features->row_count());
+    data_parallel_.emplace(*callbacks.ranks, data.features->row_count(),
+                           data.features->storage() == RowStorage::InMemory);
+    make_buckets();
   } else {
     window_ = data.features->reading_window();
     // The source's read-ahead thread needs a core the team leaves free: on
@@ -57,6 +62,24 @@ EpochRunner::EpochRunner(LoopModel& model, const TrainingSet& data, const LoopSe
     // members share the read-ahead as they gather their rows instead.
     read_ahead_ = std::max(1, settings.batch_workers) < usable_cores() ? ReadAhead::OnSpareCore
                                                                        : ReadAhead::ByReaders;
+  }
+}
+
+void EpochRunner::make_buckets() {
+  // The team's first layer finishes its weights' gradient by unit blocks:
+  // buckets of them are summed over the ranks as soon as they are final.
+  const Tensor weight = team_step_ ? model_.team_layer_weight() : Tensor();
+  int early = -1;
+  for (std::size_t i = 0; weight.defined() && i < parameters_.size(); ++i) {
+    if (parameters_[i].is_same(weight)) early = static_cast<int>(i);
+  }
+  GradientBuckets& buckets = data_parallel_->make_buckets(
+      parameters_, early,
+      early >= 0 ? TeamFirstLayer::unit_block_rows(weight.size(0)) : std::vector<std::int64_t>(),
+      kBucketBytes);
+  if (buckets.count() > 1) {
+    team_step_->first_layer().on_weight_rows_ready(
+        [&buckets](int block, const float* rows) { buckets.rows_ready(block, rows); });
   }
 }
 
@@ -80,8 +103,16 @@ double EpochRunner::run(int epoch, int epochs, const std::optional<double>& last
     const std::size_t begin = static_cast<std::size_t>(b) * batch_;
     const std::size_t end = std::min(order_.size(), begin + batch_);
     loss_sum += step(info, begin, end);
-    callbacks_.report({epoch, epochs, b + 1, batches_, loss_sum / static_cast<double>(b + 1),
-                       last_val, seconds_since(start_), false});
+    Progress progress{epoch,
+                      epochs,
+                      b + 1,
+                      batches_,
+                      loss_sum / static_cast<double>(b + 1),
+                      last_val,
+                      seconds_since(start_),
+                      false};
+    if (data_parallel_) progress.sum_wait_ms = data_parallel_->sum_wait_ms();
+    callbacks_.report(progress);
   }
   return loss_sum / static_cast<double>(batches_);
 }
@@ -107,6 +138,7 @@ double EpochRunner::step(const StepInfo& info, std::size_t begin, std::size_t en
     // weights each rank's mean by its share of the rows.
     data_parallel_->local_rows(order_, begin, end, local_);
     const double share = static_cast<double>(local_.size()) / static_cast<double>(end - begin);
+    data_parallel_->begin_step(share);
     if (!local_.empty()) {
       value = loss_and_gradients(local_, 0, local_.size(), info);
     } else if (!model_.batch_loss_is_pure()) {
@@ -118,7 +150,7 @@ double EpochRunner::step(const StepInfo& info, std::size_t begin, std::size_t en
       weighted.weights = gather_weights(data_, local_, 0, 0);
       model_.batch_loss(none, gather_targets(data_, local_, 0, 0), weighted, nullptr);
     }
-    value = data_parallel_->sum_step(parameters_, value, share, model_.step_statistics());
+    value = data_parallel_->sum_step(parameters_, value, model_.step_statistics());
   } else {
     value = loss_and_gradients(order_, begin, end, info);
   }

@@ -59,6 +59,9 @@ class EpochRunner {
   void resume(const std::string& shuffle_state, std::vector<std::int64_t> order);
 
  private:
+  // The data-parallel sums' buckets (GradientBuckets), told by the team's
+  // first layer of its weight gradient's unit blocks as they are finished.
+  void make_buckets();
   // One minibatch, order_[begin, end): its loss, once the optimizer step is
   // taken.
   double step(const StepInfo& info, std::size_t begin, std::size_t end);

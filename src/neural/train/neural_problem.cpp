@@ -204,6 +204,7 @@ LoopSettings loop_settings(const NeuralTrainingOptions& options) {
   LoopSettings settings;
   settings.epochs = options.epochs;
   settings.batch = options.batch;
+  settings.global_batch = options.global_batch;
   settings.adam.lr = options.lr;
   settings.adam.clip = options.clip;
   settings.patience = options.patience;

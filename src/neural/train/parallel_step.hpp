@@ -78,6 +78,9 @@ class ParallelStep {
   [[nodiscard]] bool apply(bool gradients_changed);
 
   WorkerTeam& team() { return team_; }
+  // Where the first layer reports each unit block of its weight gradient as
+  // it is finished (TeamFirstLayer::on_weight_rows_ready).
+  TeamFirstLayer& first_layer() { return first_layer_; }
 
  private:
   struct Part {

@@ -278,8 +278,10 @@ TrainingOutcome train_loop(LoopModel& model, const TrainingSet& data, const Loop
     }
     record.seconds = seconds_since(epoch_start);
     outcome.history.push_back(record);
-    callbacks.report(
-        {epoch, epochs, batches, batches, record.loss, last_val, seconds_since(start), true});
+    Progress done{epoch, epochs, batches, batches, record.loss, last_val, seconds_since(start),
+                  true};
+    if (runner.data_parallel()) done.sum_wait_ms = runner.data_parallel()->sum_wait_ms();
+    callbacks.report(done);
     const bool stop = stopping.stop_after(epoch, epochs, record.val_loss, model);
     if (runner.data_parallel()) check_ranks_agree(*callbacks.ranks, stop, epoch);
     if (writes_checkpoints &&

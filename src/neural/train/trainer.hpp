@@ -15,6 +15,7 @@
 #include "neural/ops/fused_adam.hpp"
 #include "topkfs/core/callbacks.hpp"
 #include "topkfs/data/dataset.hpp"
+#include "topkfs/neural/training_options.hpp"
 #include "topkfs/select/selection_result.hpp"
 
 namespace topkfs {
@@ -116,6 +117,10 @@ class LoopModel {
   virtual double schedule_end() const { return 0.0; }
   // Everything that the best epoch's weights restore (default: parameters()).
   virtual std::vector<torch::Tensor> state() { return parameters(); }
+  // The weights of the network's fused first layer, whose gradient a team
+  // step finishes unit block by unit block (TeamFirstLayer), or undefined:
+  // a data-parallel step sums those blocks while the rest is computed.
+  virtual torch::Tensor team_layer_weight() { return {}; }
   // True when batch_loss only reads the model, so that the loop may call it
   // on the row blocks of a minibatch from several threads at once
   // (LoopSettings::batch_workers). A model that draws noise or changes state per call says no.
@@ -129,7 +134,11 @@ class LoopModel {
 
 struct LoopSettings {
   int epochs = 20;
+  // Rows per step (minibatch_rows, topkfs/neural/training_options.hpp): a
+  // data-parallel loop over N ranks takes N x batch, or global_batch when
+  // above 0, in every step.
   int batch = 128;
+  int global_batch = 0;
   AdamSettings adam;  // clip: gradient-norm bound, 0 = off
   int patience = 5;   // 0 = never stop early
   // When epochs x batches falls short of this, epochs and patience are scaled

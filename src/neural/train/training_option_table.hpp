@@ -19,7 +19,13 @@ void add_training_options(OptionTable<Options>& table, const std::string& hidden
       .template add<int>("min-steps", &Base::min_steps,
                          "Small data: raise the epochs (and the patience alike) so that training "
                          "makes at least this many minibatch steps (0 = never)")
-      .template add<int>("batch", &Base::batch, "Minibatch size (training rows per step)")
+      .template add<int>("batch", &Base::batch,
+                         "Minibatch size (training rows per step); per rank in a data-parallel "
+                         "fit, N x batch rows a step over N ranks")
+      .template add<int>("global-batch", &Base::global_batch,
+                         "Data-parallel: the rows of each step over all the ranks, split among "
+                         "them, so that N ranks follow one process (instead of --batch per "
+                         "rank); 0 = off")
       .template add<double>("lr", &Base::lr, "Adam learning rate")
       .template add<double>(
           "validation", &Base::validation,

@@ -21,6 +21,10 @@ void NeuralTrainingOptions::validate_training() const {
   if (epochs < 1) fail(fmt::format("--epochs must be at least 1, got {}", epochs));
   if (min_steps < 0) fail(fmt::format("--min-steps must not be negative, got {}", min_steps));
   if (batch < 1) fail(fmt::format("--batch must be at least 1, got {}", batch));
+  if (global_batch < 0) {
+    fail(fmt::format("--global-batch must not be negative (0 = --batch per rank), got {}",
+                     global_batch));
+  }
   if (!(lr > 0)) fail(fmt::format("--lr must be positive, got {}", lr));
   if (!(validation >= 0 && validation < 1)) {
     fail(fmt::format("--validation must be in [0, 1), got {}", validation));
