@@ -197,7 +197,7 @@ std::shared_ptr<Dataset> by_row_blocks(RowBlockReader reader, Format format,
   read_names_as_utf8(*data, path);
   // The text readers check the values on their first pass; the others read
   // the features only when they are written.
-  if (format == Format::Hdf5 || format == Format::Mat || format == Format::Idx) {
+  if (format == Format::Idx) {
     data->notes.push_back("features read by row blocks; their values are not checked for NaN here");
   }
   return data;
@@ -209,12 +209,11 @@ RowStream open_row_stream(const std::string& path, const ReadOptions& options) {
   RowStream stream;
   const Format format = options.format == Format::Auto ? detect_format(path) : options.format;
   check_target_options(options, format);
-  // The formats that can be read in parts: HDF5 by hyperslabs, IDX and
-  // plain (not gzipped) CSV, TSV and LIBSVM by passes over the file.
+  // The formats that can be read in parts: IDX and plain (not gzipped)
+  // CSV, TSV and LIBSVM by passes over the file. HDF5 and v7.3 .mat files
+  // come from the HDF5 reader program whole, in shared memory.
   RowBlockReader reader = nullptr;
   ReadOptions effective = options;
-  if (format == Format::Hdf5) reader = read_hdf5_by_row_blocks;
-  if (format == Format::Mat) reader = read_mat_by_row_blocks;  // v7.3 files
   if (format == Format::Idx) reader = read_idx_by_row_blocks;
   if ((format == Format::Csv || format == Format::Tsv) && !has_gzip_magic(path) &&
       file_size(path) > 0) {
@@ -275,61 +274,12 @@ void name_and_require_values(Dataset& data, const std::string& path) {
   if (data.rows() == 0) throw DataError(fmt::format("{}: the data has no samples", path));
 }
 
-// The feature values of the rows this process reads (its shard in a
-// data-parallel run, else all), one pass by row blocks: the check
-// read_dataset makes on data held in memory.
-void check_streamed_values(const Dataset& data, const ReadOptions& options) {
-  const RowSource& rows = data.feature_rows();
-  const RowShard shard = row_shard(rows.row_count(), options.shard_rank, options.shard_count);
-  const std::int64_t m = rows.column_count();
-  const std::int64_t block = rows.pass_block_rows();
-  rows.for_each_block(shard.begin, shard.end, block,
-                      [&](std::int64_t first, std::int64_t count, const float* values) {
-                        for (std::int64_t at = 0; at < count * m; ++at) {
-                          if (!std::isfinite(values[at])) {
-                            refuse_feature_value(data, first + at / m, at % m, values[at],
-                                                 data.source);
-                          }
-                        }
-                      });
-}
-
 }  // namespace
 
 Dataset read_dataset_by_rows(const std::string& path, const ReadOptions& options) {
-  const Format format = options.format == Format::Auto ? detect_format(path) : options.format;
-  check_target_options(options, format);
-  // Dropping a row with a missing value needs every row read first; keeping
-  // them (what `info` does, to count them) or refusing them does not.
-  // HDF5 files and MATLAB v7.3 files (HDF5 too) are read by row blocks.
-  const RowBlockReader reader = format == Format::Hdf5  ? read_hdf5_by_row_blocks
-                                : format == Format::Mat ? read_mat_by_row_blocks
-                                                        : nullptr;
-  if (reader == nullptr || options.nan == NanPolicy::Drop) return read_dataset(path, options);
-  require_readable_file(path);
-  std::shared_ptr<const RowSource> rows;
-  const auto streamed = by_row_blocks(reader, format, path, options, rows);
-  if (!streamed) return read_dataset(path, options);
-  // A matrix that fits in half the memory is read whole, once: a chunked,
-  // compressed file read by row blocks decompresses each chunk again for
-  // every minibatch that touches it (ten times the epoch of the same rows in
-  // memory, on USPS). A rank of a data-parallel run keeps to its shard.
-  const double bytes = static_cast<double>(rows->row_count()) *
-                       static_cast<double>(rows->column_count()) * sizeof(float);
-  if (options.shard_count == 1 &&
-      bytes <= 0.5 * static_cast<double>(detail::physical_memory_bytes())) {
-    return read_dataset(path, options);
-  }
-  Dataset data = *streamed;
-  data.row_blocks = rows;
-  name_and_require_values(data, path);
-  if (options.nan != NanPolicy::Keep) {
-    data.notes.pop_back();  // "not checked for NaN": the rows read are, here
-    check_streamed_values(data, options);
-  }
-  check_classes(data, path);
-  data.validate();
-  return data;
+  // HDF5 and v7.3 .mat files, the formats this was for, come whole from the
+  // HDF5 reader program in memory it shares (reader_process.hpp).
+  return read_dataset(path, options);
 }
 
 Dataset read_dataset(const std::string& path, const ReadOptions& options) {

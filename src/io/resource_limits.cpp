@@ -72,6 +72,7 @@ ResourceLimits resource_limits_from_environment() {
   limits.hdf5_probe_cpu_seconds = positive_number("TOPKFS_HDF5_PROBE_CPU_SECONDS");
   limits.hdf5_probe_memory_bytes =
       static_cast<std::uint64_t>(positive_number("TOPKFS_HDF5_PROBE_MEMORY_MB") * (1 << 20));
+  if (const char* program = std::getenv("TOPKFS_HDF5_READER")) limits.hdf5_reader = program;
   return limits;
 }
 
