@@ -277,6 +277,7 @@ class Hdf5Reader {
       throw DataError(fmt::format(
           "{}: dataset {} is not numeric; store integers or floating-point numbers", path_, text));
     }
+    hdf5::check_chunk_grid(array.dataset.get(), path_, name);
     if (hdf5::has_external_storage(array.dataset.get())) {
       throw DataError(fmt::format(
           "{}: dataset '{}' keeps its values in other files (an HDF5 external storage list), "

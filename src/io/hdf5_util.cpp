@@ -55,6 +55,29 @@ std::optional<std::vector<hsize_t>> chunk_shape(hid_t plist, int rank) {
   return chunk;
 }
 
+void check_chunk_grid(hid_t dataset, const std::string& path, const std::string& name) {
+  const Handle plist(H5Dget_create_plist(dataset), H5Pclose);
+  const Handle space = space_handle(H5Dget_space(dataset));
+  if (!plist || !space || H5Pget_layout(plist.get()) != H5D_CHUNKED) return;
+  const int rank = H5Sget_simple_extent_ndims(space.get());
+  const auto chunk = chunk_shape(plist.get(), rank);
+  if (!chunk) return;  // the read says what is wrong
+  const std::vector<std::uint64_t> dims = dataset_dims(dataset);
+  const std::vector<std::uint64_t> chunk_dims(chunk->begin(), chunk->end());
+  const std::uint64_t grid = chunk_grid_size(dims, chunk_dims);
+  hsize_t file_bytes = 0;
+  const Handle file(H5Iget_file_id(dataset), H5Fclose);
+  if (!file || H5Fget_filesize(file.get(), &file_bytes) < 0) return;
+  if (grid <= std::max<std::uint64_t>(kMinChunkGrid, file_bytes)) return;
+  throw DataError(fmt::format(
+      "{}: dataset '{}' ({}) is stored in {} chunks of {}, more chunks than the file has "
+      "bytes ({}): almost all of it is unwritten fill value, which libhdf5 reads at a cost "
+      "per chunk. Rewrite the dataset with larger chunks (e.g. h5repack -l {}:CHUNK={}x... "
+      "IN OUT)",
+      path, name, shape_text(dims), grid, shape_text(chunk_dims), file_bytes, name,
+      std::min<std::uint64_t>(dims.empty() ? 1 : dims[0], 1024)));
+}
+
 bool has_external_storage(hid_t dataset) {
   const Handle plist(H5Dget_create_plist(dataset), H5Pclose);
   return plist && H5Pget_external_count(plist.get()) > 0;

@@ -452,6 +452,7 @@ class MatReader {
         throw DataError(
             fmt::format("{}: cannot open dataset '{}': the file is corrupt", path_, where));
       }
+      hdf5::check_chunk_grid(opened.get(), path_, where);
       if (hdf5::has_external_storage(opened.get())) {
         throw DataError(fmt::format(
             "{}: dataset '{}' keeps its values in other files (an HDF5 external storage list), "
