@@ -454,9 +454,6 @@ TEST(MatByRows, AV73MatrixAboveTheBudgetIsReadByRowBlocksAsReadWhole) {
       "import scipy.io\n"
       "scipy.io.savemat(out, {'X': np.ones((200, 9)), 'Y': np.arange(200) % 2})");
   ASSERT_FALSE(HasFatalFailure());
-  std::shared_ptr<const RowSource> none;
-  EXPECT_EQ(read_mat_by_row_blocks(v5, {}, none).rows(), 0);
-  EXPECT_EQ(none, nullptr);
   EXPECT_EQ(read_dataset_by_rows(v5).feature_rows().storage(), RowStorage::InMemory);
 }
 
