@@ -96,8 +96,7 @@ bool check_mat_header(const std::string& path, bool* swapped) {
   *swapped = complete && header[126] == 'M' && header[127] == 'I';
   const auto version = (static_cast<unsigned>(static_cast<unsigned char>(header[125])) << 8) |
                        static_cast<unsigned char>(header[124]);
-  const auto expected =
-      *swapped ? __builtin_bswap16(static_cast<std::uint16_t>(version)) : version;
+  const auto expected = *swapped ? __builtin_bswap16(static_cast<std::uint16_t>(version)) : version;
   if (!(little || *swapped) || (expected != 0x0100 && expected != 0x0200)) {
     throw DataError(
         fmt::format("{}: not a MATLAB .mat file of version 5, 7 or 7.3 (no MAT-file header); "

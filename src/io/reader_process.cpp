@@ -79,8 +79,8 @@ std::string directory_of_this_code() {
     return {};
   }
   char resolved[PATH_MAX];
-  const std::string name = ::realpath(info.dli_fname, resolved) != nullptr ? resolved
-                                                                            : info.dli_fname;
+  const std::string name =
+      ::realpath(info.dli_fname, resolved) != nullptr ? resolved : info.dli_fname;
   // A program's own name is "/proc/self/exe"'s when dladdr gives a bare name.
   if (name.find('/') == std::string::npos) {
     const ssize_t length = ::readlink("/proc/self/exe", resolved, sizeof resolved - 1);
@@ -149,7 +149,8 @@ class ReaderRun {
             int report) {
     int pipe_ends[2];
     if (::pipe2(pipe_ends, O_CLOEXEC) != 0) {
-      throw FileError(fmt::format("cannot start the HDF5 reader program: {}", std::strerror(errno)));
+      throw FileError(
+          fmt::format("cannot start the HDF5 reader program: {}", std::strerror(errno)));
     }
     messages_ = std::make_unique<Fd>(pipe_ends[0]);
     const Fd write_end(pipe_ends[1]);
@@ -223,7 +224,8 @@ class ReaderRun {
       const double used = cpu_seconds(pid_);
       if (used >= 0 && used - cpu_start >= cpu_limit) over = Ending::OverCpuLimit;
       const std::int64_t peak = memory_start_ < 0 ? -1 : status_bytes(pid_, "VmHWM");
-      const auto grown = static_cast<std::uint64_t>(std::max<std::int64_t>(peak - memory_start_, 0));
+      const auto grown =
+          static_cast<std::uint64_t>(std::max<std::int64_t>(peak - memory_start_, 0));
       if (peak > 0 && grown > memory_limit_) {
         // A need announced after the messages above were read is there now.
         bool ignored = false;
@@ -294,9 +296,8 @@ class ReaderRun {
 Fd shared_memory(const char* name) {
   const int fd = ::memfd_create(name, MFD_CLOEXEC);
   if (fd < 0) {
-    throw FileError(
-        fmt::format("cannot make the memory the HDF5 reader program writes to: {}",
-                    std::strerror(errno)));
+    throw FileError(fmt::format("cannot make the memory the HDF5 reader program writes to: {}",
+                                std::strerror(errno)));
   }
   return Fd(fd);
 }
@@ -346,9 +347,8 @@ FeatureMatrix map_matrix(const Fd& matrix, std::int64_t rows, std::int64_t cols,
   if (rows == 0 || cols == 0) return FeatureMatrix(rows, cols);
   auto mapping = std::make_shared<const MappedFile>(matrix.get(), path);
   if (mapping->size() != static_cast<std::uint64_t>(rows) * static_cast<std::uint64_t>(cols) * 4) {
-    throw DataError(fmt::format(
-        "{}: the HDF5 reader program wrote {} bytes for a {} x {} matrix", path, mapping->size(),
-        rows, cols));
+    throw DataError(fmt::format("{}: the HDF5 reader program wrote {} bytes for a {} x {} matrix",
+                                path, mapping->size(), rows, cols));
   }
   const auto* values = reinterpret_cast<const float*>(mapping->data());
   return FeatureMatrix::borrow(values, rows, cols, std::move(mapping), RowStorage::InMemory);
@@ -369,8 +369,7 @@ std::vector<std::string> reader_program_candidates() {
   return candidates;
 }
 
-Dataset read_in_reader_process(Format format, const std::string& path,
-                               const ReadOptions& options) {
+Dataset read_in_reader_process(Format format, const std::string& path, const ReadOptions& options) {
   const std::string program = find_reader_program();
   const ResourceLimits limits = resource_limits();
   protocol::Request request;

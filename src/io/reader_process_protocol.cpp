@@ -134,8 +134,8 @@ std::string describe_dataset(const Dataset& data, std::int64_t rows, std::int64_
               {"labels", data.labels},
               {"class_names", data.class_names},
               {"target_cols", data.targets.cols()},
-              {"targets", std::vector<double>(data.targets.data(),
-                                              data.targets.data() + data.targets.size())},
+              {"targets",
+               std::vector<double>(data.targets.data(), data.targets.data() + data.targets.size())},
               {"target_names", data.target_names},
               {"notes", data.notes}};
   if (data.predefined_split) {

@@ -60,12 +60,11 @@ void write_rows(const RowSource& rows) {
   const std::int64_t n = rows.row_count();
   const std::int64_t m = rows.column_count();
   if (n == 0 || m == 0) return;
-  rows.for_each_block(0, n, rows.pass_block_rows(),
-                      [&](std::int64_t, std::int64_t count, const float* values) {
-                        write_all(protocol::kMatrixFd, values,
-                                  static_cast<std::size_t>(count * m) * sizeof(float));
-                        report_progress();
-                      });
+  rows.for_each_block(
+      0, n, rows.pass_block_rows(), [&](std::int64_t, std::int64_t count, const float* values) {
+        write_all(protocol::kMatrixFd, values, static_cast<std::size_t>(count * m) * sizeof(float));
+        report_progress();
+      });
 }
 
 // The file's data, its matrix written; `rows` x `cols` its shape.
