@@ -276,7 +276,7 @@ TEST(Hdf5Reader, AFileThatCrashesLibhdf5IsRefusedAndReadingGoesOn) {
       fixture("../fuzz/regressions/hdf5/crash-07135747e8cb62b9402f6eeff1f7e0b81b334d4a");
   const std::string message = data_error(path);
   EXPECT_TRUE(contains(message,
-                       "libhdf5 crashed reading the file's structure (Floating point "
+                       "libhdf5 crashed reading the file (Floating point "
                        "exception): the file is corrupt"))
       << message;
   const Dataset after = read_dataset(kinds_fixture());
@@ -420,7 +420,7 @@ TEST(Hdf5Reader, TheProbesTimeLimitIsOnProcessorTimeSinceItsLastProgress) {
   {
     test::ScopedLimitsFromEnvironment short_limit("TOPKFS_HDF5_PROBE_CPU_SECONDS", "0.02");
     const std::string message = test::error_of<DataError>([&] { read_dataset(scalars); });
-    EXPECT_NE(message.find(scalars + ": libhdf5 did not finish reading the file's structure "
+    EXPECT_NE(message.find(scalars + ": libhdf5 did not finish reading the file "
                                      "within 0.02 s of processor time"),
               std::string::npos)
         << message;
