@@ -462,7 +462,7 @@ TEST(Hdf5Reader, TheProbesMemoryIsBoundedByWhatItsReadsAnnounce) {
   const test::CommandResult refused = test::run_cli("info " + scalars);
   EXPECT_EQ(refused.exit_code, 1);
   EXPECT_NE(refused.err.find(scalars + ": libhdf5 took more than 8 MB of memory reading the "
-                                       "file's structure"),
+                                       "file"),
             std::string::npos)
       << refused.err;
   const test::CommandResult read = test::run_cli("info --json " + large);
