@@ -46,7 +46,7 @@ export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
 # 1 GB default each such input took the probe 3 to 5 s under ASan (60 s on
 # a loaded machine, past -timeout), and the hdf5 rate fell from about 400
 # to 25 a second once the work corpus held a few; at 64 MB they take 0.5 s.
-export TOPKFS_HDF5_PROBE_MEMORY_MB="${TOPKFS_HDF5_PROBE_MEMORY_MB:-64}"
+export TOPKFS_HDF5_READER_MEMORY_MB="${TOPKFS_HDF5_READER_MEMORY_MB:-64}"
 # Two targets at a time by default (TOPKFS_FUZZ_JOBS, default: the cores):
 # each is one process on one core, so a run of N targets takes N / 2 times
 # the time per target on an idle 2-core machine, and each target still

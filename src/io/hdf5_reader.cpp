@@ -423,6 +423,12 @@ Dataset read_hdf5_here(const std::string& path, const ReadOptions& options,
   return Hdf5Reader(path, options, rows).read();
 }
 
+Dataset read_hdf5_by_rows(const std::string& path, const ReadOptions& options,
+                          const MatrixOnDisk& on_disk) {
+  require_readable_file(path);
+  return read_in_reader_process(Format::Hdf5, path, options, &on_disk);
+}
+
 }  // namespace detail
 
 Dataset read_hdf5(const std::string& path, const ReadOptions& options) {

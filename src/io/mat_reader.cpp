@@ -536,15 +536,30 @@ Dataset read_mat_v73_here(const std::string& path, const ReadOptions& options,
   return MatReader(path, options, rows).read();
 }
 
-}  // namespace detail
+namespace {
 
-Dataset read_mat(const std::string& path, const ReadOptions& options) {
+// A v5 file read here, whole; a v7.3 file in the reader program.
+Dataset read_mat_file(const std::string& path, const ReadOptions& options,
+                      const MatrixOnDisk* on_disk) {
   require_readable_file(path);
   bool swapped = false;
   if (check_mat_header(path, &swapped)) {
-    return detail::read_in_reader_process(Format::Mat, path, options);
+    return read_in_reader_process(Format::Mat, path, options, on_disk);
   }
   return MatReader(path, options).read();
+}
+
+}  // namespace
+
+Dataset read_mat_by_rows(const std::string& path, const ReadOptions& options,
+                         const MatrixOnDisk& on_disk) {
+  return read_mat_file(path, options, &on_disk);
+}
+
+}  // namespace detail
+
+Dataset read_mat(const std::string& path, const ReadOptions& options) {
+  return detail::read_mat_file(path, options, nullptr);
 }
 
 }  // namespace topkfs

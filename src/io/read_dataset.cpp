@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "memory_budget.hpp"
+#include "reader_process.hpp"
 #include "topkfs/core/enum_names.hpp"
 #include "topkfs/core/error.hpp"
 #include "topkfs/core/rank_group.hpp"
@@ -20,6 +21,7 @@
 #include "topkfs/io/json_field.hpp"
 #include "topkfs/io/read_option_scope.hpp"
 #include "topkfs/io/readers.hpp"
+#include "topkfs/io/resource_limits.hpp"
 #include "topkfs/io/target_encoding.hpp"
 
 namespace topkfs {
@@ -211,7 +213,8 @@ RowStream open_row_stream(const std::string& path, const ReadOptions& options) {
   check_target_options(options, format);
   // The formats that can be read in parts: IDX and plain (not gzipped)
   // CSV, TSV and LIBSVM by passes over the file. HDF5 and v7.3 .mat files
-  // come from the HDF5 reader program whole, in shared memory.
+  // come from the HDF5 reader program, mapped from a temporary file when
+  // they are above half the memory budget (read_dataset_by_rows).
   RowBlockReader reader = nullptr;
   ReadOptions effective = options;
   if (format == Format::Idx) reader = read_idx_by_row_blocks;
@@ -228,7 +231,7 @@ RowStream open_row_stream(const std::string& path, const ReadOptions& options) {
     stream.data = by_row_blocks(reader, format, path, effective, stream.rows);
     if (stream.data) return stream;
   }
-  stream.data = std::make_shared<Dataset>(read_dataset(path, options));
+  stream.data = std::make_shared<Dataset>(read_dataset_by_rows(path, options));
   stream.rows = std::shared_ptr<const RowSource>(stream.data, &stream.data->features);
   return stream;
 }
@@ -276,10 +279,39 @@ void name_and_require_values(Dataset& data, const std::string& path) {
 
 }  // namespace
 
+namespace {
+
+// What every reader's data goes through: its source and format, names,
+// the checks of its values.
+Dataset finish_reading(Dataset data, Format format, const std::string& path,
+                       const ReadOptions& options) {
+  data.source = path;
+  data.format = to_string(format);
+  name_and_require_values(data, path);
+  check_values(data, options, path);
+  data.validate();
+  return data;
+}
+
+}  // namespace
+
 Dataset read_dataset_by_rows(const std::string& path, const ReadOptions& options) {
-  // HDF5 and v7.3 .mat files, the formats this was for, come whole from the
-  // HDF5 reader program in memory it shares (reader_process.hpp).
-  return read_dataset(path, options);
+  const Format format = options.format == Format::Auto ? detect_format(path) : options.format;
+  // HDF5 and v7.3 .mat files are read in the HDF5 reader program. A matrix
+  // that fits in half the memory budget comes back in memory (a chunked,
+  // compressed file is inflated once, not per minibatch); a larger one, or
+  // any for a rank of a data-parallel run, in an unnamed file that is
+  // mapped. Dropping a row with a missing value needs every row in memory.
+  if ((format != Format::Hdf5 && format != Format::Mat) || options.nan == NanPolicy::Drop) {
+    return read_dataset(path, options);
+  }
+  check_target_options(options, format);
+  detail::MatrixOnDisk on_disk;
+  on_disk.folder = resource_limits().temporary_folder;
+  on_disk.above_bytes = options.shard_count > 1 ? 0 : detail::physical_memory_bytes() / 2;
+  Dataset data = format == Format::Hdf5 ? detail::read_hdf5_by_rows(path, options, on_disk)
+                                        : detail::read_mat_by_rows(path, options, on_disk);
+  return finish_reading(std::move(data), format, path, options);
 }
 
 Dataset read_dataset(const std::string& path, const ReadOptions& options) {
@@ -309,12 +341,7 @@ Dataset read_dataset(const std::string& path, const ReadOptions& options) {
       break;
     case Format::Auto: TOPKFS_ASSERT(false);
   }
-  data.source = path;
-  data.format = to_string(format);
-  name_and_require_values(data, path);
-  check_values(data, options, path);
-  data.validate();
-  return data;
+  return finish_reading(std::move(data), format, path, options);
 }
 
 }  // namespace topkfs

@@ -20,6 +20,7 @@
 #include <ctime>
 #include <memory>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -40,7 +41,7 @@ constexpr const char* kProgramName = "topkfs-hdf5-reader";
 
 // A reader program that has used this much processor time since its last
 // progress (the file opened, a block of rows written) is in one of
-// libhdf5's loops; ResourceLimits::hdf5_probe_cpu_seconds overrides it.
+// libhdf5's loops; ResourceLimits::reader_cpu_seconds overrides it.
 // Processor time, not time waited: on a loaded machine a sound file's read
 // may wait for a core much longer than it computes.
 constexpr double kDefaultCpuLimitSeconds = 10;
@@ -51,7 +52,7 @@ constexpr int kWallLimitSeconds = 300;
 // allocates for the data (kNeed): libhdf5's metadata of a sound file takes
 // tens of MB, a sanitizer's quarantine up to 256 MB; an allocating loop in
 // libhdf5 on a corrupt file grew without end before a limit ended it.
-// ResourceLimits::hdf5_probe_memory_bytes overrides it.
+// ResourceLimits::reader_memory_bytes overrides it.
 constexpr std::uint64_t kDefaultMemoryBaseBytes = 1ull << 30;
 constexpr int kPollMilliseconds = 100;
 
@@ -98,11 +99,11 @@ bool executable(const std::string& path) {
 }
 
 std::string find_reader_program() {
-  const std::string chosen = resource_limits().hdf5_reader;
+  const std::string chosen = resource_limits().reader_program;
   if (!chosen.empty()) {
     if (executable(chosen)) return chosen;
     throw FileError(fmt::format(
-        "the HDF5 reader program '{}' (TOPKFS_HDF5_READER) is not an executable file", chosen));
+        "the HDF5 reader program '{}' (TOPKFS_HDF5_READER_PROGRAM) is not an executable file", chosen));
   }
   const auto candidates = reader_program_candidates();
   for (const auto& candidate : candidates) {
@@ -111,7 +112,7 @@ std::string find_reader_program() {
   throw FileError(fmt::format(
       "the HDF5 reader program {} was not found (looked for {}): HDF5 and MATLAB v7.3 files are "
       "read in it, never in this process; install topkfs with it, or name it with "
-      "TOPKFS_HDF5_READER",
+      "TOPKFS_HDF5_READER_PROGRAM",
       kProgramName, fmt::join(candidates, ", ")));
 }
 
@@ -145,8 +146,9 @@ enum class Ending { Exited, OverCpuLimit, OverWallLimit, OverMemoryLimit };
 // The reader program started on one file, and watched until it ends.
 class ReaderRun {
  public:
+  // `spill`: the unnamed file the program may write the matrix to; -1: none.
   ReaderRun(const std::string& program, const std::vector<std::string>& args, int matrix,
-            int report) {
+            int report, int spill) {
     int pipe_ends[2];
     if (::pipe2(pipe_ends, O_CLOEXEC) != 0) {
       throw FileError(
@@ -159,11 +161,26 @@ class ReaderRun {
     for (const auto& arg : args) argv.push_back(const_cast<char*>(arg.c_str()));
     argv.push_back(nullptr);
     // dup2 clears close-on-exec on the program's copies, and only those.
+    // Each is made from a copy numbered above the program's descriptors:
+    // the originals may be 3 to 6 themselves, and one dup2 would then
+    // replace a descriptor that a later one copies.
+    const std::vector<std::pair<int, int>> given = {{matrix, protocol::kMatrixFd},
+                                                    {report, protocol::kReportFd},
+                                                    {write_end.get(), protocol::kMessageFd},
+                                                    {spill, protocol::kSpillFd}};
+    std::vector<std::unique_ptr<Fd>> copies;
     posix_spawn_file_actions_t actions;
     posix_spawn_file_actions_init(&actions);
-    posix_spawn_file_actions_adddup2(&actions, matrix, protocol::kMatrixFd);
-    posix_spawn_file_actions_adddup2(&actions, report, protocol::kReportFd);
-    posix_spawn_file_actions_adddup2(&actions, write_end.get(), protocol::kMessageFd);
+    for (const auto& [fd, number] : given) {
+      if (fd < 0) continue;
+      copies.push_back(std::make_unique<Fd>(::fcntl(fd, F_DUPFD_CLOEXEC, protocol::kSpillFd + 1)));
+      if (copies.back()->get() < 0) {
+        posix_spawn_file_actions_destroy(&actions);
+        throw FileError(
+            fmt::format("cannot start the HDF5 reader program: {}", std::strerror(errno)));
+      }
+      posix_spawn_file_actions_adddup2(&actions, copies.back()->get(), number);
+    }
     // Default signal handling and none blocked in the program, whatever
     // the reading process (Python, a sanitizer, libFuzzer) has set.
     posix_spawnattr_t attributes;
@@ -319,7 +336,7 @@ std::string read_all(int fd) {
   if (ending == Ending::OverMemoryLimit) {
     throw DataError(fmt::format(
         "{}: libhdf5 took more than {} MB of memory reading the file: the file is corrupt (a "
-        "loop in its structures); TOPKFS_HDF5_PROBE_MEMORY_MB=N allows N MB beyond what its "
+        "loop in its structures); TOPKFS_HDF5_READER_MEMORY_MB=N allows N MB beyond what its "
         "datasets' reads need",
         path, run.memory_limit() >> 20));
   }
@@ -340,18 +357,40 @@ std::string read_all(int fd) {
       fmt::format("{}: libhdf5 crashed reading the file ({}): the file is corrupt", path, how));
 }
 
-// The matrix the program wrote, `rows` x `cols`, borrowed from the shared
-// memory it lies in (no copy).
-FeatureMatrix map_matrix(const Fd& matrix, std::int64_t rows, std::int64_t cols,
+// An unnamed file in `folder` for a matrix the program may write there:
+// O_TMPFILE, or, on a file system without it, a file made and unlinked at
+// once. Either way nothing is left behind, whatever ends the process.
+Fd unnamed_file(const std::string& folder, const std::string& path) {
+  int fd = ::open(folder.c_str(), O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+  if (fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL)) {
+    std::string name = folder + "/topkfs-rows-XXXXXX";
+    fd = ::mkostemp(name.data(), O_CLOEXEC);
+    if (fd >= 0) ::unlink(name.c_str());
+  }
+  if (fd < 0) {
+    throw FileError(fmt::format(
+        "{}: cannot make a temporary file in '{}' for its feature rows, which are read from "
+        "there when they are above half the memory budget: {} (the command uses TMPDIR, Python "
+        "tempfile.gettempdir())",
+        path, folder, std::strerror(errno)));
+  }
+  return Fd(fd);
+}
+
+// The matrix the program wrote, `shape.rows` x `shape.cols`, borrowed from
+// the shared memory it lies in (no copy), or mapped from the file on disk.
+FeatureMatrix map_matrix(const Fd& matrix, const protocol::MatrixShape& shape,
                          const std::string& path) {
-  if (rows == 0 || cols == 0) return FeatureMatrix(rows, cols);
+  if (shape.rows == 0 || shape.cols == 0) return FeatureMatrix(shape.rows, shape.cols);
   auto mapping = std::make_shared<const MappedFile>(matrix.get(), path);
-  if (mapping->size() != static_cast<std::uint64_t>(rows) * static_cast<std::uint64_t>(cols) * 4) {
+  if (mapping->size() !=
+      static_cast<std::uint64_t>(shape.rows) * static_cast<std::uint64_t>(shape.cols) * 4) {
     throw DataError(fmt::format("{}: the HDF5 reader program wrote {} bytes for a {} x {} matrix",
-                                path, mapping->size(), rows, cols));
+                                path, mapping->size(), shape.rows, shape.cols));
   }
   const auto* values = reinterpret_cast<const float*>(mapping->data());
-  return FeatureMatrix::borrow(values, rows, cols, std::move(mapping), RowStorage::InMemory);
+  return FeatureMatrix::borrow(values, shape.rows, shape.cols, std::move(mapping),
+                               shape.spilled ? RowStorage::Mapped : RowStorage::InMemory);
 }
 
 }  // namespace
@@ -369,7 +408,8 @@ std::vector<std::string> reader_program_candidates() {
   return candidates;
 }
 
-Dataset read_in_reader_process(Format format, const std::string& path, const ReadOptions& options) {
+Dataset read_in_reader_process(Format format, const std::string& path, const ReadOptions& options,
+                               const MatrixOnDisk* on_disk) {
   const std::string program = find_reader_program();
   const ResourceLimits limits = resource_limits();
   protocol::Request request;
@@ -380,11 +420,16 @@ Dataset read_in_reader_process(Format format, const std::string& path, const Rea
   request.path = path;
   const Fd matrix = shared_memory("topkfs-hdf5-matrix");
   const Fd report = shared_memory("topkfs-hdf5-report");
+  const Fd spill = on_disk != nullptr ? unnamed_file(on_disk->folder, path) : Fd();
+  if (on_disk != nullptr) {
+    request.spill = true;
+    request.spill_above_bytes = on_disk->above_bytes;
+  }
   const double cpu_limit =
-      limits.hdf5_probe_cpu_seconds > 0 ? limits.hdf5_probe_cpu_seconds : kDefaultCpuLimitSeconds;
+      limits.reader_cpu_seconds > 0 ? limits.reader_cpu_seconds : kDefaultCpuLimitSeconds;
   const std::uint64_t memory_base =
-      limits.hdf5_probe_memory_bytes > 0 ? limits.hdf5_probe_memory_bytes : kDefaultMemoryBaseBytes;
-  ReaderRun run(program, protocol::arguments(request), matrix.get(), report.get());
+      limits.reader_memory_bytes > 0 ? limits.reader_memory_bytes : kDefaultMemoryBaseBytes;
+  ReaderRun run(program, protocol::arguments(request), matrix.get(), report.get(), spill.get());
   const Ending ending = run.wait(cpu_limit, memory_base);
   const int status = run.status();
   if (ending == Ending::Exited && WIFEXITED(status)) {
@@ -392,15 +437,29 @@ Dataset read_in_reader_process(Format format, const std::string& path, const Rea
       protocol::rethrow_error(read_all(report.get()), path);
     }
     if (WEXITSTATUS(status) == protocol::kExitRead) {
-      std::int64_t rows = 0;
-      std::int64_t cols = 0;
+      protocol::MatrixShape shape;
       Dataset data;
       try {
-        data = protocol::dataset_from_description(read_all(report.get()), &rows, &cols);
+        data = protocol::dataset_from_description(read_all(report.get()), &shape);
       } catch (const nlohmann::json::exception&) {
         throw DataError(fmt::format("{}: the HDF5 reader program's answer is unreadable", path));
       }
-      data.features = map_matrix(matrix, rows, cols, path);
+      if (shape.spilled && on_disk == nullptr) {
+        throw DataError(fmt::format("{}: the HDF5 reader program's answer is unreadable", path));
+      }
+      data.features = map_matrix(shape.spilled ? spill : matrix, shape, path);
+      if (shape.spilled) {
+        const double megabytes = static_cast<double>(shape.rows) * shape.cols * 4 / 1e6;
+        const std::string why =
+            on_disk->above_bytes == 0
+                ? std::string("this rank of a data-parallel run reads its shard of it")
+                : fmt::format("it is above half the memory budget ({:.1f} MB)",
+                              static_cast<double>(on_disk->above_bytes) / 1e6);
+        data.notes.push_back(fmt::format(
+            "the feature matrix ({} x {} float32, {:.1f} MB) was written to an unnamed temporary "
+            "file in {} and its rows are read from there on demand (mapped): {}",
+            shape.rows, shape.cols, megabytes, on_disk->folder, why));
+      }
       return data;
     }
   }

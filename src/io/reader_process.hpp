@@ -10,6 +10,7 @@
 // process of its own, started with posix_spawn (a new program, not a copy of
 // a multithreaded caller such as Python or libtorch), any of them ends that
 // process, and the read is refused naming the file.
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -19,19 +20,40 @@
 
 namespace topkfs::detail {
 
+// Where the reader program may put a feature matrix instead of memory
+// shared with the reading process: an unnamed file (O_TMPFILE, or a file
+// unlinked as soon as it is made) in `folder`, when the matrix is larger
+// than `above_bytes`. The reading process maps it (RowStorage::Mapped): its
+// rows are read from the page cache on demand and cost no anonymous memory;
+// the file's blocks are freed when the last mapping goes.
+struct MatrixOnDisk {
+  std::string folder;
+  std::uint64_t above_bytes = 0;
+};
+
 // Reads the file at `path` (`format`: Hdf5, or Mat for a v7.3 file) with
 // `options` in the reader program and returns what its reader made of it:
-// the features in memory shared with the program, the target, the names,
-// the split, the notes. Rethrows the reader's own errors (FileError,
-// DataError, OptionError) as they were; throws DataError naming the file
-// when the program crashed, looped (processor time without progress) or
-// took more memory than its reads announced, and FileError when the
-// program cannot be found or started (ResourceLimits::hdf5_reader names
-// it; where it is looked for otherwise: reader_program_candidates).
-Dataset read_in_reader_process(Format format, const std::string& path, const ReadOptions& options);
+// the features in memory shared with the program (or mapped from the file
+// `on_disk` allows), the target, the names, the split, the notes. Rethrows
+// the reader's own errors (FileError, DataError, OptionError) as they were;
+// throws DataError naming the file when the program crashed, looped
+// (processor time without progress) or took more memory than its reads
+// announced, and FileError when the program cannot be found or started
+// (ResourceLimits::reader_program names it; where it is looked for
+// otherwise: reader_program_candidates), or when the file `on_disk` asks
+// for cannot be made.
+Dataset read_in_reader_process(Format format, const std::string& path, const ReadOptions& options,
+                               const MatrixOnDisk* on_disk = nullptr);
+
+// The readers' front doors for reading by rows (read_dataset_by_rows): an
+// HDF5 file, or a .mat file (v5 read here, whole; v7.3 in the program).
+Dataset read_hdf5_by_rows(const std::string& path, const ReadOptions& options,
+                          const MatrixOnDisk& on_disk);
+Dataset read_mat_by_rows(const std::string& path, const ReadOptions& options,
+                         const MatrixOnDisk& on_disk);
 
 // Where the reader program is looked for, in order, when
-// ResourceLimits::hdf5_reader is empty: beside the program or shared
+// ResourceLimits::reader_program is empty: beside the program or shared
 // library the reading code is linked into, and ../libexec/topkfs and
 // ../lib/topkfs from there (an installed prefix: bin/ and lib/, or a Python
 // package), the install prefix it was built for, and the build tree it was

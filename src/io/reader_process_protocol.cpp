@@ -74,6 +74,10 @@ std::vector<std::string> arguments(const Request& request) {
                                    "--nan",
                                    to_string(options.nan)};
   if (options.no_target) args.push_back("--no-target");
+  if (request.spill) {
+    args.push_back("--spill-above");
+    args.push_back(std::to_string(request.spill_above_bytes));
+  }
   args.push_back("--");
   args.push_back(request.path);
   return args;
@@ -116,6 +120,9 @@ Request parse_arguments(const std::vector<std::string>& args) {
       options.nan = parse_nan_policy(value(flag));
     } else if (flag == "--no-target") {
       options.no_target = true;
+    } else if (flag == "--spill-above") {
+      request.spill = true;
+      request.spill_above_bytes = parse_count(value(flag), flag);
     } else {
       throw OptionError(fmt::format("unknown argument '{}'", flag));
     }
@@ -126,9 +133,10 @@ Request parse_arguments(const std::vector<std::string>& args) {
   return request;
 }
 
-std::string describe_dataset(const Dataset& data, std::int64_t rows, std::int64_t cols) {
-  Json out = {{"rows", rows},
-              {"cols", cols},
+std::string describe_dataset(const Dataset& data, const MatrixShape& shape) {
+  Json out = {{"rows", shape.rows},
+              {"cols", shape.cols},
+              {"spilled", shape.spilled},
               {"feature_names", data.feature_names},
               {"target_kind", static_cast<int>(data.target_kind)},
               {"labels", data.labels},
@@ -149,11 +157,12 @@ std::string describe_dataset(const Dataset& data, std::int64_t rows, std::int64_
   return encode(out);
 }
 
-Dataset dataset_from_description(const std::string& bytes, std::int64_t* rows, std::int64_t* cols) {
+Dataset dataset_from_description(const std::string& bytes, MatrixShape* shape) {
   const Json in = Json::from_cbor(bytes);
   Dataset data;
-  *rows = in.at("rows").get<std::int64_t>();
-  *cols = in.at("cols").get<std::int64_t>();
+  shape->rows = in.at("rows").get<std::int64_t>();
+  shape->cols = in.at("cols").get<std::int64_t>();
+  shape->spilled = in.at("spilled").get<bool>();
   data.feature_names = in.at("feature_names").get<std::vector<std::string>>();
   data.target_kind = static_cast<TargetKind>(in.at("target_kind").get<int>());
   data.labels = in.at("labels").get<std::vector<std::int32_t>>();

@@ -54,21 +54,50 @@ void announce_need(std::uint64_t bytes) {
   ::_exit(status);
 }
 
-// The rows of `rows` into the matrix descriptor, block by block, each block
-// a progress.
-void write_rows(const RowSource& rows) {
+// Writes all of `bytes` to the matrix's descriptor; a failed write (a full
+// disk under the temporary folder) refuses the file with the reason.
+void write_matrix(int fd, const void* bytes, std::size_t size, const std::string& path) {
+  const auto* at = static_cast<const char*>(bytes);
+  while (size > 0) {
+    const ssize_t wrote = ::write(fd, at, size);
+    if (wrote < 0 && errno == EINTR) continue;
+    if (wrote <= 0) {
+      throw FileError(fmt::format(
+          "{}: cannot write its feature rows for the reading process{}: {}", path,
+          fd == protocol::kSpillFd ? " to a temporary file" : "",
+          wrote < 0 ? std::strerror(errno) : "nothing written"));
+    }
+    at += wrote;
+    size -= static_cast<std::size_t>(wrote);
+  }
+}
+
+// The rows of `rows` into `fd`, block by block, each block a progress.
+void write_rows(const RowSource& rows, int fd, const std::string& path) {
   const std::int64_t n = rows.row_count();
   const std::int64_t m = rows.column_count();
   if (n == 0 || m == 0) return;
   rows.for_each_block(
       0, n, rows.pass_block_rows(), [&](std::int64_t, std::int64_t count, const float* values) {
-        write_all(protocol::kMatrixFd, values, static_cast<std::size_t>(count * m) * sizeof(float));
+        write_matrix(fd, values, static_cast<std::size_t>(count * m) * sizeof(float), path);
         report_progress();
       });
 }
 
-// The file's data, its matrix written; `rows` x `cols` its shape.
-Dataset read(const protocol::Request& request, std::int64_t* n, std::int64_t* m) {
+// Where a matrix of `rows` x `cols` goes: to the unnamed file on disk when
+// the request allows it and the matrix is above its threshold (the reading
+// process then maps the file and holds none of it in its memory), else to
+// the shared memory, which the reading process holds whole.
+protocol::MatrixShape place(const protocol::Request& request, std::int64_t rows,
+                            std::int64_t cols) {
+  protocol::MatrixShape shape{rows, cols, false};
+  const auto bytes = static_cast<std::uint64_t>(rows) * static_cast<std::uint64_t>(cols) * 4;
+  shape.spilled = request.spill && bytes > request.spill_above_bytes;
+  return shape;
+}
+
+// The file's data, its matrix written to the descriptor `shape` names.
+Dataset read(const protocol::Request& request, protocol::MatrixShape* shape) {
   const bool hdf5 = request.format == Format::Hdf5;
   std::shared_ptr<const RowSource> rows;
   Dataset data = hdf5 ? read_hdf5_here(request.path, request.options, &rows)
@@ -77,20 +106,21 @@ Dataset read(const protocol::Request& request, std::int64_t* n, std::int64_t* m)
     // A sparse MATLAB X (or the features of no target): read whole.
     data = hdf5 ? read_hdf5_here(request.path, request.options)
                 : read_mat_v73_here(request.path, request.options);
-    write_rows(data.features);
-    *n = data.features.rows();
-    *m = data.features.cols();
+    *shape = place(request, data.features.rows(), data.features.cols());
+    write_rows(data.features, shape->spilled ? protocol::kSpillFd : protocol::kMatrixFd,
+               request.path);
     return data;
   }
-  // The reading process holds the whole matrix in memory, so it must fit.
+  *shape = place(request, rows->row_count(), rows->column_count());
+  // The reading process holds the whole matrix in memory unless it is on
+  // disk, so it must fit; on disk only the names count.
   check_feature_shape(static_cast<std::uint64_t>(rows->row_count()),
                       static_cast<std::uint64_t>(rows->column_count()),
-                      fmt::format("{}x{}", rows->row_count(), rows->column_count()), request.path);
+                      fmt::format("{}x{}", rows->row_count(), rows->column_count()), request.path,
+                      shape->spilled);
   // The row blocks' cache of decoded blocks (hdf5_row_blocks.hpp).
   announce_need(physical_memory_bytes() / 16 + (64u << 20));
-  write_rows(*rows);
-  *n = rows->row_count();
-  *m = rows->column_count();
+  write_rows(*rows, shape->spilled ? protocol::kSpillFd : protocol::kMatrixFd, request.path);
   return data;
 }
 
@@ -110,10 +140,9 @@ int reader_program_main(int argc, char** argv) {
     limits.memory_name = request.memory_name;
     set_resource_limits(limits);
     set_allocation_observer(announce_need);
-    std::int64_t rows = 0;
-    std::int64_t cols = 0;
-    const Dataset data = read(request, &rows, &cols);
-    finish(protocol::describe_dataset(data, rows, cols), protocol::kExitRead);
+    protocol::MatrixShape shape;
+    const Dataset data = read(request, &shape);
+    finish(protocol::describe_dataset(data, shape), protocol::kExitRead);
   } catch (const FileError& error) {
     finish(protocol::describe_error("file", error.what()), protocol::kExitRefused);
   } catch (const DataError& error) {

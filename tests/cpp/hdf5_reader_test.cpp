@@ -400,7 +400,7 @@ TEST(Hdf5Reader, TheProbesTimeLimitIsOnProcessorTimeSinceItsLastProgress) {
   const std::string many = many_chunks_fixture();
   const std::string scalars = many_scalars_fixture();
   ASSERT_FALSE(HasFatalFailure());
-  test::ScopedLimitsFromEnvironment limit("TOPKFS_HDF5_PROBE_CPU_SECONDS", "1");
+  test::ScopedLimitsFromEnvironment limit("TOPKFS_HDF5_READER_CPU_SECONDS", "1");
   ASSERT_EQ(read_dataset(small).rows(), 3);  // starts the probe
   const pid_t probe = probe_pid();
   ASSERT_GT(probe, 0);
@@ -418,7 +418,7 @@ TEST(Hdf5Reader, TheProbesTimeLimitIsOnProcessorTimeSinceItsLastProgress) {
   resume.join();
 
   {
-    test::ScopedLimitsFromEnvironment short_limit("TOPKFS_HDF5_PROBE_CPU_SECONDS", "0.02");
+    test::ScopedLimitsFromEnvironment short_limit("TOPKFS_HDF5_READER_CPU_SECONDS", "0.02");
     const std::string message = test::error_of<DataError>([&] { read_dataset(scalars); });
     EXPECT_NE(message.find(scalars + ": libhdf5 did not finish reading the file "
                                      "within 0.02 s of processor time"),
@@ -445,7 +445,7 @@ std::string one_large_chunk_fixture() {
 }
 
 // The probe's memory is bounded: beyond what it held when given the file, a
-// base (TOPKFS_HDF5_PROBE_MEMORY_MB, 1 GB by default) and what it announces
+// base (TOPKFS_HDF5_READER_MEMORY_MB, 1 GB by default) and what it announces
 // before reading a dataset's values (four chunks of a chunked one), at the
 // peak. Under a base of 8 MB the walk of 4000 datasets' metadata (over 16
 // MB, over 64 MB under ASan) is refused; the file whose one chunk decodes to
@@ -458,7 +458,7 @@ TEST(Hdf5Reader, TheProbesMemoryIsBoundedByWhatItsReadsAnnounce) {
   const std::string scalars = many_scalars_fixture();
   const std::string large = one_large_chunk_fixture();
   ASSERT_FALSE(HasFatalFailure());
-  test::ScopedEnvironment base("TOPKFS_HDF5_PROBE_MEMORY_MB", "8");
+  test::ScopedEnvironment base("TOPKFS_HDF5_READER_MEMORY_MB", "8");
   const test::CommandResult refused = test::run_cli("info " + scalars);
   EXPECT_EQ(refused.exit_code, 1);
   EXPECT_NE(refused.err.find(scalars + ": libhdf5 took more than 8 MB of memory reading the "

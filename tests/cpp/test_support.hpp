@@ -79,7 +79,7 @@ class ScopedEnvironment {
 };
 
 // Sets one of the library's limit variables (TOPKFS_MEMORY_LIMIT,
-// TOPKFS_HDF5_PROBE_*) for one test and gives the library the limits of the
+// TOPKFS_HDF5_READER_*) for one test and gives the library the limits of the
 // environment, as the command and the Python package do at their start (the
 // library reads no variable itself); both are put back after.
 class ScopedLimitsFromEnvironment {
