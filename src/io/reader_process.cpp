@@ -103,7 +103,8 @@ std::string find_reader_program() {
   if (!chosen.empty()) {
     if (executable(chosen)) return chosen;
     throw FileError(fmt::format(
-        "the HDF5 reader program '{}' (TOPKFS_HDF5_READER_PROGRAM) is not an executable file", chosen));
+        "the HDF5 reader program '{}' (TOPKFS_HDF5_READER_PROGRAM) is not an executable file",
+        chosen));
   }
   const auto candidates = reader_program_candidates();
   for (const auto& candidate : candidates) {

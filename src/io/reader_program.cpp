@@ -62,10 +62,9 @@ void write_matrix(int fd, const void* bytes, std::size_t size, const std::string
     const ssize_t wrote = ::write(fd, at, size);
     if (wrote < 0 && errno == EINTR) continue;
     if (wrote <= 0) {
-      throw FileError(fmt::format(
-          "{}: cannot write its feature rows for the reading process{}: {}", path,
-          fd == protocol::kSpillFd ? " to a temporary file" : "",
-          wrote < 0 ? std::strerror(errno) : "nothing written"));
+      throw FileError(fmt::format("{}: cannot write its feature rows for the reading process{}: {}",
+                                  path, fd == protocol::kSpillFd ? " to a temporary file" : "",
+                                  wrote < 0 ? std::strerror(errno) : "nothing written"));
     }
     at += wrote;
     size -= static_cast<std::size_t>(wrote);

@@ -140,6 +140,16 @@ inline bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
+// Reading `path` is refused cleanly: a DataError (no crash of this process,
+// no other error) whose message starts with the file's path. For corrupt
+// HDF5 files, whose refusal may come from libhdf5's own error, its crash or
+// its loop in the HDF5 reader program, or the reader's checks.
+inline void expect_refused_naming_the_file(const std::string& path,
+                                           const ReadOptions& options = {}) {
+  const std::string message = data_error(path, options);
+  EXPECT_EQ(message.rfind(path + ": ", 0), 0u) << message;
+}
+
 }  // namespace topkfs::test
 
 // Skips the test (with the reason) when ../shared/data/<folder> is absent.
