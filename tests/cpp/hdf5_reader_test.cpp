@@ -291,7 +291,7 @@ TEST(Hdf5Reader, AFileThatCrashesLibhdf5IsRefusedAndReadingGoesOn) {
 // no reader program is left unreaped (a zombie) or waited for forever.
 void count_signal(int) {}
 
-TEST(Hdf5Reader, SignalsDuringTheProbeDoNotFailAFileOrLeaveAZombie) {
+TEST(Hdf5Reader, SignalsDuringTheReadDoNotFailAFileOrLeaveAZombie) {
   const std::string path = kinds_fixture();
   ASSERT_FALSE(HasFailure());
   struct sigaction action {};
@@ -673,9 +673,9 @@ std::string external_storage_fixture(const std::string& name, bool damaged) {
 
 // A dataset kept in other files is refused, naming it, sound or not: its
 // list names files anywhere on the machine, and a damaged one made libhdf5
-// read past its buffer. Neither the reader nor its probe opens it (under
-// ASan the probe would die on the damaged one and its crash be reported
-// instead), and the next file reads.
+// read past its buffer. The reader does not open it (under ASan the reader
+// program would die on the damaged one and its crash be reported instead),
+// and the next file reads.
 TEST(Hdf5Reader, ADatasetKeptInOtherFilesIsRefused) {
   for (const bool damaged : {false, true}) {
     const std::string path =
