@@ -2,7 +2,9 @@
 
 The pure-Python modules come from python/topkfs; the extension _topkfs is the
 CMake target of the same name (python/CMakeLists.txt), built in a CMake build
-folder and copied into the package. The version is the one set in the
+folder and copied into the package, with the HDF5 reader program
+topkfs-hdf5-reader beside it (HDF5 and MATLAB v7.3 files are read in that
+program; the library looks for it beside the module first). The version is the one set in the
 top-level CMakeLists.txt (project(topkfs VERSION ...)).
 
 TOPKFS_BUILD_DIR names a CMake build folder to build in (an existing one is
@@ -52,6 +54,10 @@ class CMakeBuild(build_ext):
         target = Path(self.get_ext_fullpath(ext.name))
         target.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(built[0], target)
+        reader = build_dir / "python" / "topkfs" / "topkfs-hdf5-reader"
+        if not reader.exists():
+            raise RuntimeError(f"{build_dir}: the build made no HDF5 reader program ({reader})")
+        shutil.copy2(reader, target.parent / reader.name)  # copy2 keeps it executable
 
 
 setup(

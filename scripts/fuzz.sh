@@ -42,11 +42,11 @@ export ASAN_OPTIONS="halt_on_error=1:detect_leaks=1:allocator_may_return_null=1"
 export LSAN_OPTIONS="suppressions=$root/tests/sanitizers/lsan.supp:print_suppressions=0"
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1"
 # The inputs are at most 8 KB: an HDF5 or v7.3 .mat structure that makes
-# libhdf5 allocate tens of MB is already a loop the probe refuses. At the
-# 1 GB default each such input took the probe 3 to 5 s under ASan (60 s on
+# libhdf5 allocate tens of MB is already a loop the HDF5 reader program's
+# limit refuses. At the 1 GB default each such input took 3 to 5 s under ASan (60 s on
 # a loaded machine, past -timeout), and the hdf5 rate fell from about 400
 # to 25 a second once the work corpus held a few; at 64 MB they take 0.5 s.
-export TOPKFS_HDF5_PROBE_MEMORY_MB="${TOPKFS_HDF5_PROBE_MEMORY_MB:-64}"
+export TOPKFS_HDF5_READER_MEMORY_MB="${TOPKFS_HDF5_READER_MEMORY_MB:-64}"
 # Two targets at a time by default (TOPKFS_FUZZ_JOBS, default: the cores):
 # each is one process on one core, so a run of N targets takes N / 2 times
 # the time per target on an idle 2-core machine, and each target still

@@ -13,15 +13,17 @@
 namespace topkfs::cli {
 namespace {
 
-std::string storage_text(RowStorage storage) {
+std::string storage_text(RowStorage storage, const std::string& format) {
+  const bool from_reader_program = format == "hdf5" || format == "mat";
   switch (storage) {
     case RowStorage::Mapped:
-      return "mapped from the file (rows read on demand; the neural methods train without "
-             "loading them)";
-    case RowStorage::RowBlocks:
-      return "row blocks (above half the memory budget: the neural methods stream the file's "
-             "chunk rows in windows, each chunk decompressed once an epoch; the other methods, "
-             "--score and --output-data read it whole)";
+      return from_reader_program
+                 ? "mapped from a temporary file (above half the memory budget: the HDF5 reader "
+                   "program wrote the rows there; rows read on demand, the neural methods train "
+                   "without loading them)"
+                 : "mapped from the file (rows read on demand; the neural methods train without "
+                   "loading them)";
+    case RowStorage::RowBlocks: return "row blocks (read from the file block by block)";
     case RowStorage::InMemory: break;
   }
   return to_string(storage);
@@ -30,7 +32,7 @@ std::string storage_text(RowStorage storage) {
 void print_summary(const DatasetSummary& s) {
   fmt::print("data        {} ({})\n", s.source, s.format);
   fmt::print("shape       {} samples x {} features\n", s.rows, s.columns);
-  fmt::print("storage     {}\n", storage_text(s.storage));
+  fmt::print("storage     {}\n", storage_text(s.storage, s.format));
   if (s.image_shape) {
     fmt::print("images      {}x{}{}\n", s.image_shape->height, s.image_shape->width,
                s.image_shape->channels > 1 ? fmt::format("x{}", s.image_shape->channels) : "");

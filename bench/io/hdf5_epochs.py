@@ -5,14 +5,16 @@ training rows (7291 x 256 float32, `usps.h5` as shipped: gzip, chunks of
 
   - npy:        the same rows written as a `.npy` pair (mapped);
   - h5:         usps.h5 read into memory (it fits half the memory budget);
-  - h5-stream:  usps.h5 read by row blocks, forced by a memory budget below
-                twice the matrix (TOPKFS_MEMORY_LIMIT, default 16M): each
-                chunk decompressed once an epoch, the minibatches drawn
-                within windows of blocks (docs/scale.md).
+  - h5-stream:  usps.h5 above half the memory budget, forced by a budget
+                below twice the matrix (TOPKFS_MEMORY_LIMIT, default 16M):
+                written by the HDF5 reader program to an unnamed temporary
+                file and mapped from there (docs/scale.md; builds before
+                2026-12-07 read it by row blocks).
 
 Each a `topkfs select ... --epochs E --min-steps 0 --threads T` in a fresh
-process, rounds interleaved; the figure is the median epoch time of epochs
-2..E from the result's history, the ratios are against npy within a round.
+process under /usr/bin/time, rounds interleaved; the figures are the median
+epoch time of epochs 2..E from the result's history (the ratios against npy
+within a round) and the process's peak resident memory.
 With `--compare OTHER` (repeatable), every round runs the three arms with
 OTHER (another build, e.g. the one before a change) too, so that every
 build's ratios come from the same minutes of the machine.
@@ -40,16 +42,19 @@ ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 
 
 def epoch_seconds(topkfs, data_args, folder, name, args, extra_env):
+    """The median epoch time in seconds, and the peak resident memory in MB."""
     out = os.path.join(folder, name + ".json")
     env = dict(os.environ, OPENBLAS_NUM_THREADS=str(args.threads), **extra_env)
-    subprocess.run([topkfs, "select", *data_args, "--method", "dnn-top", "--k", "50",
-                    "--epochs", str(args.epochs), "--min-steps", "0", "--threads",
-                    str(args.threads), "-q", "-o", out], check=True, env=env,
-                   stdout=subprocess.DEVNULL)
+    run = subprocess.run(["/usr/bin/time", "-f", "%M", topkfs, "select", *data_args,
+                          "--method", "dnn-top", "--k", "50", "--epochs", str(args.epochs),
+                          "--min-steps", "0", "--threads", str(args.threads), "-q", "-o", out],
+                         check=True, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                         text=True)
+    peak_mb = int(run.stderr.split()[-1]) / 1024
     with open(out) as f:
         result = json.load(f)
     history = result.get("history") or result["training"]["history"]
-    return statistics.median(e["seconds"] for e in history[1:])
+    return statistics.median(e["seconds"] for e in history[1:]), peak_mb
 
 
 def main():
@@ -85,10 +90,13 @@ def main():
         for i, other in enumerate(args.compare):
             builds[f"compared{i + 1} "] = other
         rounds = []
+        peaks = []
         for r in range(args.rounds):
-            rounds.append({label + name: epoch_seconds(build, data, folder, name, args, env)
-                           for label, build in builds.items()
-                           for name, (data, env) in arms.items()})
+            measured = {label + name: epoch_seconds(build, data, folder, name, args, env)
+                        for label, build in builds.items()
+                        for name, (data, env) in arms.items()}
+            rounds.append({n: m[0] for n, m in measured.items()})
+            peaks.append({n: m[1] for n, m in measured.items()})
             print(f"round {r + 1}: " + ", ".join(f"{n} {s * 1000:.1f} ms"
                                                  for n, s in rounds[-1].items()), flush=True)
     print(f"\nepoch time (median of epochs 2..{args.epochs}), {args.threads} thread(s)")
@@ -100,13 +108,15 @@ def main():
                            r["h5-stream"] / r["npy"] for r in rounds)}, f)
     for label, build in builds.items():
         print(f"\n{build}")
-        print("| arm | ms per epoch (median over rounds) | / npy (median, min-max) |")
-        print("|---|---|---|")
+        print("| arm | ms per epoch (median over rounds) | / npy (median, min-max) "
+              "| peak RSS, MB (median) |")
+        print("|---|---|---|---|")
         for name in arms:
             ratios = [r[label + name] / r[label + "npy"] for r in rounds]
             ms = statistics.median(r[label + name] for r in rounds) * 1000
+            peak = statistics.median(p[label + name] for p in peaks)
             print(f"| {name} | {ms:.1f} | {statistics.median(ratios):.2f} "
-                  f"({min(ratios):.2f}-{max(ratios):.2f}) |")
+                  f"({min(ratios):.2f}-{max(ratios):.2f}) | {peak:.0f} |")
 
 
 if __name__ == "__main__":

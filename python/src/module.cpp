@@ -30,8 +30,13 @@ PYBIND11_MODULE(_topkfs, module) {
   module.attr("__version__") = topkfs::kVersion;
   tp::register_exceptions(module);
   // The library reads no environment variable; the package gives it the
-  // limits of the environment it is imported in (topkfs/io/resource_limits.hpp).
-  topkfs::set_resource_limits(topkfs::resource_limits_from_environment());
+  // limits of the environment it is imported in (topkfs/io/resource_limits.hpp),
+  // and Python's temporary folder (TMPDIR, TEMP or TMP, else the first
+  // writable of /tmp, /var/tmp, ...) for HDF5 rows above the memory budget.
+  topkfs::ResourceLimits limits = topkfs::resource_limits_from_environment();
+  limits.temporary_folder =
+      pybind11::module_::import("tempfile").attr("gettempdir")().cast<std::string>();
+  topkfs::set_resource_limits(limits);
   tp::bind_io(module);
   tp::bind_selection(module);
 }

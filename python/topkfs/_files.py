@@ -170,8 +170,9 @@ def convert(path, output, y_output=None, **reader_options):
     ``y_output``), or one ``.npz`` holding ``X`` and ``Y``; the form that
     :func:`select` and :func:`load` map from disk instead of reading.
 
-    The features are written in row blocks (HDF5 and .mat v7.3 are also
-    read by row blocks), and both files atomically (on an error neither is
+    The features are written in row blocks (HDF5 and .mat v7.3 above half
+    the memory budget are mapped from a temporary file of
+    ``tempfile.gettempdir()``), and both files atomically (on an error neither is
     left behind).
     ``reader_options`` are those of :func:`load` (but ``nan="keep"``, as
     ``topkfs convert`` refuses ``--nan keep``).

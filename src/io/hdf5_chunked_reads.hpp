@@ -27,8 +27,8 @@ constexpr std::uint64_t kMinChunkGrid = 4096;
 // dimensions) into `out`, row-major, as `memory_type`, in pieces of at most
 // kChunksPerRead chunks; false when libhdf5 fails (the caller names the
 // file). A contiguous or compact dataset is read in one call.
-// `after_each_piece`, when given, is called after every piece read (the
-// probe process reports its progress with it).
+// `after_each_piece`, when given, is called after every piece read (a
+// caller that reports its progress does it there).
 bool read_rows_in_pieces(hid_t dataset, hid_t memory_type, std::uint64_t first, std::uint64_t count,
                          void* out, const std::function<void()>& after_each_piece = {});
 

@@ -14,11 +14,11 @@
 #include <vector>
 
 #include "hdf5_chunked_reads.hpp"
-#include "hdf5_probe.hpp"
 #include "hdf5_row_blocks.hpp"
 #include "hdf5_util.hpp"
 #include "integer_labels.hpp"
 #include "memory_budget.hpp"
+#include "reader_process.hpp"
 #include "topkfs/core/error.hpp"
 #include "topkfs/io/file_util.hpp"
 #include "topkfs/io/readers.hpp"
@@ -110,17 +110,11 @@ class Hdf5Reader {
     if (H5Fis_hdf5(path_.c_str()) <= 0) {
       throw DataError(fmt::format("{}: not an HDF5 file (no HDF5 signature found)", path_));
     }
-    hdf5::check_symbol_tables(path_);
-    hdf5::probe_in_child(path_);
     file_ = hdf5::file_handle(H5Fopen(path_.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
     if (!file_) {
       throw DataError(
           fmt::format("{}: cannot open the HDF5 file: it is truncated or corrupt", path_));
     }
-    // With file_ open, the check's own H5Fopen shares it (libhdf5 opens a
-    // file once per process), instead of setting up and tearing down the
-    // file's metadata cache once more; no dataset is opened before it.
-    hdf5::check_no_external_storage(path_);
     if (options_.no_target) return read_features_alone();
     if (!options_.x_path.empty() || !options_.y_path.empty()) return read_chosen();
     if (has_dataset("/train/data") && has_dataset("/train/target") && has_dataset("/test/data") &&
@@ -283,7 +277,13 @@ class Hdf5Reader {
       throw DataError(fmt::format(
           "{}: dataset {} is not numeric; store integers or floating-point numbers", path_, text));
     }
-    hdf5::check_storage(array.dataset.get(), path_, name);
+    hdf5::check_chunk_grid(array.dataset.get(), path_, name);
+    if (hdf5::has_external_storage(array.dataset.get())) {
+      throw DataError(fmt::format(
+          "{}: dataset '{}' keeps its values in other files (an HDF5 external storage list), "
+          "which topkfs does not read: write the values into the file itself",
+          path_, name));
+    }
     return array;
   }
 
@@ -416,13 +416,24 @@ class Hdf5Reader {
 
 }  // namespace
 
-Dataset read_hdf5(const std::string& path, const ReadOptions& options) {
-  return Hdf5Reader(path, options).read();
+namespace detail {
+
+Dataset read_hdf5_here(const std::string& path, const ReadOptions& options,
+                       std::shared_ptr<const RowSource>* rows) {
+  return Hdf5Reader(path, options, rows).read();
 }
 
-Dataset read_hdf5_by_row_blocks(const std::string& path, const ReadOptions& options,
-                                std::shared_ptr<const RowSource>& rows) {
-  return Hdf5Reader(path, options, &rows).read();
+Dataset read_hdf5_by_rows(const std::string& path, const ReadOptions& options,
+                          const MatrixOnDisk& on_disk) {
+  require_readable_file(path);
+  return read_in_reader_process(Format::Hdf5, path, options, &on_disk);
+}
+
+}  // namespace detail
+
+Dataset read_hdf5(const std::string& path, const ReadOptions& options) {
+  require_readable_file(path);
+  return detail::read_in_reader_process(Format::Hdf5, path, options);
 }
 
 }  // namespace topkfs

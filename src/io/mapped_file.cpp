@@ -17,19 +17,28 @@ namespace topkfs::detail {
 MappedFile::MappedFile(const std::string& path) {
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw FileError(fmt::format("{}: cannot open: {}", path, std::strerror(errno)));
+  try {
+    map(fd, path);
+  } catch (...) {
+    ::close(fd);
+    throw;
+  }
+  ::close(fd);  // the mapping keeps the file open
+}
+
+MappedFile::MappedFile(int fd, const std::string& name) { map(fd, name); }
+
+void MappedFile::map(int fd, const std::string& path) {
   struct stat info {};
   if (::fstat(fd, &info) != 0) {
-    const int error = errno;
-    ::close(fd);
-    throw FileError(fmt::format("{}: cannot read its size: {}", path, std::strerror(error)));
+    throw FileError(fmt::format("{}: cannot read its size: {}", path, std::strerror(errno)));
   }
   size_ = static_cast<std::uint64_t>(info.st_size);
   if (size_ > 0) {
     address_ = ::mmap(nullptr, static_cast<std::size_t>(size_), PROT_READ, MAP_SHARED, fd, 0);
   }
-  const int error = errno;
-  ::close(fd);  // the mapping keeps the file open
   if (address_ == MAP_FAILED) {
+    const int error = errno;
     address_ = nullptr;
     throw FileError(
         fmt::format("{}: cannot map the file into memory: {}", path, std::strerror(error)));

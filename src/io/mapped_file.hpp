@@ -15,6 +15,9 @@ class MappedFile {
   // Maps the whole of `path`; throws FileError naming the path when it
   // cannot be opened or mapped.
   explicit MappedFile(const std::string& path);
+  // Maps the whole of the open file `fd` (kept open by the mapping, not by
+  // this), named `name` in messages.
+  MappedFile(int fd, const std::string& name);
   ~MappedFile();
   MappedFile(const MappedFile&) = delete;
   MappedFile& operator=(const MappedFile&) = delete;
@@ -23,6 +26,8 @@ class MappedFile {
   std::uint64_t size() const { return size_; }
 
  private:
+  void map(int fd, const std::string& path);
+
   void* address_ = nullptr;
   std::uint64_t size_ = 0;
 };

@@ -14,12 +14,12 @@
 #include <string>
 #include <vector>
 
-#include "hdf5_probe.hpp"
 #include "hdf5_row_blocks.hpp"
 #include "hdf5_util.hpp"
 #include "mat_v5_elements.hpp"
 #include "mat_v73_values.hpp"
 #include "memory_budget.hpp"
+#include "reader_process.hpp"
 #include "topkfs/core/error.hpp"
 #include "topkfs/io/file_util.hpp"
 #include "topkfs/io/readers.hpp"
@@ -84,38 +84,42 @@ std::uint32_t read_u32(const char* bytes, bool swap) {
 // The 128-byte header of v5 and v7.3 files: text, then a version (0x0100 or
 // 0x0200) and the endian indicator "IM" (or "MI" when byte-swapped). Checked
 // here because matio would otherwise try to read anything else as a
-// headerless v4 file and make garbage of random bytes.
-// v5 files are then walked element by element: matio reads a truncated
+// headerless v4 file and make garbage of random bytes. True for a v7.3 file
+// (HDF5 underneath, read in the reader program); `swapped` tells how a v5
+// file's numbers are stored.
+bool check_mat_header(const std::string& path, bool* swapped) {
+  std::ifstream in(path, std::ios::binary);
+  std::array<char, 128> header{};
+  in.read(header.data(), header.size());
+  const bool complete = in.gcount() == static_cast<std::streamsize>(header.size());
+  const bool little = complete && header[126] == 'I' && header[127] == 'M';
+  *swapped = complete && header[126] == 'M' && header[127] == 'I';
+  const auto version = (static_cast<unsigned>(static_cast<unsigned char>(header[125])) << 8) |
+                       static_cast<unsigned char>(header[124]);
+  const auto expected = *swapped ? __builtin_bswap16(static_cast<std::uint16_t>(version)) : version;
+  if (!(little || *swapped) || (expected != 0x0100 && expected != 0x0200)) {
+    throw DataError(
+        fmt::format("{}: not a MATLAB .mat file of version 5, 7 or 7.3 (no MAT-file header); "
+                    "from MATLAB save with -v7 or -v7.3, from Python with scipy.io.savemat",
+                    path));
+  }
+  return expected == 0x0200;
+}
+
+// A v5 file is walked element by element: matio reads a truncated
 // uncompressed variable without complaint (the missing values come back as
 // zeros), so every top-level element must fit in the file.
 // A v7.3 file comes back open in libhdf5, to be held while matio and the
 // reader's checks open it: libhdf5 opens a file once per process, so their
 // opens share this one instead of each setting the file's metadata up anew.
 hdf5::Handle check_mat_structure(const std::string& path) {
+  bool swapped = false;
+  if (check_mat_header(path, &swapped)) {
+    return hdf5::file_handle(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
+  }
   std::ifstream in(path, std::ios::binary);
-  std::array<char, 128> header{};
-  in.read(header.data(), header.size());
-  const bool complete = in.gcount() == static_cast<std::streamsize>(header.size());
-  const bool little = complete && header[126] == 'I' && header[127] == 'M';
-  const bool swapped = complete && header[126] == 'M' && header[127] == 'I';
-  const auto version = (static_cast<unsigned>(static_cast<unsigned char>(header[125])) << 8) |
-                       static_cast<unsigned char>(header[124]);
-  const auto expected = swapped ? __builtin_bswap16(static_cast<std::uint16_t>(version)) : version;
-  if (!(little || swapped) || (expected != 0x0100 && expected != 0x0200)) {
-    throw DataError(
-        fmt::format("{}: not a MATLAB .mat file of version 5, 7 or 7.3 (no MAT-file header); "
-                    "from MATLAB save with -v7 or -v7.3, from Python with scipy.io.savemat",
-                    path));
-  }
-  if (expected == 0x0200) {  // v7.3: HDF5, whose names matio looks up in the root group
-    hdf5::check_symbol_tables(path);
-    hdf5::probe_in_child(path);  // matio's calls into libhdf5 are the reader's
-    hdf5::Handle file = hdf5::file_handle(H5Fopen(path.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
-    hdf5::check_no_external_storage(path);
-    return file;
-  }
   const std::uint64_t size = file_size(path);
-  std::uint64_t offset = header.size();
+  std::uint64_t offset = 128;
   while (offset < size) {
     std::array<char, 8> tag{};
     in.seekg(static_cast<std::streamoff>(offset));
@@ -421,9 +425,9 @@ class MatReader {
     return var.release();
   }
 
-  // A v7.3 file is HDF5 and matio reads it through libhdf5, which must not
-  // meet a corrupt dataset (see hdf5::check_storage): the datasets of the
-  // variable (one, or several for a sparse matrix) are checked first.
+  // A v7.3 variable's datasets (one, or several for a sparse matrix) must
+  // keep their values in the file: an external file list names files
+  // anywhere on the machine, which would be read as the data.
   void check_hdf5_storage(const std::string& name) const {
     const hdf5::Handle file =
         hdf5::file_handle(H5Fopen(path_.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT));
@@ -447,7 +451,13 @@ class MatReader {
         throw DataError(
             fmt::format("{}: cannot open dataset '{}': the file is corrupt", path_, where));
       }
-      hdf5::check_storage(opened.get(), path_, where);
+      hdf5::check_chunk_grid(opened.get(), path_, where);
+      if (hdf5::has_external_storage(opened.get())) {
+        throw DataError(fmt::format(
+            "{}: dataset '{}' keeps its values in other files (an HDF5 external storage list), "
+            "which topkfs does not read: write the values into the file itself",
+            path_, where));
+      }
     }
   }
 
@@ -519,13 +529,37 @@ class MatReader {
 
 }  // namespace
 
-Dataset read_mat(const std::string& path, const ReadOptions& options) {
+namespace detail {
+
+Dataset read_mat_v73_here(const std::string& path, const ReadOptions& options,
+                          std::shared_ptr<const RowSource>* rows) {
+  return MatReader(path, options, rows).read();
+}
+
+namespace {
+
+// A v5 file read here, whole; a v7.3 file in the reader program.
+Dataset read_mat_file(const std::string& path, const ReadOptions& options,
+                      const MatrixOnDisk* on_disk) {
+  require_readable_file(path);
+  bool swapped = false;
+  if (check_mat_header(path, &swapped)) {
+    return read_in_reader_process(Format::Mat, path, options, on_disk);
+  }
   return MatReader(path, options).read();
 }
 
-Dataset read_mat_by_row_blocks(const std::string& path, const ReadOptions& options,
-                               std::shared_ptr<const RowSource>& rows) {
-  return MatReader(path, options, &rows).read();
+}  // namespace
+
+Dataset read_mat_by_rows(const std::string& path, const ReadOptions& options,
+                         const MatrixOnDisk& on_disk) {
+  return read_mat_file(path, options, &on_disk);
+}
+
+}  // namespace detail
+
+Dataset read_mat(const std::string& path, const ReadOptions& options) {
+  return detail::read_mat_file(path, options, nullptr);
 }
 
 }  // namespace topkfs

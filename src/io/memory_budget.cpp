@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 
 #include "topkfs/core/error.hpp"
 #include "topkfs/io/resource_limits.hpp"
@@ -21,7 +22,13 @@ std::string gigabytes(std::uint64_t bytes) {
   return fmt::format("{:.1f} GB", static_cast<double>(bytes) / 1e9);
 }
 
+std::atomic<void (*)(std::uint64_t)> allocation_observer{nullptr};
+
 }  // namespace
+
+void set_allocation_observer(void (*observer)(std::uint64_t bytes)) {
+  allocation_observer = observer;
+}
 
 std::uint64_t physical_memory_bytes() {
   const long pages = ::sysconf(_SC_PHYS_PAGES);
@@ -43,7 +50,10 @@ std::uint64_t physical_memory_bytes() {
 void check_fits_in_memory(std::uint64_t bytes, const std::string& what, const std::string& where,
                           const std::string& hint) {
   const std::uint64_t memory = physical_memory_bytes();
-  if (bytes <= memory) return;
+  if (bytes <= memory) {
+    if (const auto observer = allocation_observer.load()) observer(bytes);
+    return;
+  }
   const ResourceLimits limits = resource_limits();
   const std::string budget =
       limits.memory_bytes != 0 && limits.memory_bytes == memory

@@ -25,6 +25,12 @@ inline constexpr const char* kConvertHint =
 void check_fits_in_memory(std::uint64_t bytes, const std::string& what, const std::string& where,
                           const std::string& hint = "");
 
+// Called with the bytes of every allocation check_fits_in_memory lets
+// through, before the reader allocates them; null (the default): nobody is
+// told. The HDF5 reader program tells the process that watches its memory
+// (reader_process.hpp).
+void set_allocation_observer(void (*observer)(std::uint64_t bytes));
+
 // Checks the shape of a feature matrix before it is allocated: at least one
 // sample and one column, and the float32 matrix plus a name per column fit
 // in memory. `shape` is the shape as the file states it ("(0, 5)").

@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "memory_budget.hpp"
+#include "reader_process.hpp"
 #include "topkfs/core/enum_names.hpp"
 #include "topkfs/core/error.hpp"
 #include "topkfs/core/rank_group.hpp"
@@ -20,6 +21,7 @@
 #include "topkfs/io/json_field.hpp"
 #include "topkfs/io/read_option_scope.hpp"
 #include "topkfs/io/readers.hpp"
+#include "topkfs/io/resource_limits.hpp"
 #include "topkfs/io/target_encoding.hpp"
 
 namespace topkfs {
@@ -197,7 +199,7 @@ std::shared_ptr<Dataset> by_row_blocks(RowBlockReader reader, Format format,
   read_names_as_utf8(*data, path);
   // The text readers check the values on their first pass; the others read
   // the features only when they are written.
-  if (format == Format::Hdf5 || format == Format::Mat || format == Format::Idx) {
+  if (format == Format::Idx) {
     data->notes.push_back("features read by row blocks; their values are not checked for NaN here");
   }
   return data;
@@ -209,12 +211,12 @@ RowStream open_row_stream(const std::string& path, const ReadOptions& options) {
   RowStream stream;
   const Format format = options.format == Format::Auto ? detect_format(path) : options.format;
   check_target_options(options, format);
-  // The formats that can be read in parts: HDF5 by hyperslabs, IDX and
-  // plain (not gzipped) CSV, TSV and LIBSVM by passes over the file.
+  // The formats that can be read in parts: IDX and plain (not gzipped)
+  // CSV, TSV and LIBSVM by passes over the file. HDF5 and v7.3 .mat files
+  // come from the HDF5 reader program, mapped from a temporary file when
+  // they are above half the memory budget (read_dataset_by_rows).
   RowBlockReader reader = nullptr;
   ReadOptions effective = options;
-  if (format == Format::Hdf5) reader = read_hdf5_by_row_blocks;
-  if (format == Format::Mat) reader = read_mat_by_row_blocks;  // v7.3 files
   if (format == Format::Idx) reader = read_idx_by_row_blocks;
   if ((format == Format::Csv || format == Format::Tsv) && !has_gzip_magic(path) &&
       file_size(path) > 0) {
@@ -229,7 +231,7 @@ RowStream open_row_stream(const std::string& path, const ReadOptions& options) {
     stream.data = by_row_blocks(reader, format, path, effective, stream.rows);
     if (stream.data) return stream;
   }
-  stream.data = std::make_shared<Dataset>(read_dataset(path, options));
+  stream.data = std::make_shared<Dataset>(read_dataset_by_rows(path, options));
   stream.rows = std::shared_ptr<const RowSource>(stream.data, &stream.data->features);
   return stream;
 }
@@ -275,61 +277,41 @@ void name_and_require_values(Dataset& data, const std::string& path) {
   if (data.rows() == 0) throw DataError(fmt::format("{}: the data has no samples", path));
 }
 
-// The feature values of the rows this process reads (its shard in a
-// data-parallel run, else all), one pass by row blocks: the check
-// read_dataset makes on data held in memory.
-void check_streamed_values(const Dataset& data, const ReadOptions& options) {
-  const RowSource& rows = data.feature_rows();
-  const RowShard shard = row_shard(rows.row_count(), options.shard_rank, options.shard_count);
-  const std::int64_t m = rows.column_count();
-  const std::int64_t block = rows.pass_block_rows();
-  rows.for_each_block(shard.begin, shard.end, block,
-                      [&](std::int64_t first, std::int64_t count, const float* values) {
-                        for (std::int64_t at = 0; at < count * m; ++at) {
-                          if (!std::isfinite(values[at])) {
-                            refuse_feature_value(data, first + at / m, at % m, values[at],
-                                                 data.source);
-                          }
-                        }
-                      });
+}  // namespace
+
+namespace {
+
+// What every reader's data goes through: its source and format, names,
+// the checks of its values.
+Dataset finish_reading(Dataset data, Format format, const std::string& path,
+                       const ReadOptions& options) {
+  data.source = path;
+  data.format = to_string(format);
+  name_and_require_values(data, path);
+  check_values(data, options, path);
+  data.validate();
+  return data;
 }
 
 }  // namespace
 
 Dataset read_dataset_by_rows(const std::string& path, const ReadOptions& options) {
   const Format format = options.format == Format::Auto ? detect_format(path) : options.format;
-  check_target_options(options, format);
-  // Dropping a row with a missing value needs every row read first; keeping
-  // them (what `info` does, to count them) or refusing them does not.
-  // HDF5 files and MATLAB v7.3 files (HDF5 too) are read by row blocks.
-  const RowBlockReader reader = format == Format::Hdf5  ? read_hdf5_by_row_blocks
-                                : format == Format::Mat ? read_mat_by_row_blocks
-                                                        : nullptr;
-  if (reader == nullptr || options.nan == NanPolicy::Drop) return read_dataset(path, options);
-  require_readable_file(path);
-  std::shared_ptr<const RowSource> rows;
-  const auto streamed = by_row_blocks(reader, format, path, options, rows);
-  if (!streamed) return read_dataset(path, options);
-  // A matrix that fits in half the memory is read whole, once: a chunked,
-  // compressed file read by row blocks decompresses each chunk again for
-  // every minibatch that touches it (ten times the epoch of the same rows in
-  // memory, on USPS). A rank of a data-parallel run keeps to its shard.
-  const double bytes = static_cast<double>(rows->row_count()) *
-                       static_cast<double>(rows->column_count()) * sizeof(float);
-  if (options.shard_count == 1 &&
-      bytes <= 0.5 * static_cast<double>(detail::physical_memory_bytes())) {
+  // HDF5 and v7.3 .mat files are read in the HDF5 reader program. A matrix
+  // that fits in half the memory budget comes back in memory (a chunked,
+  // compressed file is inflated once, not per minibatch); a larger one, or
+  // any for a rank of a data-parallel run, in an unnamed file that is
+  // mapped. Dropping a row with a missing value needs every row in memory.
+  if ((format != Format::Hdf5 && format != Format::Mat) || options.nan == NanPolicy::Drop) {
     return read_dataset(path, options);
   }
-  Dataset data = *streamed;
-  data.row_blocks = rows;
-  name_and_require_values(data, path);
-  if (options.nan != NanPolicy::Keep) {
-    data.notes.pop_back();  // "not checked for NaN": the rows read are, here
-    check_streamed_values(data, options);
-  }
-  check_classes(data, path);
-  data.validate();
-  return data;
+  check_target_options(options, format);
+  detail::MatrixOnDisk on_disk;
+  on_disk.folder = resource_limits().temporary_folder;
+  on_disk.above_bytes = options.shard_count > 1 ? 0 : detail::physical_memory_bytes() / 2;
+  Dataset data = format == Format::Hdf5 ? detail::read_hdf5_by_rows(path, options, on_disk)
+                                        : detail::read_mat_by_rows(path, options, on_disk);
+  return finish_reading(std::move(data), format, path, options);
 }
 
 Dataset read_dataset(const std::string& path, const ReadOptions& options) {
@@ -359,12 +341,7 @@ Dataset read_dataset(const std::string& path, const ReadOptions& options) {
       break;
     case Format::Auto: TOPKFS_ASSERT(false);
   }
-  data.source = path;
-  data.format = to_string(format);
-  name_and_require_values(data, path);
-  check_values(data, options, path);
-  data.validate();
-  return data;
+  return finish_reading(std::move(data), format, path, options);
 }
 
 }  // namespace topkfs

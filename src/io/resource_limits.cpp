@@ -69,9 +69,15 @@ ResourceLimits resource_limits_from_environment() {
     limits.memory_bytes = parse_memory_size(kMemory, text);
     limits.memory_name = kMemory;
   }
-  limits.hdf5_probe_cpu_seconds = positive_number("TOPKFS_HDF5_PROBE_CPU_SECONDS");
-  limits.hdf5_probe_memory_bytes =
-      static_cast<std::uint64_t>(positive_number("TOPKFS_HDF5_PROBE_MEMORY_MB") * (1 << 20));
+  limits.reader_cpu_seconds = positive_number("TOPKFS_HDF5_READER_CPU_SECONDS");
+  limits.reader_memory_bytes =
+      static_cast<std::uint64_t>(positive_number("TOPKFS_HDF5_READER_MEMORY_MB") * (1 << 20));
+  if (const char* program = std::getenv("TOPKFS_HDF5_READER_PROGRAM")) {
+    limits.reader_program = program;
+  }
+  if (const char* folder = std::getenv("TMPDIR"); folder != nullptr && *folder != '\0') {
+    limits.temporary_folder = folder;
+  }
   return limits;
 }
 

@@ -189,13 +189,15 @@ namespace {
 
 // The rows whose feature values check_values reads: all of them, except in
 // a rank of a data-parallel run whose features are not in memory (mapped
-// from the file) and where nothing is dropped: each rank then reads only
-// its shard's rows (docs/scale.md), and a bad value in another shard is
-// that rank's to find. Dropping rows needs every rank to drop the same, so
-// under NanPolicy::Drop every rank checks every row.
+// from the file, or from the HDF5 reader program's temporary file) and
+// where nothing is dropped: each rank then reads only its shard's rows
+// (docs/scale.md), and a bad value in another shard is that rank's to find.
+// Dropping rows needs every rank to drop the same, so under NanPolicy::Drop,
+// or a missing target that Impute drops, every rank checks every row.
 RowShard rows_to_check(const Dataset& data, const ReadOptions& options) {
-  if (options.shard_count > 1 && options.nan == NanPolicy::Error &&
-      data.features.storage() != RowStorage::InMemory) {
+  const bool drops = options.nan == NanPolicy::Drop ||
+                     (options.nan == NanPolicy::Impute && !data.targets.allFinite());
+  if (options.shard_count > 1 && !drops && data.features.storage() != RowStorage::InMemory) {
     return row_shard(data.rows(), options.shard_rank, options.shard_count);
   }
   return {0, data.rows()};
@@ -215,19 +217,22 @@ void refuse_feature_value(const Dataset& data, std::int64_t row, std::int64_t co
 
 namespace {
 
-// A mapped .npy or NPZ can be read into memory instead (--in-memory); rows
-// read by row blocks are so because the file is above half the memory
-// budget or is a data-parallel rank's shard, which no flag changes.
+// A mapped .npy or NPZ can be read into memory instead (--in-memory); the
+// rows of an HDF5 or v7.3 .mat file are mapped from the reader program's
+// temporary file because they are above half the memory budget or a
+// data-parallel rank's shard, which no flag changes.
 [[noreturn]] void refuse_mapped_missing(const Dataset& data, std::int64_t row, std::int64_t column,
                                         const std::string& where) {
-  const bool mapped = data.features.storage() == RowStorage::Mapped;
+  const bool from_reader_program =
+      data.format == to_string(Format::Hdf5) || data.format == to_string(Format::Mat);
   throw DataError(fmt::format(
-      "{}: sample {}, feature {} ('{}') is NaN (missing), and the rows are read from the file {}, "
-      "where missing cells cannot be imputed; pass {}--nan drop to drop such samples",
+      "{}: sample {}, feature {} ('{}') is NaN (missing), and the rows are read from {}, where "
+      "missing cells cannot be imputed; pass {}--nan drop to drop such samples",
       where, row + 1, column + 1, data.feature_names[static_cast<std::size_t>(column)],
-      mapped ? "on demand (mapped)"
-             : "by row blocks (above half the memory budget, or one rank's shard)",
-      mapped ? "--in-memory to impute them, or " : ""));
+      from_reader_program ? "a temporary file on demand (mapped: above half the memory budget, "
+                            "or one rank's shard)"
+                          : "the file on demand (mapped)",
+      from_reader_program ? "" : "--in-memory to impute them, or "));
 }
 
 }  // namespace

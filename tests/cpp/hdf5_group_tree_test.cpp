@@ -1,10 +1,12 @@
 // The structures that hold an HDF5 group's links (files with a version 0 or
-// 1 superblock, as h5py and MATLAB write), checked before libhdf5 walks them
-// (hdf5_symbol_tables.cpp): in the B-tree, every child one level below its
-// node and every node once in its tree; in the local heap, a free list
-// without a loop, link names that lead to the link's own object and soft
-// link targets that end. Sound trees of two levels, groups reached through
-// two links and soft links still read.
+// 1 superblock, as h5py and MATLAB write), corrupted as fuzzing found them:
+// a B-tree node that is its own child or deeper than any tree, a node
+// reached twice, a local heap's free list with a loop, link names that are
+// paths, soft link targets that do not end. libhdf5 walks them in the HDF5
+// reader program (src/io/reader_process.hpp), where it loops, crashes or
+// fails; the read is refused naming the file either way, and this process
+// goes on. Sound trees of two levels, groups reached through two links and
+// soft links read.
 #include <gtest/gtest.h>
 
 #include <string>
@@ -16,8 +18,6 @@
 namespace topkfs {
 namespace {
 
-using test::contains;
-using test::data_error;
 using test::python_fixture;
 
 // Opens the file for writing as `f`, with X (6 x 2) and Y in the root group.
@@ -64,7 +64,7 @@ std::string root_heap_fixture(const std::string& name, const std::string& patch,
 
 // The fuzzed .mat files' shape (tests/fuzz/regressions/mat/slow-unit-a41dad...):
 // a free block whose next is itself. libhdf5 1.10 follows such a list,
-// adding a node each time, until the probe process's time limit (9 GB).
+// adding a node each time, until the reader program's memory limit.
 TEST(Hdf5GroupTree, AFreeListThatComesBackToABlockIsRefused) {
   const std::string path =
       root_heap_fixture("heap_free_loop.h5",
@@ -72,10 +72,7 @@ TEST(Hdf5GroupTree, AFreeListThatComesBackToABlockIsRefused) {
                         "assert head != 1, 'the heap has no free block'\n"
                         "raw[data + head:data + head + 8] = head.to_bytes(8, 'little')\n");
   ASSERT_FALSE(HasFailure());
-  const std::string message = data_error(path);
-  EXPECT_TRUE(contains(message, "the root group is corrupt: the free list of its local heap"))
-      << message;
-  EXPECT_TRUE(contains(message, "comes back to the block at offset")) << message;
+  test::expect_refused_naming_the_file(path);
 }
 
 // The fuzzed .mat file's shape (tests/fuzz/regressions/mat/slow-unit-5f92c8...):
@@ -91,10 +88,7 @@ TEST(Hdf5GroupTree, ALinkWhoseNameIsAPathIsRefused) {
                                                "raw[x:x + 2] = (b'" +
                                                    renamed + "' + b'\\0\\0')[:2]\n");
     ASSERT_FALSE(HasFailure());
-    const std::string message = data_error(path);
-    EXPECT_TRUE(contains(
-        message, "is named '" + renamed + "', a path that does not lead to the link's own object"))
-        << message;
+    test::expect_refused_naming_the_file(path);
   }
 }
 
@@ -102,7 +96,7 @@ TEST(Hdf5GroupTree, ALinkWhoseNameIsAPathIsRefused) {
 // heap; libhdf5 takes the names from the heap its object header's message
 // names. Here that message names a copy of the heap, appended to the file,
 // in which X is renamed ".", while the cached heap keeps the sound names.
-TEST(Hdf5GroupTree, ANameInTheHeapOfTheHeadersMessageIsChecked) {
+TEST(Hdf5GroupTree, ANameInTheHeapOfTheHeadersMessageIsRefused) {
   const std::string path = root_heap_fixture(
       "heap_of_header.h5",
       "copy = len(raw)\n"
@@ -119,14 +113,12 @@ TEST(Hdf5GroupTree, ANameInTheHeapOfTheHeadersMessageIsChecked) {
       "assert int.from_bytes(raw[at + 16:at + 24], 'little') == heap\n"
       "raw[at + 16:at + 24] = copy.to_bytes(8, 'little')\n");
   ASSERT_FALSE(HasFailure());
-  const std::string message = data_error(path);
-  EXPECT_TRUE(contains(message, "is named '.'")) << message;
+  test::expect_refused_naming_the_file(path);
 }
 
 // A soft link's entry has no object header, only the offset of its target
-// path in the local heap: before 7883cb4 the walk took it for an object
-// without an address and refused every such file as corrupt.
-TEST(Hdf5GroupTree, ASoftLinkReadsAndItsTargetMustEndInTheHeap) {
+// path in the local heap.
+TEST(Hdf5GroupTree, ASoftLinkReadsAndOneWhoseTargetDoesNotEndIsRefused) {
   const std::string soft_link = std::string(kWriteXY) + "    f['alias'] = h5py.SoftLink('/X')\n";
   const std::string path = python_fixture("soft_link.h5", soft_link);
   ASSERT_FALSE(HasFailure());
@@ -144,9 +136,7 @@ TEST(Hdf5GroupTree, ASoftLinkReadsAndItsTargetMustEndInTheHeap) {
                         "raw[target:data + size] = b'a' * (data + size - target)\n",
                         soft_link);
   ASSERT_FALSE(HasFailure());
-  const std::string message = data_error(unended);
-  EXPECT_TRUE(contains(message, "the target of the soft link at byte")) << message;
-  EXPECT_TRUE(contains(message, "does not end inside its local heap")) << message;
+  test::expect_refused_naming_the_file(unended);
 }
 
 // The fuzzed .mat file's shape (tests/fuzz/regressions/mat/crash-e081e4...):
@@ -158,31 +148,33 @@ TEST(Hdf5GroupTree, ANodeThatIsItsOwnChildIsRefused) {
                         "raw[tree + 5] = 1\n"
                         "raw[child(0):child(0) + 8] = tree.to_bytes(8, 'little')\n");
   ASSERT_FALSE(HasFailure());
-  const std::string message = data_error(path);
-  EXPECT_TRUE(contains(message, "the root group is corrupt: its symbol table B-tree node at byte"))
-      << message;
-  EXPECT_TRUE(contains(message, "is of level 1, not 0")) << message;
+  test::expect_refused_naming_the_file(path);
 }
 
 TEST(Hdf5GroupTree, ARootDeeperThanAnyWrittenTreeIsRefused) {
   const std::string path = root_tree_fixture("tree_too_deep.h5", "raw[tree + 5] = 200\n");
   ASSERT_FALSE(HasFailure());
-  const std::string message = data_error(path);
-  EXPECT_TRUE(contains(message, "is of level 200, not at most 64")) << message;
+  test::expect_refused_naming_the_file(path);
 }
 
-// Two children that are the same symbol node: libhdf5 would list its links
-// twice, and a tree of such nodes n levels deep 2^n times.
-TEST(Hdf5GroupTree, ANodeReachedTwiceIsRefused) {
+// Two children that are the same symbol node: libhdf5 lists its links
+// twice (a tree of such nodes n levels deep 2^n times, bounded by the
+// reader program's limits); X and Y read as written.
+TEST(Hdf5GroupTree, ANodeReachedTwiceReadsAsWritten) {
   const std::string path = root_tree_fixture(
       "tree_twice.h5",
       "raw[tree + 6] = 2\n"
       "raw[child(1):child(1) + 8] = raw[child(0):child(0) + 8]\n"
       "raw[child(1) + 8:child(1) + 16] = raw[child(0) + 8:child(0) + 16]  # the last key\n");
   ASSERT_FALSE(HasFailure());
-  const std::string message = data_error(path);
-  EXPECT_TRUE(contains(message, "its symbol table B-tree reaches the node at byte")) << message;
-  EXPECT_TRUE(contains(message, "twice")) << message;
+  const Dataset data = read_dataset(path);
+  ASSERT_EQ(data.rows(), 6);
+  ASSERT_EQ(data.cols(), 2);
+  for (Eigen::Index i = 0; i < 6; ++i) {
+    EXPECT_EQ(data.features(i, 0), static_cast<float>(2 * i));
+    EXPECT_EQ(data.features(i, 1), static_cast<float>(2 * i + 1));
+    EXPECT_EQ(data.labels[static_cast<std::size_t>(i)], static_cast<std::int32_t>(i % 2));
+  }
 }
 
 // A group of 400 links needs a tree of two levels (a node holds 32 symbol

@@ -200,7 +200,7 @@ TEST(HostileSizes, Hdf5ClaimingMoreThanTheFileOrTheMemory) {
   ASSERT_FALSE(HasFatalFailure());
   const std::string past_file = data_error(claims);
   EXPECT_HAS(past_file, "claims.h5");
-  EXPECT_HAS(past_file, "100000x100000");
+  EXPECT_HAS(past_file, "100000 x 100000 float32");
 
   const std::string vast =
       python_fixture("vast.h5",
@@ -385,10 +385,8 @@ TEST(HostileSizes, Hdf5SubgroupHeapPastTheEndOfTheFile) {
   const std::size_t heap = bytes.find("HEAP", root_heap + 4);
   ASSERT_NE(heap, std::string::npos);
   bytes[heap + 8 + 7] = 0x13;  // the heap's data segment size
-  const std::string message = data_error(write_temp_file("subgroup-heap-cut.h5", bytes));
-  EXPECT_HAS(message, "subgroup-heap-cut.h5");
-  EXPECT_HAS(message, "the group or dataset whose entry is at byte");
-  EXPECT_HAS(message, fmt::format("local heap at byte {}", heap));
+  // libhdf5 then reads past the end of the file in the HDF5 reader program.
+  test::expect_refused_naming_the_file(write_temp_file("subgroup-heap-cut.h5", bytes));
 }
 
 TEST(HostileSizes, Hdf5RootGroupHeapPastTheEndOfTheFile) {
@@ -403,10 +401,7 @@ TEST(HostileSizes, Hdf5RootGroupHeapPastTheEndOfTheFile) {
   const std::size_t heap = bytes.find("HEAP");
   ASSERT_NE(heap, std::string::npos);
   bytes[heap + 8 + 7] = 0x13;
-  const std::string message = data_error(write_temp_file("root-heap-cut.h5", bytes));
-  EXPECT_HAS(message, "root-heap-cut.h5");
-  EXPECT_HAS(message, fmt::format("local heap at byte {}", heap));
-  EXPECT_HAS(message, "past the end of the file");
+  test::expect_refused_naming_the_file(write_temp_file("root-heap-cut.h5", bytes));
 }
 
 // ---- atomic outputs under a signal ----

@@ -79,7 +79,7 @@ class ScopedEnvironment {
 };
 
 // Sets one of the library's limit variables (TOPKFS_MEMORY_LIMIT,
-// TOPKFS_HDF5_PROBE_*) for one test and gives the library the limits of the
+// TOPKFS_HDF5_READER_*) for one test and gives the library the limits of the
 // environment, as the command and the Python package do at their start (the
 // library reads no variable itself); both are put back after.
 class ScopedLimitsFromEnvironment {
@@ -138,6 +138,16 @@ inline std::string data_error(const std::string& path, const ReadOptions& option
 
 inline bool contains(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
+}
+
+// Reading `path` is refused cleanly: a DataError (no crash of this process,
+// no other error) whose message starts with the file's path. For corrupt
+// HDF5 files, whose refusal may come from libhdf5's own error, its crash or
+// its loop in the HDF5 reader program, or the reader's checks.
+inline void expect_refused_naming_the_file(const std::string& path,
+                                           const ReadOptions& options = {}) {
+  const std::string message = data_error(path, options);
+  EXPECT_EQ(message.rfind(path + ": ", 0), 0u) << message;
 }
 
 }  // namespace topkfs::test

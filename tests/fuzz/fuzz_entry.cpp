@@ -68,7 +68,7 @@ void read_bytes(const std::string& name, const std::uint8_t* data, std::size_t s
   // The readers refuse what exceeds the memory they may use. At 1 GB every
   // allocation they accept stays under the fuzzers' 2 GB limit (with ASan's
   // overhead), so a larger one is an allocation no check saw. The limits of
-  // the environment (TOPKFS_MEMORY_LIMIT, TOPKFS_HDF5_PROBE_MEMORY_MB, which
+  // the environment (TOPKFS_MEMORY_LIMIT, TOPKFS_HDF5_READER_MEMORY_MB, which
   // scripts/fuzz.sh sets) are taken as the command takes them; a memory
   // limit there wins.
   static const bool limited = [] {

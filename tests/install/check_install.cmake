@@ -24,7 +24,8 @@ set(prefix ${work}/prefix)
 file(MAKE_DIRECTORY ${work})
 
 run("cmake --install" ${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
-foreach(file bin/topkfs share/man/man1/topkfs.1 include/topkfs/version.hpp
+foreach(file bin/topkfs libexec/topkfs/topkfs-hdf5-reader share/man/man1/topkfs.1
+             include/topkfs/version.hpp
              include/topkfs/methods/registry.hpp lib/cmake/topkfs/topkfsConfig.cmake
              lib/cmake/topkfs/topkfsConfigVersion.cmake)
   if(NOT EXISTS ${prefix}/${file})
@@ -36,6 +37,14 @@ run("topkfs --version" ${prefix}/bin/topkfs --version)
 string(STRIP "${output}" output)
 if(NOT output STREQUAL "topkfs ${VERSION}")
   message(FATAL_ERROR "topkfs --version printed '${output}', expected 'topkfs ${VERSION}'")
+endif()
+# HDF5 files are read in the installed reader program (libexec/topkfs).
+run("writing an HDF5 file" /usr/bin/python3 -c
+    "import h5py, numpy as np\nwith h5py.File('${work}/small.h5', 'w') as f:\n    f['X'] = np.arange(12.0).reshape(6, 2)\n    f['Y'] = np.arange(6) % 2")
+run("topkfs info small.h5" ${prefix}/bin/topkfs info ${work}/small.h5)
+string(FIND "${output}" "6 samples x 2 features" at)
+if(at EQUAL -1)
+  message(FATAL_ERROR "topkfs info small.h5 printed '${output}'")
 endif()
 file(READ ${prefix}/share/man/man1/topkfs.1 page)
 foreach(section ".SH NAME" ".SS select" ".SS evaluate" "topkfs ${VERSION}")

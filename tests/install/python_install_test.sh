@@ -37,6 +37,24 @@ assert sorted(selector.selected_) == [2, 5], selector.selected_
 print("pip install: topkfs", topkfs.__version__, "from", topkfs.__file__)
 PY
 
+# An HDF5 file, read in the HDF5 reader program that the package carries
+# beside its module (looked for there first).
+/usr/bin/python3 -c "
+import h5py, numpy as np
+with h5py.File('$work/small.h5', 'w') as f:
+    f['X'] = np.arange(12.0).reshape(6, 2)
+    f['Y'] = np.arange(6) % 2"
+read_hdf5='
+import os, sys
+import topkfs
+reader = os.path.join(os.path.dirname(topkfs.__file__), "topkfs-hdf5-reader")
+assert os.access(reader, os.X_OK), reader
+data = topkfs.load(sys.argv[1])
+assert data.X.shape == (6, 2) and data.X[5, 1] == 11, data.X
+print("HDF5 read with", reader)
+'
+"$python" -c "$read_hdf5" "$work/small.h5"
+
 /usr/bin/python3 -m build --no-isolation --wheel --outdir "$work/dist" "$source_dir" >"$work/build.log" 2>&1 ||
   { cat "$work/build.log"; exit 1; }
 wheel=$(ls "$work"/dist/topkfs-"$version"-*.whl)
@@ -44,8 +62,16 @@ wheel=$(ls "$work"/dist/topkfs-"$version"-*.whl)
 import sys
 import zipfile
 
-names = zipfile.ZipFile(sys.argv[1]).namelist()
+wheel = zipfile.ZipFile(sys.argv[1])
+names = wheel.namelist()
 assert any(n.startswith("topkfs/_topkfs") and n.endswith(".so") for n in names), names
 assert "topkfs/__init__.py" in names, names
+reader = wheel.getinfo("topkfs/topkfs-hdf5-reader")
+assert (reader.external_attr >> 16) & 0o111, oct(reader.external_attr >> 16)  # executable
 print("wheel:", sys.argv[1].rsplit("/", 1)[-1])
 PY
+
+# The wheel installed in a fresh environment reads the HDF5 file.
+/usr/bin/python3 -m venv --system-site-packages "$work/wheel-venv"
+"$work/wheel-venv/bin/python" -m pip install --quiet --no-index --no-deps "$wheel"
+"$work/wheel-venv/bin/python" -c "$read_hdf5" "$work/small.h5"

@@ -105,15 +105,13 @@ TEST(MappedTraining, WholeMatrixMethodsSaySoAndRefuseWhatCannotFit) {
 }
 
 // The planted problem of 800 rows x 20 columns (y from columns 0, 1 and 2)
-// in `path`, 64 KB of features, read against a budget of 100 KB: streamed,
-// in blocks of 40 rows, a cache of two. dnn-top finds the planted columns
-// from it, with one thread (a core left for the read-ahead thread) and with
-// two (the members reading ahead as they gather).
+// in `path`, 64 KB of features, read against a budget of 100 KB: mapped
+// from the HDF5 reader program's temporary file. dnn-top finds the planted
+// columns from it, with one thread and with two.
 void expect_planted_columns_found_streamed(const std::string& path) {
   const ScopedLimitsFromEnvironment limit("TOPKFS_MEMORY_LIMIT", "100K");
   const Dataset streamed = read_dataset_by_rows(path);
-  ASSERT_EQ(streamed.feature_rows().storage(), RowStorage::RowBlocks);
-  EXPECT_EQ(streamed.feature_rows().reading_window().block_rows, 40);
+  ASSERT_EQ(streamed.feature_rows().storage(), RowStorage::Mapped);
   for (const char* threads : {"1", "2"}) {
     const SelectionResult result =
         fit_method("dnn-top", streamed, 3,
@@ -124,10 +122,9 @@ void expect_planted_columns_found_streamed(const std::string& path) {
   }
 }
 
-// An HDF5 file above the memory budget trains from row blocks: one process
-// draws its minibatches within windows of the file's chunk rows, the next
-// window read ahead (docs/scale.md, "HDF5 above the budget").
-TEST(MappedTraining, AStreamedHdf5FileTrainsByWindowsOfItsBlocks) {
+// An HDF5 file above the memory budget trains from its rows mapped from a
+// temporary file (docs/scale.md, "HDF5 above the budget").
+TEST(MappedTraining, AnHdf5FileAboveTheBudgetTrainsFromItsMappedRows) {
   const std::string path =
       python_fixture("streamed_planted.h5",
                      "import h5py\n"
@@ -141,10 +138,9 @@ TEST(MappedTraining, AStreamedHdf5FileTrainsByWindowsOfItsBlocks) {
   expect_planted_columns_found_streamed(path);
 }
 
-// A MATLAB v7.3 file above the memory budget trains as an HDF5 file does,
-// by windows of its blocks (the samples of its chunks: MATLAB stores the
-// matrix transposed).
-TEST(MappedTraining, AStreamedMatV73FileTrainsByWindowsOfItsBlocks) {
+// A MATLAB v7.3 file above the memory budget trains as an HDF5 file does
+// (MATLAB stores the matrix transposed; the rows come back as samples).
+TEST(MappedTraining, AMatV73FileAboveTheBudgetTrainsFromItsMappedRows) {
   const std::string path = matlab_v73_fixture(
       "streamed_planted73.mat",
       "    rng = np.random.default_rng(5)\n"

@@ -185,6 +185,38 @@ def _import_with(tmp_path, variable, value, code):
         env=environment, capture_output=True, text=True, cwd=tmp_path, check=False)
 
 
+def test_hdf5_rows_above_the_budget_go_to_pythons_temporary_folder(tmp_path):
+    """An HDF5 matrix above half the memory budget comes back in an unnamed
+    file of tempfile.gettempdir() (TMPDIR here), as taken at import: mapped,
+    the folder left empty; once the folder is gone the read is refused
+    naming the file and the folder."""
+    import h5py
+
+    path = tmp_path / "rows.h5"
+    with h5py.File(path, "w") as f:
+        f["X"] = np.arange(120, dtype=np.float32).reshape(40, 3)  # 480 bytes
+        f["Y"] = np.arange(40) % 2
+    folder = tmp_path / "python_tmp"
+    folder.mkdir()
+    code = (
+        f"import os\n"
+        f"done = topkfs.convert({str(path)!r}, {str(tmp_path / 'rows.npz')!r})\n"
+        f"print(done['storage'], os.listdir({str(folder)!r}))\n"
+        f"os.rmdir({str(folder)!r})\n"
+        f"try:\n    topkfs.convert({str(path)!r}, {str(tmp_path / 'again.npz')!r})\n"
+        "except topkfs.FileError as error:\n    print(error)\n"
+    )
+    package_parent = os.path.dirname(os.path.dirname(os.path.abspath(topkfs.__file__)))
+    environment = dict(os.environ, PYTHONPATH=package_parent, TMPDIR=str(folder),
+                       TOPKFS_MEMORY_LIMIT="400")
+    done = subprocess.run([sys.executable, "-c", "import topkfs\n" + code], env=environment,
+                          capture_output=True, text=True, cwd=tmp_path, check=False)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == "mapped []", done.stdout
+    assert lines[1].startswith(f"{path}: cannot make a temporary file in '{folder}'"), done.stdout
+
+
 def test_the_memory_limit_of_the_environment_applies_from_import(tmp_path):
     tiny = tmp_path / "tiny.svm"
     tiny.write_text("1 1:2.5\n0 2:1\n")  # 96 bytes as the memory check counts them

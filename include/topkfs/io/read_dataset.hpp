@@ -15,14 +15,10 @@ namespace topkfs {
 Dataset read_dataset(const std::string& path, const ReadOptions& options = {});
 
 // The data for a method that reads the feature rows by index rather than the
-// whole matrix (Selector::streams_rows): HDF5 features are read by row
-// blocks on demand (Dataset::row_blocks; `features` is rows x 0), and only
-// the rows of options' shard are read to check their values; a float32 .npy
-// is mapped; other data, or HDF5 whose rows must be dropped (NanPolicy::Drop,
-// a target with missing values), is what read_dataset gives. The HDF5 matrix
-// is streamed only when it is larger than half the memory budget (else it
-// is read whole, once). With NanPolicy::Keep the streamed values are not
-// checked (`info` counts the missing ones).
+// whole matrix (Selector::streams_rows). Today what read_dataset gives: a
+// float32 .npy is mapped, the text formats and IDX are read whole, and HDF5
+// and v7.3 .mat files come whole from the HDF5 reader program, in memory it
+// shares with this process (docs/scale.md).
 Dataset read_dataset_by_rows(const std::string& path, const ReadOptions& options = {});
 
 // The data with its feature rows as a RowSource, for one pass over the rows

@@ -14,23 +14,14 @@ Dataset read_libsvm(const std::string& path, const ReadOptions& options);  // sv
 // A folder holding the four MNIST-style files, or one images file (with
 // options.labels_path, or its sibling labels file found by name).
 Dataset read_idx(const std::string& path, const ReadOptions& options);
-Dataset read_mat(const std::string& path, const ReadOptions& options);   // v5 and v7.3 via matio
-Dataset read_hdf5(const std::string& path, const ReadOptions& options);  // via libhdf5
+// .mat v5 via matio here; v7.3 (HDF5) and HDF5 files via libhdf5 and matio
+// in the HDF5 reader program, a process of its own (docs/reliability.md).
+Dataset read_mat(const std::string& path, const ReadOptions& options);
+Dataset read_hdf5(const std::string& path, const ReadOptions& options);
 Dataset read_npy(const std::string& path, const ReadOptions& options);
 Dataset read_npz(const std::string& path, const ReadOptions& options);
 
-// HDF5 without reading the features: `rows` reads them by row blocks, and
-// the Dataset (targets, split, image shape) has an n x 0 matrix.
-Dataset read_hdf5_by_row_blocks(const std::string& path, const ReadOptions& options,
-                                std::shared_ptr<const RowSource>& rows);
-
-// A MATLAB v7.3 file (HDF5) likewise, its X a dense variable; a v5 file, or
-// a sparse X, is not read at all: `rows` stays null, for the caller to read
-// the file whole with read_mat.
-Dataset read_mat_by_row_blocks(const std::string& path, const ReadOptions& options,
-                               std::shared_ptr<const RowSource>& rows);
-
-// A plain (not gzipped) CSV or TSV file likewise: the file is mapped, its
+// A plain (not gzipped) CSV or TSV file without reading the features: the file is mapped, its
 // records parsed once for the target and the checks, and `rows` parses the
 // features again by row blocks on each pass.
 Dataset read_csv_by_row_blocks(const std::string& path, const ReadOptions& options,
