@@ -32,6 +32,23 @@ Dataset classes_of(const Eigen::MatrixXf& x, const std::vector<std::int32_t>& la
   return data;
 }
 
+// n rows of classes 0, 1, 0, 1, ...; column 0 shifted by 1 in class 1,
+// column 1 spread 3 times wider there, the other columns noise (seeded).
+Dataset shift_and_spread(int n, int columns, unsigned seed) {
+  std::mt19937 gen(seed);
+  std::normal_distribution<float> normal;
+  Eigen::MatrixXf x(n, columns);
+  std::vector<std::int32_t> labels(static_cast<std::size_t>(n));
+  for (int i = 0; i < n; ++i) {
+    const int label = i % 2;
+    labels[static_cast<std::size_t>(i)] = label;
+    for (int j = 0; j < columns; ++j) x(i, j) = normal(gen);
+    x(i, 0) += static_cast<float>(label);
+    if (columns > 1) x(i, 1) *= label ? 3.0f : 1.0f;
+  }
+  return classes_of(x, labels);
+}
+
 TEST(QuantileBins, EqualValuesShareABinAndNanHasNone) {
   const float nan = std::numeric_limits<float>::quiet_NaN();
   // 8 values, 4 bins: two a bin; the three 5s all go where the first lands.
@@ -79,18 +96,7 @@ TEST(MarginalDependence, ConstantColumnAndNoTarget) {
 // both dependent columns rank far above the noise, the spread one too,
 // which a correlation with the class would not see.
 TEST(MarginalDependence, SeesAShiftAndAChangeOfSpread) {
-  std::mt19937 gen(5);
-  std::normal_distribution<float> normal;
-  const int n = 400;
-  Eigen::MatrixXf x(n, 3);
-  std::vector<std::int32_t> labels(n);
-  for (int i = 0; i < n; ++i) {
-    labels[static_cast<std::size_t>(i)] = i % 2;
-    x(i, 0) = normal(gen) + (i % 2 ? 1.0f : 0.0f);
-    x(i, 1) = normal(gen) * (i % 2 ? 3.0f : 1.0f);
-    x(i, 2) = normal(gen);
-  }
-  const Dataset data = classes_of(x, labels);
+  const Dataset data = shift_and_spread(400, 3, 5);
   const std::vector<double> z = marginal_dependence(data, all_rows(data));
   EXPECT_GT(z[0], 5.0);
   EXPECT_GT(z[1], 5.0);
@@ -120,17 +126,10 @@ TEST(MarginalDependence, RealTargetOfASquare) {
 // A weight of 2 counts a row twice, a weight of 0 not at all: the same
 // statistic as the data with the row repeated or removed.
 TEST(MarginalDependence, WeightsCountRowsAsCopies) {
-  std::mt19937 gen(9);
-  std::normal_distribution<float> normal;
   const int n = 60;
-  Eigen::MatrixXf x(n, 2);
-  std::vector<std::int32_t> labels(n);
-  for (int i = 0; i < n; ++i) {
-    labels[static_cast<std::size_t>(i)] = i % 2;
-    x(i, 0) = normal(gen) + static_cast<float>(i % 2);
-    x(i, 1) = normal(gen);
-  }
-  Dataset weighted = classes_of(x, labels);
+  Dataset weighted = shift_and_spread(n, 2, 9);
+  const Eigen::MatrixXf x = weighted.features;
+  const std::vector<std::int32_t> labels = weighted.labels;
   weighted.sample_weight.assign(n, 1.0);
   weighted.sample_weight[3] = 2.0;
   weighted.sample_weight[10] = 0.0;
