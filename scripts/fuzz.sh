@@ -21,7 +21,7 @@ build="${TOPKFS_FUZZ_BUILD_DIR:-$root/build-fuzz}"
 seconds="${1:-60}"
 shift || true
 readers=("$@")
-if [ ${#readers[@]} -eq 0 ]; then readers=(csv libsvm idx npy npz mat hdf5 result_json); fi
+if [ ${#readers[@]} -eq 0 ]; then readers=(csv libsvm idx npy npz mat hdf5 result_json reader_answer); fi
 
 if [ ! -f "$build/CMakeCache.txt" ]; then
   # Only the readers are fuzzed: no libtorch, tests, benchmarks or Python.

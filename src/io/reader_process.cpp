@@ -23,8 +23,6 @@
 #include <utility>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "mapped_file.hpp"
 #include "reader_process_protocol.hpp"
 #include "topkfs/core/error.hpp"
@@ -439,12 +437,7 @@ Dataset read_in_reader_process(Format format, const std::string& path, const Rea
     }
     if (WEXITSTATUS(status) == protocol::kExitRead) {
       protocol::MatrixShape shape;
-      Dataset data;
-      try {
-        data = protocol::dataset_from_description(read_all(report.get()), &shape);
-      } catch (const nlohmann::json::exception&) {
-        throw DataError(fmt::format("{}: the HDF5 reader program's answer is unreadable", path));
-      }
+      Dataset data = protocol::dataset_from_description(read_all(report.get()), &shape, path);
       if (shape.spilled && on_disk == nullptr) {
         throw DataError(fmt::format("{}: the HDF5 reader program's answer is unreadable", path));
       }

@@ -2,7 +2,9 @@
 
 #include <fmt/format.h>
 
+#include <cstdint>
 #include <nlohmann/json.hpp>
+#include <stdexcept>
 
 #include "topkfs/core/error.hpp"
 
@@ -157,18 +159,35 @@ std::string describe_dataset(const Dataset& data, const MatrixShape& shape) {
   return encode(out);
 }
 
-Dataset dataset_from_description(const std::string& bytes, MatrixShape* shape) {
-  const Json in = Json::from_cbor(bytes);
+namespace {
+
+// The answer's fields, decoded; what they say is checked by the caller.
+Dataset decode_description(const Json& in, MatrixShape* shape) {
   Dataset data;
   shape->rows = in.at("rows").get<std::int64_t>();
   shape->cols = in.at("cols").get<std::int64_t>();
   shape->spilled = in.at("spilled").get<bool>();
   data.feature_names = in.at("feature_names").get<std::vector<std::string>>();
-  data.target_kind = static_cast<TargetKind>(in.at("target_kind").get<int>());
+  const int kind = in.at("target_kind").get<int>();
+  if (kind < static_cast<int>(TargetKind::None) || kind > static_cast<int>(TargetKind::Real)) {
+    throw std::out_of_range(fmt::format("target kind {}", kind));
+  }
+  data.target_kind = static_cast<TargetKind>(kind);
   data.labels = in.at("labels").get<std::vector<std::int32_t>>();
   data.class_names = in.at("class_names").get<std::vector<std::string>>();
+  for (const auto label : data.labels) {
+    if (label < 0 || static_cast<std::size_t>(label) >= data.class_names.size()) {
+      throw std::out_of_range(
+          fmt::format("label {} of {} classes", label, data.class_names.size()));
+    }
+  }
   const auto targets = in.at("targets").get<std::vector<double>>();
   const auto target_cols = in.at("target_cols").get<Eigen::Index>();
+  if (target_cols < 0 || (target_cols == 0 && !targets.empty()) ||
+      (target_cols > 0 && targets.size() % static_cast<std::size_t>(target_cols) != 0)) {
+    throw std::out_of_range(
+        fmt::format("{} target values in {} columns", targets.size(), target_cols));
+  }
   if (target_cols > 0) {
     data.targets = Eigen::Map<const TargetMatrix>(
         targets.data(), static_cast<Eigen::Index>(targets.size()) / target_cols, target_cols);
@@ -180,8 +199,39 @@ Dataset dataset_from_description(const std::string& bytes, MatrixShape* shape) {
                                   in.at("test").get<std::vector<std::int64_t>>()};
   }
   if (in.contains("image_shape")) {
-    const auto shape = in.at("image_shape").get<std::vector<int>>();
-    data.image_shape = ImageShape{shape.at(0), shape.at(1), shape.at(2)};
+    const auto image = in.at("image_shape").get<std::vector<int>>();
+    if (image.size() != 3 || image[0] < 1 || image[1] < 1 || image[2] < 1) {
+      throw std::out_of_range("an image shape that is not 3 sizes from 1");
+    }
+    data.image_shape = ImageShape{image[0], image[1], image[2]};
+  }
+  return data;
+}
+
+}  // namespace
+
+Dataset dataset_from_description(const std::string& bytes, MatrixShape* shape,
+                                 const std::string& path) {
+  // The program is ours, but it has just read a file that may be hostile:
+  // its answer is checked as any input is, so that a program libhdf5 led
+  // astray cannot make this process map or index beyond what it holds.
+  Dataset data;
+  try {
+    data = decode_description(Json::from_cbor(bytes), shape);
+  } catch (const std::exception& e) {
+    throw DataError(
+        fmt::format("{}: the HDF5 reader program's answer is unreadable ({})", path, e.what()));
+  }
+  std::uint64_t cells = 0;
+  std::uint64_t bytes_needed = 0;
+  if (shape->rows < 0 || shape->cols < 0 ||
+      __builtin_mul_overflow(static_cast<std::uint64_t>(shape->rows),
+                             static_cast<std::uint64_t>(shape->cols), &cells) ||
+      __builtin_mul_overflow(cells, std::uint64_t{sizeof(float)}, &bytes_needed)) {
+    throw DataError(
+        fmt::format("{}: the HDF5 reader program's answer gives an impossible {} x {} "
+                    "matrix",
+                    path, shape->rows, shape->cols));
   }
   return data;
 }

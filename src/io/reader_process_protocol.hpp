@@ -51,14 +51,17 @@ Request parse_arguments(const std::vector<std::string>& arguments);
 
 // Everything of `data` but its feature values, in CBOR; and back, with the
 // features left empty. The matrix's shape, and whether it was written to
-// kSpillFd, travel beside it.
+// kSpillFd, travel beside it. dataset_from_description throws DataError
+// naming `path` (the file the program read) for an answer it cannot decode
+// or whose shape no matrix can have; the rest is Dataset::validate's.
 struct MatrixShape {
   std::int64_t rows = 0;
   std::int64_t cols = 0;
   bool spilled = false;
 };
 std::string describe_dataset(const Dataset& data, const MatrixShape& shape);
-Dataset dataset_from_description(const std::string& bytes, MatrixShape* shape);
+Dataset dataset_from_description(const std::string& bytes, MatrixShape* shape,
+                                 const std::string& path);
 
 // A refusal: the error's kind ("file", "data", "option") and its message;
 // and back, rethrown as the same type. Anything unreadable is a DataError

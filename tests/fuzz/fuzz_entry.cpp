@@ -7,6 +7,7 @@
 #include <fstream>
 #include <map>
 
+#include "reader_process_protocol.hpp"
 #include "topkfs/core/error.hpp"
 #include "topkfs/evaluation/report_io.hpp"
 #include "topkfs/io/read_dataset.hpp"
@@ -25,10 +26,11 @@ struct Reader {
 // and read_report_json (`report`).
 const std::map<std::string, Reader>& readers() {
   static const std::map<std::string, Reader> table = {
-      {"csv", {Format::Csv, ".csv"}},  {"libsvm", {Format::Libsvm, ".svm"}},
-      {"idx", {Format::Idx, ".idx"}},  {"npy", {Format::Npy, ".npy"}},
-      {"npz", {Format::Npz, ".npz"}},  {"mat", {Format::Mat, ".mat"}},
-      {"hdf5", {Format::Hdf5, ".h5"}}, {"result_json", {Format::Auto, ".json"}},
+      {"csv", {Format::Csv, ".csv"}},        {"libsvm", {Format::Libsvm, ".svm"}},
+      {"idx", {Format::Idx, ".idx"}},        {"npy", {Format::Npy, ".npy"}},
+      {"npz", {Format::Npz, ".npz"}},        {"mat", {Format::Mat, ".mat"}},
+      {"hdf5", {Format::Hdf5, ".h5"}},       {"result_json", {Format::Auto, ".json"}},
+      {"reader_answer", {Format::Auto, ""}},
   };
   return table;
 }
@@ -60,6 +62,25 @@ std::string labels_for(const std::uint8_t* data, std::size_t size) {
   return path;
 }
 
+// The HDF5 reader program's answer (its CBOR report of what it read, beside
+// the matrix): the reading process decodes it after the program has read a
+// file that may be hostile, so it is checked as any input is. A decoded
+// answer small enough to hold is given its matrix and validated as
+// read_dataset validates what it returns.
+void decode_reader_answer(const std::uint8_t* data, std::size_t size) {
+  namespace protocol = detail::reader_process;
+  protocol::MatrixShape shape;
+  Dataset decoded = protocol::dataset_from_description(
+      std::string(reinterpret_cast<const char*>(data), size), &shape, "answer");
+  if (static_cast<std::uint64_t>(shape.rows) * static_cast<std::uint64_t>(shape.cols) >
+      (1u << 20)) {
+    return;
+  }
+  decoded.features = FeatureMatrix(shape.rows, shape.cols);
+  decoded.features.setZero();
+  decoded.validate();
+}
+
 }  // namespace
 
 bool is_reader(const std::string& name) { return readers().count(name) == 1; }
@@ -78,6 +99,13 @@ void read_bytes(const std::string& name, const std::uint8_t* data, std::size_t s
     return true;
   }();
   (void)limited;
+  if (name == "reader_answer") {
+    try {
+      decode_reader_answer(data, size);
+    } catch (const Error&) {
+    }
+    return;
+  }
   const Reader& reader = readers().at(name);
   const std::string path = scratch("input" + std::string(reader.extension));
   write(path, data, size);

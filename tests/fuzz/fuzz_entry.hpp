@@ -10,7 +10,8 @@
 namespace topkfs::fuzz {
 
 // The reader names, which are also the corpus and regression folder names:
-// csv, libsvm, idx, npy, npz, mat, hdf5, result_json.
+// csv, libsvm, idx, npy, npz, mat, hdf5, result_json, and reader_answer
+// (the HDF5 reader program's report, decoded by the reading process).
 bool is_reader(const std::string& name);
 
 // Writes the bytes to a scratch file the reader can open and reads it;

@@ -218,3 +218,46 @@ selection = {"format": 1, "method": "dnn-top", "k": 2, "selected": [3, 1],
              "downstream": {"model": "extra-trees", "metric": "accuracy", "value": 50.0,
                             "train_rows": 4, "test_rows": 2}}
 put("result_json", "selection.json", json.dumps(selection, indent=1).encode())
+
+
+def cbor(value):
+    """The CBOR encoding (RFC 8949) of the few types the HDF5 reader program's
+    answer holds: maps with text keys, arrays, text, booleans, integers and
+    doubles (Debian 12 has no CBOR module in its Python)."""
+    def head(major, n):
+        if n < 24:
+            return bytes([major << 5 | n])
+        for extra, size in ((24, 1), (25, 2), (26, 4), (27, 8)):
+            if n < 256 ** size:
+                return bytes([major << 5 | extra]) + n.to_bytes(size, "big")
+        raise ValueError(n)
+    if isinstance(value, bool):
+        return bytes([0xF5 if value else 0xF4])
+    if isinstance(value, int):
+        return head(0, value) if value >= 0 else head(1, -1 - value)
+    if isinstance(value, float):
+        return b"\xfb" + np.float64(value).byteswap().tobytes()
+    if isinstance(value, str):
+        data = value.encode()
+        return head(3, len(data)) + data
+    if isinstance(value, list):
+        return head(4, len(value)) + b"".join(cbor(v) for v in value)
+    if isinstance(value, dict):
+        return head(5, len(value)) + b"".join(cbor(k) + cbor(v) for k, v in value.items())
+    raise TypeError(type(value))
+
+
+# The reader program's answers (src/io/reader_process_protocol.cpp's
+# describe_dataset): 6 rows of 4 classes' images with a predefined split,
+# and 6 rows of two real targets.
+answer_classes = {"rows": 6, "cols": 4, "spilled": False, "feature_names": ["a", "b", "c", "d"],
+                  "target_kind": 1, "labels": [0, 1, 2, 0, 1, 2], "class_names": ["x", "y", "z"],
+                  "target_cols": 0, "targets": [], "target_names": ["label"],
+                  "notes": ["read"], "train": [0, 1, 2, 3], "test": [4, 5],
+                  "image_shape": [2, 2, 1]}
+answer_real = {"rows": 6, "cols": 4, "spilled": True, "feature_names": [], "target_kind": 2,
+               "labels": [], "class_names": [], "target_cols": 2,
+               "targets": [float(v) for v in np.round(rng.normal(size=12), 2)],
+               "target_names": ["u", "v"], "notes": []}
+put("reader_answer", "classes.cbor", cbor(answer_classes))
+put("reader_answer", "real_targets.cbor", cbor(answer_real))
