@@ -3,13 +3,18 @@
 // a planted support on generated wide problems against elastic-net-top
 // (slow: ctest label "quality", as the QualityTest cases are).
 #include <gtest/gtest.h>
+#include <torch/serialize/archive.h>
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
+#include <nlohmann/json.hpp>
 #include <set>
+#include <stdexcept>
 #include <string>
 
 #include "selection_test_support.hpp"
+#include "test_support.hpp"
 #include "topkfs/data/marginal_dependence.hpp"
 #include "topkfs/data/synthetic.hpp"
 #include "topkfs/neural/dnn_top.hpp"
@@ -147,6 +152,60 @@ TEST(DnnTopWideDataTest, AScreenBelowKOrOnGroupedColumnsIsRefused) {
   // auto leaves grouped data unscreened.
   const auto result = fit_method("dnn-top", grouped, 5, with(kQuick, {{"min-steps", "20"}}));
   EXPECT_FALSE(has_note(result, "screened")) << ::testing::PrintToString(result.notes);
+}
+
+// A screened fit stopped by an exception in epoch 8 (as a kill would stop
+// it, after the checkpoints of the epochs before) and resumed ends where the
+// uninterrupted fit ends: the screen is computed again from the same rows,
+// so the checkpoint's network meets the same inputs. The saved model names
+// those inputs (`input_columns`, columns of the data) beside the selection.
+TEST(DnnTopWideDataTest, AScreenedFitResumesAndItsModelNamesItsInputColumns) {
+  const auto made = wide_problem(40, 400, 3);
+  const OptionValues options = with(kQuick, {{"min-steps", "16"}});  // one step an epoch
+  const auto fit = [&](const CheckpointSettings& checkpoint, int stop_in_epoch) {
+    auto selector = make_selector("dnn-top");
+    for (const auto& [name, value] : options) selector->set_option(name, value);
+    FitCallbacks callbacks;
+    callbacks.checkpoint = checkpoint;
+    if (stop_in_epoch > 0) {
+      callbacks.progress = [stop_in_epoch](const Progress& p) {
+        if (p.epoch == stop_in_epoch) throw std::runtime_error("stopped");
+      };
+    }
+    auto result = selector->fit(made.data, test::all_rows(made.data), 5, callbacks);
+    return std::make_pair(std::move(selector), std::move(result));
+  };
+  const auto [whole_selector, whole] = fit({}, 0);
+  CheckpointSettings checkpoint;
+  checkpoint.path = test::in_temp("screened.ckpt");
+  checkpoint.run = R"({"method": "dnn-top", "k": 5})";
+  std::filesystem::remove(checkpoint.path);
+  EXPECT_THROW(fit(checkpoint, 8), std::runtime_error);
+  ASSERT_TRUE(std::filesystem::exists(checkpoint.path));
+  checkpoint.resume = true;
+  const auto [resumed_selector, resumed] = fit(checkpoint, 0);
+  EXPECT_EQ(resumed.selected, whole.selected);
+  EXPECT_EQ(resumed.ranking, whole.ranking);
+  EXPECT_EQ(resumed.scores, whole.scores);
+  ASSERT_EQ(resumed.history.size(), whole.history.size());
+  for (std::size_t e = 0; e < whole.history.size(); ++e) {
+    EXPECT_EQ(resumed.history[e].loss, whole.history[e].loss) << "epoch " << e + 1;
+  }
+
+  const std::string model = test::in_temp("screened.model");
+  resumed_selector->save_model(model);
+  torch::serialize::InputArchive archive;
+  archive.load_from(model);
+  c10::IValue text;
+  ASSERT_TRUE(archive.try_read("topkfs_metadata", text));
+  const auto metadata = nlohmann::json::parse(text.toStringRef());
+  const auto inputs = metadata.at("input_columns").get<std::vector<std::int64_t>>();
+  const std::vector<double> dependence = marginal_dependence(made.data, test::all_rows(made.data));
+  const std::vector<std::int64_t> by_dependence = rank_by_score(dependence);
+  const std::set<std::int64_t> kept(by_dependence.begin(), by_dependence.begin() + 120);
+  EXPECT_EQ(std::set<std::int64_t>(inputs.begin(), inputs.end()), kept);
+  EXPECT_TRUE(std::is_sorted(inputs.begin(), inputs.end()));  // the data's order
+  EXPECT_EQ(metadata.at("selected").get<std::vector<std::int64_t>>(), resumed.selected);
 }
 
 // The planted columns among the k = 5 selected, summed over seeds.

@@ -99,7 +99,11 @@ double EpochRunner::run(int epoch, int epochs, const std::optional<double>& last
   if (window_.block_rows > 0) data_.features->plan_pass(order_, read_ahead_);
   double loss_sum = 0.0;
   for (long b = 0; b < batches_; ++b) {
-    const StepInfo info{epoch, epochs, b + 1, batches_};
+    StepInfo info;  // the minibatch's weights are gathered with its rows
+    info.epoch = epoch;
+    info.epochs = epochs;
+    info.batch = b + 1;
+    info.batches = batches_;
     const std::size_t begin = static_cast<std::size_t>(b) * batch_;
     const std::size_t end = std::min(order_.size(), begin + batch_);
     loss_sum += step(info, begin, end);
