@@ -7,8 +7,9 @@ Usage: sklearn_rankings.py [--build DIR] [--data DIR] [--only NAME[,NAME...]]
   --build   build folder whose python/ holds the topkfs module (default: build)
   --data    the shared data folder (default: $TOPKFS_DATA_DIR, else
             ../shared/data beside the checkout)
-  --only    datasets to run (usps, coil20, allaml, pyrim, kin8nm, cpu_act,
-            ailerons; default: all); the others already in the output are kept
+  --only    datasets to run (mnist, fashion-mnist, usps, coil20, allaml, pyrim,
+            kin8nm, cpu_act, ailerons; default: all); the others already in the
+            output are kept
   --output  default bench/quality/results/sklearn-rankings.json, which
             bench/quality/render_results.py puts beside auto in docs/results.md
 
@@ -30,6 +31,10 @@ selects from, one process (n_jobs=1):
                          the end of the path), so the top k are the first k to
                          enter, as elastic-net-top reads a path
 Protocols (docs/method.md §3):
+  accuracy on MNIST and Fashion-MNIST: their own 60000/10000 split, one run
+    (seed 0); mutual information and L1-logistic learn from a stratified
+    subsample of 10000 of the training rows (quality_reference.py's rule),
+    the forest from all of them; otherwise as below.
   accuracy (USPS, COIL20, ALLAML): 3 random stratified 80/20 splits drawn by
     scikit-learn (train_test_split(stratify=y, random_state=seed), seeds 0,
     1, 2: the rows differ from topkfs evaluate's splits, the protocol is the
@@ -44,7 +49,7 @@ Protocols (docs/method.md §3):
 The data is read with topkfs's Python reader, as `topkfs evaluate` reads it
 (the CSVs' target is their last column, read as a regression target).
 
-A full run takes about 12 minutes on 2 cores, half of it Ailerons (per
+A full run takes about 23 minutes on 2 cores: Ailerons 6, MNIST 6, Fashion-MNIST 5 (per
 dataset: the "seconds" of the output and the printed table).
 """
 import argparse
@@ -67,6 +72,7 @@ from sklearn.preprocessing import StandardScaler
 
 from quality_reference import ROOT, extra_trees_accuracy, ranking, write_json
 
+PREDEFINED = {"mnist": "mnist", "fashion-mnist": "fashion-mnist"}
 ACCURACY = {"usps": "usps/usps.h5", "coil20": "coil20/COIL20.mat",
             "allaml": "allaml/ALLAML.mat"}
 DETECTION = {"pyrim": "pyrim/pyrim.csv", "kin8nm": "kin8nm/kin8nm.csv",
@@ -122,13 +128,18 @@ def summary(values, per_k=None, seconds=None):
     return out
 
 
-def accuracy_dataset(data):
+def accuracy_dataset(data, predefined=False):
+    """predefined: the data's own split, one run; else SPLITS random ones."""
     x, y = np.asarray(data.X), np.asarray(data.y)
     scores = {m: {k: [] for k in KS} for m in METHODS}
     seconds = {m: [] for m in METHODS}
-    for seed in range(SPLITS):
-        x_train, x_test, y_train, y_test = train_test_split(
-            x, y, test_size=0.2, stratify=y, random_state=seed)
+    for seed in range(1 if predefined else SPLITS):
+        if predefined:
+            train, test = data.split.train, data.split.test
+            x_train, x_test, y_train, y_test = x[train], x[test], y[train], y[test]
+        else:
+            x_train, x_test, y_train, y_test = train_test_split(
+                x, y, test_size=0.2, stratify=y, random_state=seed)
         for method in METHODS:
             start = time.monotonic()
             order = ranking(CLASS_RANKING[method], x_train, y_train, seed, n_jobs=1)
@@ -136,8 +147,10 @@ def accuracy_dataset(data):
             for k in KS:
                 scores[method][k].append(extra_trees_accuracy(
                     x_train, y_train, x_test, y_test, order[:k], seed, n_jobs=1))
-    return {"metric": "accuracy %", "higher_is_better": True, "ks": KS, "splits": SPLITS,
-            "split": f"random stratified 80/20 (scikit-learn's train_test_split, seeds 0..{SPLITS - 1})",
+    split = ("the data's predefined split" if predefined else
+             f"random stratified 80/20 (scikit-learn's train_test_split, seeds 0..{SPLITS - 1})")
+    return {"metric": "accuracy %", "higher_is_better": True, "ks": KS,
+            "splits": 1 if predefined else SPLITS, "split": split,
             "rows": [len(y_train), len(y_test)],
             "methods": {m: summary([a for v in scores[m].values() for a in v], scores[m],
                                    seconds[m]) for m in METHODS}}
@@ -181,8 +194,9 @@ def main():
     args = parser.parse_args()
     sys.path.insert(0, os.path.join(os.path.abspath(args.build), "python"))
     import topkfs  # noqa: E402  (the build's module)
-    names = [n for n in {**ACCURACY, **DETECTION} if not args.only or n in args.only.split(",")]
-    unknown = set(args.only.split(",")) - set(ACCURACY) - set(DETECTION) if args.only else set()
+    every = {**PREDEFINED, **ACCURACY, **DETECTION}
+    names = [n for n in every if not args.only or n in args.only.split(",")]
+    unknown = set(args.only.split(",")) - set(every) if args.only else set()
     if unknown:
         raise SystemExit(f"sklearn_rankings.py: unknown dataset(s) {', '.join(sorted(unknown))}")
     # saga stops at quality_reference.py's 100 passes and the Lasso path at its
@@ -192,7 +206,10 @@ def main():
     result.setdefault("datasets", {})
     for name in names:
         start = time.monotonic()
-        if name in ACCURACY:
+        if name in PREDEFINED:
+            entry = accuracy_dataset(topkfs.load(os.path.join(args.data, PREDEFINED[name])),
+                                     predefined=True)
+        elif name in ACCURACY:
             entry = accuracy_dataset(topkfs.load(os.path.join(args.data, ACCURACY[name])))
         else:
             entry = detection_dataset(topkfs.load(os.path.join(args.data, DETECTION[name]),
