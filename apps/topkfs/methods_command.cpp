@@ -1,7 +1,9 @@
 // `topkfs methods`: every registered method with its options and defaults.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <memory>
+#include <string>
 
 #include "commands.hpp"
 #include "topkfs/methods/registry.hpp"
@@ -21,7 +23,11 @@ Command add_methods_command(CLI::App& app) {
               }
               fmt::print("{}\n  {}\n", method.name, method.summary);
               for (const auto& info : method.make()->describe_options()) {
-                fmt::print("    --{:<14} {} (default: {})\n", info.name, info.help,
+                const std::string choices =
+                    info.choices.empty()
+                        ? std::string()
+                        : fmt::format("choices: {}; ", fmt::join(info.choices, ", "));
+                fmt::print("    --{:<14} {} ({}default: {})\n", info.name, info.help, choices,
                            info.default_text.empty() ? "none" : info.default_text);
               }
               fmt::print("\n");

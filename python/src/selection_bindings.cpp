@@ -394,6 +394,7 @@ py::list methods() {
       option["default"] = values.contains(info.name) ? to_python(values.at(info.name)) : py::none();
       option["default_text"] = info.default_text;
       option["is_flag"] = info.is_flag;
+      option["choices"] = info.choices;
       options.append(option);
     }
     py::dict entry;

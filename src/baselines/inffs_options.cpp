@@ -19,6 +19,8 @@ InfFsSolver parse_inffs_solver(const std::string& name) {
 
 const char* to_string(InfFsSolver solver) { return enum_name(solver, kInfFsSolverNames); }
 
+EnumNameList<InfFsSolver> names_of(InfFsSolver) { return kInfFsSolverNames; }
+
 void InfFsOptions::validate() const {
   auto fail = [](const std::string& message) { throw OptionError(message); };
   if (!(alpha >= 0.0 && alpha <= 1.0))
@@ -29,7 +31,6 @@ void InfFsOptions::validate() const {
         factor));
   }
   if (!(tol > 0.0 && tol < 1.0)) fail(fmt::format("--tol must be in (0, 1), got {}", tol));
-  parse_inffs_solver(solver);
 }
 
 const OptionTable<InfFsOptions>& inffs_option_table() {

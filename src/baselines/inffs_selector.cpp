@@ -55,9 +55,9 @@ class InfFsSelector final : public TableSelector<InfFsOptions> {
         fmt::format("{}: graph of {} features from {} rows", name(), data.cols(), rows.size()));
     const Eigen::MatrixXd graph = inffs_graph(data, rows, options_);
     const double graph_seconds = seconds_since(start);
-    callbacks.info(fmt::format("{}: path sums ({} solver)", name(), options_.solver));
+    callbacks.info(fmt::format("{}: path sums ({} solver)", name(), to_string(options_.solver)));
     const InfFsPathSums sums =
-        inffs_path_sums(graph, options_.factor, parse_inffs_solver(options_.solver), options_.tol);
+        inffs_path_sums(graph, options_.factor, options_.solver, options_.tol);
 
     SelectionResult result;
     result.method = name();
@@ -76,7 +76,8 @@ class InfFsSelector final : public TableSelector<InfFsOptions> {
     result.notes.push_back(fmt::format(
         "scores: ((I - r A)^-1 - I) 1 with r = {} / rho(A) = {:.6g}, rho(A) = {:.6g} ({} power "
         "iterations); {} solve{}, relative residual {:.2g}; graph {:.2f} s, solve {:.2f} s",
-        options_.factor, sums.r, sums.spectral_radius, sums.eigen_iterations, options_.solver,
+        options_.factor, sums.r, sums.spectral_radius, sums.eigen_iterations,
+        to_string(options_.solver),
         sums.solver_iterations > 0 ? fmt::format(" in {} iterations", sums.solver_iterations) : "",
         sums.solver_residual, graph_seconds, result.fit_seconds - graph_seconds));
     if (!sums.eigen_converged) {

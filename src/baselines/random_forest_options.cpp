@@ -7,20 +7,6 @@
 #include "topkfs/core/thread_count.hpp"
 
 namespace topkfs {
-namespace {
-
-// The forest's parsers name their own subject ("unknown forest kind ...");
-// the prefix says which flag the text came from.
-template <typename Parse>
-auto parse_flag(const char* flag, Parse&& parse) {
-  try {
-    return parse();
-  } catch (const OptionError& error) {
-    throw OptionError(fmt::format("--{}: {}", flag, error.what()));
-  }
-}
-
-}  // namespace
 
 void RandomForestSelectorOptions::validate() const {
   auto fail = [](const std::string& message) { throw OptionError(message); };
@@ -38,9 +24,9 @@ void RandomForestSelectorOptions::validate() const {
 
 ForestOptions RandomForestSelectorOptions::forest_options() const {
   ForestOptions options;
-  options.kind = parse_flag("kind", [&] { return parse_forest_kind(kind); });
-  options.criterion = parse_flag("criterion", [&] { return parse_split_criterion(criterion); });
-  options.max_features = MaxFeatures::parse(max_features, "--max-features");
+  options.kind = kind;
+  options.criterion = criterion;
+  options.max_features = max_features;
   options.n_estimators = n_estimators;
   options.min_samples_leaf = min_samples_leaf;
   options.max_depth = max_depth;

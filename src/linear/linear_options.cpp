@@ -2,6 +2,7 @@
 
 #include <cmath>
 
+#include "topkfs/core/enum_names.hpp"
 #include "topkfs/core/error.hpp"
 #include "topkfs/core/thread_count.hpp"
 #include "topkfs/linear/glm_model.hpp"
@@ -9,6 +10,23 @@
 #include "topkfs/linear/linear_selector.hpp"
 
 namespace topkfs {
+
+constexpr EnumName<PathStop> kPathStopNames[] = {{PathStop::K, "k"}, {PathStop::End, "end"}};
+constexpr EnumName<LinearFamilyChoice> kFamilyNames[] = {
+    {LinearFamilyChoice::Auto, "auto"},
+    {LinearFamilyChoice::Gaussian, "gaussian"},
+    {LinearFamilyChoice::Binomial, "binomial"},
+    {LinearFamilyChoice::Multinomial, "multinomial"}};
+constexpr EnumName<LinearScaling> kLinearScalingNames[] = {{LinearScaling::Standard, "standard"},
+                                                           {LinearScaling::Standard, "auto"},
+                                                           {LinearScaling::None, "none"}};
+constexpr EnumName<GroupFit> kGroupFitNames[] = {{GroupFit::Columns, "columns"},
+                                                 {GroupFit::GroupLasso, "group-lasso"}};
+
+EnumNameList<PathStop> names_of(PathStop) { return kPathStopNames; }
+EnumNameList<LinearFamilyChoice> names_of(LinearFamilyChoice) { return kFamilyNames; }
+EnumNameList<LinearScaling> names_of(LinearScaling) { return kLinearScalingNames; }
+EnumNameList<GroupFit> names_of(GroupFit) { return kGroupFitNames; }
 
 void LinearOptions::validate() const {
   auto fail = [](const std::string& message) { throw OptionError(message); };
@@ -19,22 +37,8 @@ void LinearOptions::validate() const {
   if (max_iter < 1) fail(fmt::format("--max-iter must be at least 1, got {}", max_iter));
   if (path_points < 1) fail(fmt::format("--path-points must be at least 1, got {}", path_points));
   if (!(eps > 0 && eps < 1)) fail(fmt::format("--eps must be in (0, 1), got {}", eps));
-  parse_linear_solver(solver);
-  if (family != "auto") parse_linear_family(family);
-  if (scaling != "standard" && scaling != "none" && scaling != "auto") {
-    fail(
-        fmt::format("--scaling takes standard (or auto, the same) or none for the linear models, "
-                    "not '{}'",
-                    scaling));
-  }
-  if (path_stop != "k" && path_stop != "end") {
-    fail(fmt::format("--path-stop takes k or end, not '{}'", path_stop));
-  }
   if (!(screen_level >= 0 && screen_level <= 1)) {
     fail(fmt::format("--screen-level must be in [0, 1] (0: no screen), got {}", screen_level));
-  }
-  if (group_fit != "columns" && group_fit != "group-lasso") {
-    fail(fmt::format("--group-fit takes columns or group-lasso, not '{}'", group_fit));
   }
   check_thread_count(threads);
 }

@@ -139,7 +139,7 @@ class LinearSelector final : public TableSelector<LinearOptions> {
     // The plain models stop at k non-zero weights; the top-k term does its
     // work as the L1 penalty fades, so the -top models walk the whole path
     // (docs/linear.md has the recovery and detection figures behind this).
-    if (top_k_) options_.path_stop = "end";
+    if (top_k_) options_.path_stop = PathStop::End;
     if (model_ == LinearModel::Ridge) options_.lambda2 = 0.0;
     if (!top_k_) options_.lambda3 = 0.0;
   }
@@ -147,7 +147,7 @@ class LinearSelector final : public TableSelector<LinearOptions> {
   std::string name() const override { return linear_method_name(model_, top_k_); }
   // With groups (Dataset::column_group) and --group-fit group-lasso: a
   // group's columns enter and leave the model together, k counts groups.
-  bool selects_groups() const override { return options_.group_fit == "group-lasso"; }
+  bool selects_groups() const override { return options_.group_fit == GroupFit::GroupLasso; }
   // Real targets only: fit() refuses ranks for the class families.
   bool data_parallel() const override { return true; }
 
@@ -198,7 +198,7 @@ class LinearSelector final : public TableSelector<LinearOptions> {
     if (!target.note.empty()) result.notes.push_back(target.note);
 
     const ScalingKind scaling =
-        options_.scaling == "none" ? ScalingKind::None : ScalingKind::Standard;
+        options_.scaling == LinearScaling::None ? ScalingKind::None : ScalingKind::Standard;
     if (callbacks.ranks && target.family != LinearFamily::Gaussian) {
       throw OptionError(fmt::format(
           "{}: a data-parallel fit (--nproc, WORLD_SIZE) sums the Gram matrix of the gaussian "
@@ -241,7 +241,7 @@ class LinearSelector final : public TableSelector<LinearOptions> {
                   start, result);
     }
     result.options["family_used"] = to_string(target.family);
-    result.options["scaling_used"] = options_.scaling == "none" ? "none" : "standard";
+    result.options["scaling_used"] = enum_name(options_.scaling);
     result.options["task"] = target.task;
     result.fit_seconds = seconds_since(start);
     return result;
@@ -272,7 +272,7 @@ class LinearSelector final : public TableSelector<LinearOptions> {
     SolverControl control;
     control.tol = options_.tol;
     control.max_sweeps = options_.max_iter;
-    control.solver = parse_linear_solver(options_.solver);
+    control.solver = options_.solver;
     return control;
   }
 
@@ -356,7 +356,7 @@ class LinearSelector final : public TableSelector<LinearOptions> {
     Outcome<Fit> outcome;
     outcome.lambda2_max = fits.max(penalty);
     const auto grid = lambda2_grid(outcome.lambda2_max, options_.path_points, options_.eps);
-    const bool stop_at_k = options_.path_stop == "k";
+    const bool stop_at_k = options_.path_stop == PathStop::K;
     int done = 0;
     auto on_point = [&](const Fit& point) {
       Progress progress;

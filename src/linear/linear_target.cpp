@@ -7,23 +7,23 @@
 namespace topkfs::linear_detail {
 namespace {
 
-LinearFamily resolve_family(const Dataset& data, const std::string& family,
+LinearFamily resolve_family(const Dataset& data, LinearFamilyChoice family,
                             const std::string& method) {
   if (data.target_kind == TargetKind::None) {
     throw DataError(fmt::format("{}: supervised selection needs a target, and this data has none",
                                 data.source));
   }
   const bool classes = data.target_kind == TargetKind::Classes;
-  if (family == "auto") {
+  if (family == LinearFamilyChoice::Auto) {
     if (!classes) return LinearFamily::Gaussian;
     return data.num_classes() == 2 ? LinearFamily::Binomial : LinearFamily::Multinomial;
   }
-  const LinearFamily chosen = parse_linear_family(family);
+  const LinearFamily chosen = parse_linear_family(enum_name(family));
   if (chosen != LinearFamily::Gaussian && !classes) {
     throw DataError(fmt::format(
         "{}: --family {} needs a class target, and this one is real; use --family gaussian, or "
         "--task classification if the values are labels",
-        data.source, family));
+        data.source, enum_name(family)));
   }
   if (chosen == LinearFamily::Gaussian && classes && data.num_classes() != 2) {
     throw DataError(fmt::format(
@@ -44,7 +44,7 @@ LinearFamily resolve_family(const Dataset& data, const std::string& family,
 }  // namespace
 
 LinearTarget linear_target(const Dataset& data, const std::vector<std::int64_t>& rows,
-                           const std::string& family, const std::string& method) {
+                           LinearFamilyChoice family, const std::string& method) {
   LinearTarget target;
   target.family = resolve_family(data, family, method);
   const auto n = static_cast<Eigen::Index>(rows.size());

@@ -65,4 +65,13 @@ void parse(const std::string& name, const std::string& text, std::vector<int>& o
   }
 }
 
+void refuse_choice(const std::string& name, const std::string& text,
+                   const std::vector<std::string>& choices) {
+  std::string listed;
+  for (std::size_t i = 0; i < choices.size(); ++i) {
+    listed += (i == 0 ? "" : i + 1 == choices.size() ? " or " : ", ") + choices[i];
+  }
+  throw OptionError(fmt::format("--{} takes {}, not '{}'", name, listed, text));
+}
+
 }  // namespace topkfs::option_parsing

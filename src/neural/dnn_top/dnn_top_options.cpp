@@ -9,10 +9,26 @@
 
 namespace topkfs {
 
+constexpr EnumName<DnnTopBody> kBodyNames[] = {{DnnTopBody::Mlp, "mlp"}, {DnnTopBody::Cnn, "cnn"}};
+constexpr EnumName<EveryK> kEveryKNames[] = {{EveryK::Auto, "auto"}, {EveryK::Off, "off"}};
+constexpr EnumName<WConstraint> kWConstraintNames[] = {{WConstraint::None, "none"},
+                                                       {WConstraint::NonNegative, "nonneg"}};
+constexpr EnumName<WStep> kWStepNames[] = {{WStep::Adam, "adam"}, {WStep::Shared, "shared"}};
+constexpr EnumName<StopOn> kStopOnNames[] = {{StopOn::Sum, "sum"}, {StopOn::Sub, "sub"}};
+constexpr EnumName<RankBy> kRankByNames[] = {{RankBy::W, "w"}, {RankBy::Scale, "scale"}};
+constexpr EnumName<WideRule> kWideNames[] = {{WideRule::Auto, "auto"}, {WideRule::Off, "off"}};
+
+EnumNameList<DnnTopBody> names_of(DnnTopBody) { return kBodyNames; }
+EnumNameList<EveryK> names_of(EveryK) { return kEveryKNames; }
+EnumNameList<WConstraint> names_of(WConstraint) { return kWConstraintNames; }
+EnumNameList<WStep> names_of(WStep) { return kWStepNames; }
+EnumNameList<StopOn> names_of(StopOn) { return kStopOnNames; }
+EnumNameList<RankBy> names_of(RankBy) { return kRankByNames; }
+EnumNameList<WideRule> names_of(WideRule) { return kWideNames; }
+
 void DnnTopOptions::validate() const {
   validate_training();
   auto fail = [](const std::string& message) { throw OptionError(message); };
-  if (body != "mlp" && body != "cnn") fail(fmt::format("--body takes mlp or cnn, not '{}'", body));
   if (!(beta1 >= 0 && beta1 < 1)) fail(fmt::format("--beta1 must be in [0, 1), got {}", beta1));
   if (!(beta2 >= 0 && beta2 < 1)) fail(fmt::format("--beta2 must be in [0, 1), got {}", beta2));
   if (weight_decay < 0) fail("--weight-decay must not be negative");
@@ -30,33 +46,11 @@ void DnnTopOptions::validate() const {
   if (sub_models_per_step < 0) {
     fail(fmt::format("--sub-models-per-step must not be negative, got {}", sub_models_per_step));
   }
-  if (every_k != "auto" && every_k != "off") {
-    fail(fmt::format("--every-k takes auto or off, not '{}'", every_k));
-  }
-  if (w_constraint != "none" && w_constraint != "nonneg") {
-    fail(fmt::format("--w-constraint takes none or nonneg, not '{}'", w_constraint));
-  }
   if (restarts < 1) fail(fmt::format("--restarts must be at least 1, got {}", restarts));
   if (!(subsample > 0 && subsample <= 1)) {
     fail(fmt::format("--subsample must be in (0, 1], got {}", subsample));
   }
-  if (w_step != "adam" && w_step != "shared") {
-    fail(fmt::format("--w-step takes adam or shared, not '{}'", w_step));
-  }
   if (!(w_lr >= 0)) fail(fmt::format("--w-lr must not be negative, got {}", w_lr));
-  if (rank_by != "w" && rank_by != "scale") {
-    fail(fmt::format("--rank-by takes w or scale, not '{}'", rank_by));
-  }
-  if (wide != "auto" && wide != "off") {
-    fail(fmt::format("--wide takes auto or off, not '{}'", wide));
-  }
-  if (screen != "auto" && screen != "off" && parse_screen_size(screen) == 0) {
-    fail(fmt::format("--screen takes auto, off or a number of columns (at least 1), not '{}'",
-                     screen));
-  }
-  if (stop_on != "sum" && stop_on != "sub") {
-    fail(fmt::format("--stop-on takes sum or sub, not '{}'", stop_on));
-  }
 }
 
 const OptionTable<DnnTopOptions>& dnn_top_option_table() {
@@ -128,10 +122,30 @@ const OptionTable<DnnTopOptions>& dnn_top_option_table() {
   return table;
 }
 
-std::int64_t parse_screen_size(const std::string& screen) {
-  if (screen.empty() || screen.find_first_not_of("0123456789") != std::string::npos) return 0;
-  if (screen.size() > 12) return 0;
-  return std::stoll(screen);
+std::string ScreenSize::to_string() const {
+  switch (mode) {
+    case Mode::Auto: return "auto";
+    case Mode::Off: return "off";
+    case Mode::Columns: return std::to_string(columns);
+  }
+  return "?";
+}
+
+std::vector<std::string> ScreenSize::choices() { return {"auto", "off"}; }
+
+ScreenSize ScreenSize::parse_option(const std::string& option, const std::string& text) {
+  const std::string key = to_lower(text);
+  if (key == "auto") return {};
+  if (key == "off") return {Mode::Off, 0};
+  // Digits only (at most 12: beyond any column count), at least 1.
+  const bool digits =
+      !key.empty() && key.size() <= 12 && key.find_first_not_of("0123456789") == std::string::npos;
+  const std::int64_t count = digits ? std::stoll(key) : 0;
+  if (count < 1) {
+    throw OptionError(fmt::format(
+        "--{} takes auto, off or a number of columns (at least 1), not '{}'", option, text));
+  }
+  return keep(count);
 }
 
 std::vector<std::int64_t> sub_model_sizes(int sub_k_min, std::int64_t k) {
@@ -163,15 +177,15 @@ DnnTopOptions dfs_default_options() {
   // (docs/quality-study.md) found DFS best with the small L1 penalty and
   // Adam's own step for w; the schedule does not apply.
   options.lambda2 = 1e-4;
-  options.w_step = "adam";
+  options.w_step = WStep::Adam;
   options.anneal = 0.0;
   // and the training budget every neural method has, which dnn-top changed
   const NeuralTrainingOptions shared;
   options.lr = shared.lr;
   options.min_steps = shared.min_steps;
   // The wide-data rule was measured on dnn-top's budget, not on DFS's.
-  options.wide = "off";
-  options.screen = "off";
+  options.wide = WideRule::Off;
+  options.screen = {ScreenSize::Mode::Off, 0};
   return options;
 }
 

@@ -59,7 +59,7 @@ class DnnTopSelector final : public TableSelector<DnnTopOptions> {
     std::string screen_skipped;
     if (keep > 0 && callbacks.ranks != nullptr && callbacks.ranks->size() > 1) {
       // Each rank holds a shard of the rows, so each would screen other columns.
-      if (options.screen != "auto") {
+      if (options.screen.mode != ScreenSize::Mode::Auto) {
         throw OptionError(
             "--screen is not available under --nproc: each process holds only its "
             "share of the rows; use --screen off");
@@ -157,7 +157,7 @@ class DnnTopSelector final : public TableSelector<DnnTopOptions> {
   // else with --every-k auto the smallest k to serve, else 0 (off). Not
   // for restarts (each votes with its own top k) nor without the top-k term.
   int sub_k_min() const {
-    if (options_.sub_k_min > 0 || options_.every_k != "auto" || options_.restarts > 1 ||
+    if (options_.sub_k_min > 0 || options_.every_k != EveryK::Auto || options_.restarts > 1 ||
         options_.lambda3 == 0.0) {
       return options_.sub_k_min;
     }
@@ -211,7 +211,7 @@ class DnnTopSelector final : public TableSelector<DnnTopOptions> {
     if (!options_.image_shape.empty()) {
       shape = parse_image_shape(options_.image_shape, "--image-shape");
     }
-    if (options_.body != "cnn") return shape;
+    if (options_.body != DnnTopBody::Cnn) return shape;
     if (!shape) {
       throw OptionError(
           fmt::format("--body cnn needs an image shape: {} carries none; give --image-shape HxW",
@@ -241,7 +241,7 @@ class DnnTopSelector final : public TableSelector<DnnTopOptions> {
     // measured faster than giving the threads to OpenBLAS (docs/algorithms.md)
     // and, unlike OpenBLAS's or libtorch's threads, gives the same result
     // for any count. The MLP's first layer is split by units among them.
-    const bool cnn = options.body == "cnn";
+    const bool cnn = options.body == DnnTopBody::Cnn;
     FitOnce once;
     once.problem =
         prepare_problem(train, rows, options, shape.has_value(), ThreadUse::Team, callbacks.ranks);

@@ -34,7 +34,7 @@ void add_training_options(OptionTable<Options>& table, const std::string& hidden
                          "Stop after this many epochs without a better validation loss (0 = "
                          "never); the best weights are restored")
       .template add<double>("clip", &Base::clip, "Clip the gradient norm to this value (0 = off)")
-      .template add<std::string>(
+      .template add<InputScaling>(
           "scaling", &Base::scaling,
           "Input scaling fitted on the training rows: auto (image for image data, none for "
           "data already within [0, 1], else standard), standard, minmax, image (divide by the "

@@ -7,6 +7,14 @@
 
 namespace topkfs {
 
+constexpr EnumName<InputScaling> kInputScalingNames[] = {{InputScaling::Auto, "auto"},
+                                                         {InputScaling::Standard, "standard"},
+                                                         {InputScaling::MinMax, "minmax"},
+                                                         {InputScaling::Image, "image"},
+                                                         {InputScaling::None, "none"}};
+
+EnumNameList<InputScaling> names_of(InputScaling) { return kInputScalingNames; }
+
 void NeuralTrainingOptions::validate_training() const {
   auto fail = [](const std::string& message) { throw OptionError(message); };
   // A layer wider than this is a typo, not a network: its weights alone
@@ -31,10 +39,6 @@ void NeuralTrainingOptions::validate_training() const {
   }
   if (patience < 0) fail("--patience must not be negative");
   if (!(clip >= 0)) fail("--clip must not be negative");
-  if (scaling != "auto" && scaling != "standard" && scaling != "minmax" && scaling != "image" &&
-      scaling != "none") {
-    fail(fmt::format("--scaling takes auto, standard, minmax, image or none, not '{}'", scaling));
-  }
   check_thread_count(threads);
 }
 
