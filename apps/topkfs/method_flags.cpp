@@ -1,5 +1,7 @@
 #include "method_flags.hpp"
 
+#include "command_spelling.hpp"
+
 #include <fmt/format.h>
 
 #include <fmt/ranges.h>
@@ -38,7 +40,9 @@ struct SharedOption {
   std::vector<Wording> wordings;
   bool is_flag = false;
 
-  void add(const std::string& method, const OptionInfo& info) {
+  void add(const std::string& method, const OptionInfo& given) {
+    OptionInfo info = given;
+    info.help = for_command_line(info.help);
     is_flag = is_flag || info.is_flag;
     auto wording = std::find_if(wordings.begin(), wordings.end(), [&](const Wording& w) {
       return w.help == info.help && w.choices == info.choices;

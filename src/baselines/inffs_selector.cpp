@@ -5,6 +5,7 @@
 #include "baseline_support.hpp"
 #include "topkfs/baselines/inffs.hpp"
 #include "topkfs/core/clock.hpp"
+#include "topkfs/core/option_ref.hpp"
 #include "topkfs/data/sample_weights.hpp"
 
 namespace topkfs {
@@ -88,9 +89,8 @@ class InfFsSelector final : public TableSelector<InfFsOptions> {
     }
     if (sums.solver_residual > 1e3 * options_.tol) {
       result.warnings.push_back(fmt::format(
-          "the linear solve ended with relative residual {:.2g}, above --tol {}; try --solver "
-          "cholesky",
-          sums.solver_residual, options_.tol));
+          "the linear solve ended with relative residual {:.2g}, above {}; try {}",
+          sums.solver_residual, option_ref("tol", options_.tol), option_ref("solver", "cholesky")));
     }
     if (sums.spectral_radius == 0.0) {
       result.warnings.push_back(

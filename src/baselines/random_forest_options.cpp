@@ -4,6 +4,7 @@
 
 #include "topkfs/baselines/random_forest_selector.hpp"
 #include "topkfs/core/error.hpp"
+#include "topkfs/core/option_ref.hpp"
 #include "topkfs/core/thread_count.hpp"
 
 namespace topkfs {
@@ -11,12 +12,14 @@ namespace topkfs {
 void RandomForestSelectorOptions::validate() const {
   auto fail = [](const std::string& message) { throw OptionError(message); };
   if (n_estimators < 1)
-    fail(fmt::format("--n-estimators must be at least 1, got {}", n_estimators));
+    fail(fmt::format("{} must be at least 1, got {}", option_ref("n-estimators"), n_estimators));
   if (min_samples_leaf < 1) {
-    fail(fmt::format("--min-samples-leaf must be at least 1, got {}", min_samples_leaf));
+    fail(fmt::format("{} must be at least 1, got {}", option_ref("min-samples-leaf"),
+                     min_samples_leaf));
   }
   if (max_depth < 0) {
-    fail(fmt::format("--max-depth must be at least 1, or 0 for unlimited; got {}", max_depth));
+    fail(fmt::format("{} must be at least 1, or 0 for unlimited; got {}", option_ref("max-depth"),
+                     max_depth));
   }
   check_thread_count(threads);
   forest_options();

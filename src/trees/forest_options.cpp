@@ -8,6 +8,7 @@
 
 #include "topkfs/core/enum_names.hpp"
 #include "topkfs/core/error.hpp"
+#include "topkfs/core/option_ref.hpp"
 #include "topkfs/core/thread_count.hpp"
 #include "topkfs/trees/forest.hpp"
 
@@ -92,7 +93,7 @@ std::string MaxFeatures::to_string() const {
 std::vector<std::string> MaxFeatures::choices() { return {"auto", "sqrt", "log2", "all"}; }
 
 MaxFeatures MaxFeatures::parse_option(const std::string& option, const std::string& text) {
-  return parse(text, "--" + option);
+  return parse(text, option_ref(option));
 }
 
 MaxFeatures MaxFeatures::parse(const std::string& text, const std::string& what) {

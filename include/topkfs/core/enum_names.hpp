@@ -94,7 +94,7 @@ bool find_enum(const std::string& text, EnumNameList<Enum> names, Enum& out) {
 // Case-insensitive; throws OptionError "unknown <what> 'text'; choose one of
 // a, b, c" (canonical names only) otherwise.
 template <typename Enum>
-Enum parse_enum(const std::string& text, EnumNameList<Enum> names, const char* what) {
+Enum parse_enum(const std::string& text, EnumNameList<Enum> names, const std::string& what) {
   Enum value{};
   if (find_enum(text, names, value)) return value;
   throw OptionError(fmt::format("unknown {} '{}'; choose one of {}", what, text,
@@ -102,7 +102,8 @@ Enum parse_enum(const std::string& text, EnumNameList<Enum> names, const char* w
 }
 
 template <typename Enum, std::size_t N>
-Enum parse_enum(const std::string& text, const EnumName<Enum> (&names)[N], const char* what) {
+Enum parse_enum(const std::string& text, const EnumName<Enum> (&names)[N],
+                const std::string& what) {
   return parse_enum(text, EnumNameList<Enum>(names), what);
 }
 

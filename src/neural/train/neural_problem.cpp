@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "topkfs/core/error.hpp"
+#include "topkfs/core/option_ref.hpp"
 #include "topkfs/core/random.hpp"
 #include "topkfs/core/rank_group.hpp"
 #include "topkfs/data/sample_weights.hpp"
@@ -234,10 +235,11 @@ SelectionResult neural_result(const std::string& method, int k, std::vector<doub
   const TrainingSet& set = problem.set;
   const int asked = result.options.value("epochs", outcome.epochs_planned);
   if (outcome.epochs_planned > asked) {
-    result.notes.push_back(fmt::format(
-        "small data: {} epochs instead of {} (and the patience alike), so that training makes at "
-        "least --min-steps {} steps",
-        outcome.epochs_planned, asked, result.options.value("min-steps", 0)));
+    result.notes.push_back(
+        fmt::format("small data: {} epochs instead of {} (and the patience alike), so that "
+                    "training makes at least {} steps",
+                    outcome.epochs_planned, asked,
+                    option_ref("min-steps", result.options.value("min-steps", 0))));
   }
   if (!set.validation_rows.empty()) {
     result.notes.push_back(fmt::format(
