@@ -6,6 +6,7 @@
 
 #include <memory>
 
+#include "command_spelling.hpp"
 #include "commands.hpp"
 #include "output_flags.hpp"
 #include "reader_flags.hpp"
@@ -74,7 +75,8 @@ Command add_convert_command(CLI::App& app) {
             check_output_paths(
                 {{"--output", flags->convert.output}, {"--y-output", flags->convert.y_output}},
                 input_paths(flags->data));
-            const ConvertSummary summary = convert(*flags);
+            ConvertSummary summary = convert(*flags);
+            spell_for_command_line(summary.notes);
             if (!flags->quiet) {
               fmt::print("converted   {} ({} rows x {} features; source {})\n", flags->data.path,
                          summary.rows, summary.columns, to_string(summary.storage));

@@ -11,6 +11,7 @@
 
 #include "auto_flags.hpp"
 #include "comma_lists.hpp"
+#include "command_spelling.hpp"
 #include "commands.hpp"
 #include "method_flags.hpp"
 #include "output_flags.hpp"
@@ -174,9 +175,10 @@ int run(const EvaluateFlags& flags) {
   check_pictures(flags, options, data);
 
   ProgressBar bar(!flags.out.quiet);
-  const EvaluationReport report =
+  EvaluationReport report =
       evaluate_methods(data, options, make_grid_callbacks(bar, flags.out.quiet));
   bar.finish();
+  spell_for_command_line(report);
 
   OutputGroup outputs;  // every output or none
   if (!flags.out.output.empty()) write_report_json(flags.out.output, report);

@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "command_spelling.hpp"
 #include "commands.hpp"
 #include "reader_flags.hpp"
 #include "topkfs/data/summary.hpp"
@@ -127,8 +128,8 @@ Command add_info_command(CLI::App& app) {
               options.nan = NanPolicy::Keep;
             // Read as select reads it, so that the storage reported is the
             // one a fit will use (HDF5 above half the budget by row blocks).
-            const DatasetSummary summary =
-                summarize(load_dataset(*flags, options, /*by_rows=*/true));
+            DatasetSummary summary = summarize(load_dataset(*flags, options, /*by_rows=*/true));
+            spell_for_command_line(summary.notes);
             if (*json) {
               std::cout << json_field::indented_text(to_json(summary)) << "\n";
             } else {

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "command_spelling.hpp"
 #include "commands.hpp"
 #include "topkfs/core/error.hpp"
 #include "topkfs/core/utf8_text.hpp"
@@ -23,10 +24,12 @@ namespace {
 using topkfs::cli::kExitFailure;
 using topkfs::cli::kExitUsage;
 
-// Messages quote the user's data: a NUL byte there must not cut the line,
-// nor raw binary reach the terminal (utf8_text.hpp).
+// The command's one error-mapping point. Messages quote the user's data: a
+// NUL byte there must not cut the line, nor raw binary reach the terminal
+// (utf8_text.hpp); their option references become flags (command_spelling.hpp).
 int report(const char* kind, const std::string& message, int code) {
-  const std::string line = fmt::format("topkfs: {}{}\n", kind, topkfs::printable_text(message));
+  const std::string line = fmt::format(
+      "topkfs: {}{}\n", kind, topkfs::printable_text(topkfs::cli::for_command_line(message)));
   std::fwrite(line.data(), 1, line.size(), stderr);
   return code;
 }

@@ -1,5 +1,7 @@
 #include "method_flags.hpp"
 
+#include "command_spelling.hpp"
+
 #include <fmt/format.h>
 
 #include <fmt/ranges.h>
@@ -32,16 +34,22 @@ namespace {
 struct SharedOption {
   struct Wording {
     std::string help;
+    std::vector<std::string> choices;
     std::vector<std::pair<std::string, std::vector<std::string>>> defaults;  // value -> methods
   };
   std::vector<Wording> wordings;
   bool is_flag = false;
 
-  void add(const std::string& method, const OptionInfo& info) {
+  void add(const std::string& method, const OptionInfo& given) {
+    OptionInfo info = given;
+    info.help = for_command_line(info.help);
     is_flag = is_flag || info.is_flag;
-    auto wording = std::find_if(wordings.begin(), wordings.end(),
-                                [&](const Wording& w) { return w.help == info.help; });
-    if (wording == wordings.end()) wording = wordings.insert(wordings.end(), {info.help, {}});
+    auto wording = std::find_if(wordings.begin(), wordings.end(), [&](const Wording& w) {
+      return w.help == info.help && w.choices == info.choices;
+    });
+    if (wording == wordings.end()) {
+      wording = wordings.insert(wordings.end(), {info.help, info.choices, {}});
+    }
     auto& defaults = wording->defaults;
     auto value = std::find_if(defaults.begin(), defaults.end(),
                               [&](const auto& d) { return d.first == info.default_text; });
@@ -49,7 +57,7 @@ struct SharedOption {
     value->second.push_back(method);
   }
 
-  // "help [dnn-top, dfs: auto] | other help [elastic-net-top, lasso: standard]"
+  // "help (choices: a, b) [dnn-top, dfs: a] | other help [elastic-net-top, lasso: b]"
   std::string describe() const {
     std::vector<std::string> parts;
     for (const auto& wording : wordings) {
@@ -57,7 +65,10 @@ struct SharedOption {
       for (const auto& [value, methods] : wording.defaults) {
         values.push_back(fmt::format("{}: {}", fmt::join(methods, ", "), value));
       }
-      parts.push_back(fmt::format("{} [{}]", wording.help, fmt::join(values, "; ")));
+      const std::string choices =
+          wording.choices.empty() ? std::string()
+                                  : fmt::format(" (choices: {})", fmt::join(wording.choices, ", "));
+      parts.push_back(fmt::format("{}{} [{}]", wording.help, choices, fmt::join(values, "; ")));
     }
     return fmt::format("{}", fmt::join(parts, " | "));
   }

@@ -1,5 +1,7 @@
 #include "progress_bar.hpp"
 
+#include "command_spelling.hpp"
+
 #include <fmt/format.h>
 #include <unistd.h>
 
@@ -75,7 +77,8 @@ FitCallbacks make_callbacks(ProgressBar& bar, bool quiet) {
   callbacks.log = [&bar, quiet](LogLevel level, const std::string& message) {
     if (quiet && level == LogLevel::Info) return;
     bar.finish();
-    fmt::print(stderr, "topkfs: {}{}\n", level == LogLevel::Warning ? "warning: " : "", message);
+    fmt::print(stderr, "topkfs: {}{}\n", level == LogLevel::Warning ? "warning: " : "",
+               for_command_line(message));
   };
   return callbacks;
 }

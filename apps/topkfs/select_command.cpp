@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "auto_flags.hpp"
+#include "command_spelling.hpp"
 #include "commands.hpp"
 #include "distributed_flags.hpp"
 #include "method_flags.hpp"
@@ -229,6 +230,7 @@ int fit_and_write(const SelectFlags& flags, Selector& selector_ref, ProcessRanks
 int write_outputs(const SelectFlags& flags, const Dataset& data,
                   const std::vector<std::int64_t>& learned_rows, SelectionResult& result,
                   const Selector* selector) {
+  spell_for_command_line(result);
   if (flags.score) {
     DownstreamOptions downstream;
     if (selector && selector->has_option("seed"))

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "topkfs/data/dataset.hpp"
 #include "topkfs/io/read_option_scope.hpp"
@@ -17,8 +18,18 @@ namespace topkfs::python {
 
 namespace py = pybind11;
 
-// JSON (a result, a method's option values) as plain Python objects.
+// JSON (a result, a method's option values) as plain Python objects, its
+// texts spelled for Python (for_python).
 py::object to_python(const nlohmann::json& value);
+
+// The library's name of an option ("w-step") as a keyword ("w_step").
+std::string python_keyword(std::string name);
+// A library message with its option references (core/option_ref.hpp) in
+// Python's spelling: `w_step`, `screen='off'`. Every text the module hands
+// to Python goes through it: results (to_python), notes, the log, and the
+// exceptions (module.cpp).
+std::string for_python(const std::string& message);
+std::vector<std::string> for_python(const std::vector<std::string>& messages);
 
 // Moves `matrix` to the heap and returns a NumPy array that owns it: no copy.
 py::array move_to_numpy(FeatureMatrix&& matrix);

@@ -33,7 +33,7 @@ py::object to_python(const nlohmann::json& value) {
     case Type::number_integer: return py::int_(value.get<std::int64_t>());
     case Type::number_unsigned: return py::int_(value.get<std::uint64_t>());
     case Type::number_float: return py::float_(value.get<double>());
-    case Type::string: return py::str(value.get_ref<const std::string&>());
+    case Type::string: return py::str(for_python(value.get_ref<const std::string&>()));
     case Type::array: {
       py::list out;
       for (const auto& item : value) out.append(to_python(item));

@@ -28,8 +28,7 @@ bool is_sequence(const py::handle& value) {
 // the command's "no-header" is header=False here.
 std::string keyword_of(std::string option) {
   if (option == "no-header") return "header";
-  std::replace(option.begin(), option.end(), '-', '_');
-  return option;
+  return python_keyword(option);
 }
 
 // The keywords topkfs.load takes: the library's reader options, and
@@ -124,7 +123,7 @@ py::dict load(const std::string& path, const py::dict& reader_options) {
           : py::object(py::none());
   out["format"] = data.format;
   out["source"] = data.source;
-  out["notes"] = data.notes;
+  out["notes"] = for_python(data.notes);
   out["column_levels"] = data.column_levels;  // empty, or per column (empty: numeric)
   out["X"] = move_to_numpy(std::move(data.features));
   return out;
@@ -203,7 +202,7 @@ py::dict convert(const std::string& path, const std::string& output, const std::
   out["rows"] = summary.rows;
   out["columns"] = summary.columns;
   out["written"] = summary.written;
-  out["notes"] = summary.notes;
+  out["notes"] = for_python(summary.notes);
   out["storage"] = to_string(summary.storage);
   return out;
 }

@@ -11,14 +11,48 @@
 namespace topkfs::python {
 namespace {
 
+// The Python classes of the library's errors; the module holds them.
+struct ErrorTypes {
+  py::handle error, file, data, option, training;
+};
+
+ErrorTypes& error_types() {
+  static ErrorTypes types;
+  return types;
+}
+
+void raise(py::handle type, const std::exception& error) {
+  PyErr_SetString(type.ptr(), for_python(error.what()).c_str());
+}
+
 void register_exceptions(py::module_& module) {
-  // pybind11 tries translators newest first, so the base class goes first and
-  // catches only what no specific translator took.
-  const auto& error = py::register_exception<Error>(module, "Error", PyExc_ValueError);
-  py::register_exception<FileError>(module, "FileError", PyExc_OSError);
-  py::register_exception<DataError>(module, "DataError", error.ptr());
-  py::register_exception<OptionError>(module, "OptionError", error.ptr());
-  py::register_exception<TrainingError>(module, "TrainingError", error.ptr());
+  ErrorTypes& types = error_types();
+  types.error = py::register_exception<Error>(module, "Error", PyExc_ValueError);
+  types.file = py::register_exception<FileError>(module, "FileError", PyExc_OSError);
+  types.data = py::register_exception<DataError>(module, "DataError", types.error.ptr());
+  types.option = py::register_exception<OptionError>(module, "OptionError", types.error.ptr());
+  types.training =
+      py::register_exception<TrainingError>(module, "TrainingError", types.error.ptr());
+  // The one error-mapping point of the Python face: registered last, so
+  // pybind11 tries it first; it spells the message's option references for
+  // Python (bindings.hpp: for_python).
+  py::register_exception_translator([](std::exception_ptr thrown) {
+    if (!thrown) return;
+    const ErrorTypes& to = error_types();
+    try {
+      std::rethrow_exception(thrown);
+    } catch (const FileError& error) {
+      raise(to.file, error);
+    } catch (const DataError& error) {
+      raise(to.data, error);
+    } catch (const OptionError& error) {
+      raise(to.option, error);
+    } catch (const TrainingError& error) {
+      raise(to.training, error);
+    } catch (const Error& error) {
+      raise(to.error, error);
+    }
+  });
 }
 
 }  // namespace

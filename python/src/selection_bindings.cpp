@@ -36,16 +36,10 @@ using Clock = std::chrono::steady_clock;
 template <typename T>
 using Dense = py::array_t<T, py::array::c_style | py::array::forcecast>;
 
-// Option names as Python spells them (keyword arguments take no dashes).
-std::string python_name(std::string name) {
-  for (auto& c : name) c = c == '-' ? '_' : c;
-  return name;
-}
-
 std::string python_names(const Selector& selector) {
   std::string out;
   for (const auto& info : selector.describe_options()) {
-    out += (out.empty() ? "" : ", ") + python_name(info.name);
+    out += (out.empty() ? "" : ", ") + python_keyword(info.name);
   }
   return out;
 }
@@ -57,7 +51,7 @@ std::unique_ptr<Selector> configured_selector(const std::string& method, const p
     const auto name = key.cast<std::string>();
     if (!selector->has_option(name)) {
       throw OptionError(fmt::format("option '{}' does not apply to method {}; it takes: {}",
-                                    python_name(name), method, python_names(*selector)));
+                                    python_keyword(name), method, python_names(*selector)));
     }
     selector->set_option(name, value.cast<std::string>());
   }
@@ -76,7 +70,7 @@ class PythonReporter {
     out.progress = [this](const Progress& progress) { on_progress(progress); };
     out.log = [this](LogLevel level, const std::string& message) {
       const std::lock_guard<std::mutex> lock(mutex_);
-      log_.emplace_back(level == LogLevel::Warning ? "warning" : "info", message);
+      log_.emplace_back(level == LogLevel::Warning ? "warning" : "info", for_python(message));
     };
     return out;
   }
@@ -129,7 +123,7 @@ py::dict run(const Dataset& data, Selector& selector, int k, const SelectionSpli
 // k_folds, k_rule, seed and candidates; `options` go to the candidates that
 // have them.
 std::string python_option_spelling(const std::string& name) {
-  return "option '" + python_name(name) + "'";
+  return "option '" + python_keyword(name) + "'";
 }
 
 // The methods `method` stands for, with `choosing`'s candidates
@@ -390,10 +384,11 @@ py::list methods() {
     for (const auto& info : selector->describe_options()) {
       py::dict option;
       option["name"] = info.name;
-      option["help"] = info.help;
+      option["help"] = for_python(info.help);
       option["default"] = values.contains(info.name) ? to_python(values.at(info.name)) : py::none();
       option["default_text"] = info.default_text;
       option["is_flag"] = info.is_flag;
+      option["choices"] = info.choices;
       options.append(option);
     }
     py::dict entry;

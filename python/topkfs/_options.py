@@ -64,9 +64,12 @@ def methods():
     """Every selection method, with its options and their defaults.
 
     Returns a dict ``{method name: {"summary": str, "options": {option name:
-    {"default": value, "help": str, "is_flag": bool}}}}`` in registry order.
-    Option names are the Python spelling (``weight_decay``), the keyword
-    arguments :class:`topkfs.TopKSelector` takes.
+    {"default": value, "help": str, "is_flag": bool, "choices": [str]}}}}``
+    in registry order. Option names are the Python spelling (``weight_decay``),
+    the keyword arguments :class:`topkfs.TopKSelector` takes. ``choices``
+    lists the named values of a choice option (``["adam", "shared"]``), empty
+    for the others; a choice that may also be a number (``screen``,
+    ``max_features``) says so in its help.
     """
     out = {}
     for method in _topkfs.methods():
@@ -76,6 +79,7 @@ def methods():
                 "default": option["default"],
                 "help": option["help"],
                 "is_flag": option["is_flag"],
+                "choices": list(option["choices"]),
             }
         out[method["name"]] = {"summary": method["summary"], "options": options}
     return out

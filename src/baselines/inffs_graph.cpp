@@ -10,6 +10,7 @@
 
 #include "topkfs/baselines/inffs.hpp"
 #include "topkfs/core/error.hpp"
+#include "topkfs/core/option_ref.hpp"
 
 namespace topkfs {
 namespace {
@@ -191,9 +192,8 @@ Eigen::VectorXd inffs_relevance(const Dataset& data, const std::vector<std::int6
     case TargetKind::None: break;
   }
   throw DataError(fmt::format(
-      "{}: supervised inffs needs a target, and this data has none; name it with --target, or "
-      "use --supervised false",
-      data.source));
+      "{}: supervised inffs needs a target, and this data has none; name it with {}, or use {}",
+      data.source, option_ref("target"), option_ref("supervised", "false")));
 }
 
 Eigen::MatrixXd inffs_graph(const Dataset& data, const std::vector<std::int64_t>& rows,

@@ -5,6 +5,7 @@
 #include "topkfs/baselines/inffs.hpp"
 #include "topkfs/core/enum_names.hpp"
 #include "topkfs/core/error.hpp"
+#include "topkfs/core/option_ref.hpp"
 
 namespace topkfs {
 
@@ -14,22 +15,23 @@ constexpr EnumName<InfFsSolver> kInfFsSolverNames[] = {
     {InfFsSolver::Cholesky, "cholesky"}};
 
 InfFsSolver parse_inffs_solver(const std::string& name) {
-  return parse_enum(name, kInfFsSolverNames, "--solver");
+  return parse_enum(name, kInfFsSolverNames, option_ref("solver"));
 }
 
 const char* to_string(InfFsSolver solver) { return enum_name(solver, kInfFsSolverNames); }
 
+EnumNameList<InfFsSolver> names_of(InfFsSolver) { return kInfFsSolverNames; }
+
 void InfFsOptions::validate() const {
   auto fail = [](const std::string& message) { throw OptionError(message); };
   if (!(alpha >= 0.0 && alpha <= 1.0))
-    fail(fmt::format("--alpha must be in [0, 1], got {}", alpha));
+    fail(fmt::format("{} must be in [0, 1], got {}", option_ref("alpha"), alpha));
   if (!(factor > 0.0 && factor < 1.0)) {
-    fail(fmt::format(
-        "--factor must be in (0, 1) (from 1 on the sum over path lengths diverges), got {}",
-        factor));
+    fail(fmt::format("{} must be in (0, 1) (from 1 on the sum over path lengths diverges), got {}",
+                     option_ref("factor"), factor));
   }
-  if (!(tol > 0.0 && tol < 1.0)) fail(fmt::format("--tol must be in (0, 1), got {}", tol));
-  parse_inffs_solver(solver);
+  if (!(tol > 0.0 && tol < 1.0))
+    fail(fmt::format("{} must be in (0, 1), got {}", option_ref("tol"), tol));
 }
 
 const OptionTable<InfFsOptions>& inffs_option_table() {

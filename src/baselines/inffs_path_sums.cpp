@@ -9,6 +9,7 @@
 
 #include "topkfs/baselines/inffs.hpp"
 #include "topkfs/core/error.hpp"
+#include "topkfs/core/option_ref.hpp"
 
 namespace topkfs {
 namespace {
@@ -94,8 +95,9 @@ Eigen::VectorXd cholesky(const Eigen::MatrixXd& a, double r) {
   const Eigen::LLT<Eigen::Ref<Eigen::MatrixXd>, Eigen::Lower> factor(system);
   if (factor.info() != Eigen::Success) {
     throw TrainingError(
-        "inffs: I - r A is not positive definite (the spectral radius was underestimated); use "
-        "--solver cg or a lower --tol");
+        fmt::format("inffs: I - r A is not positive definite (the spectral radius was "
+                    "underestimated); use {} or a lower {}",
+                    option_ref("solver", "cg"), option_ref("tol")));
   }
   return factor.solve(Eigen::VectorXd::Ones(a.rows()));
 }

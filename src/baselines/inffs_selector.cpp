@@ -5,6 +5,7 @@
 #include "baseline_support.hpp"
 #include "topkfs/baselines/inffs.hpp"
 #include "topkfs/core/clock.hpp"
+#include "topkfs/core/option_ref.hpp"
 #include "topkfs/data/sample_weights.hpp"
 
 namespace topkfs {
@@ -55,9 +56,9 @@ class InfFsSelector final : public TableSelector<InfFsOptions> {
         fmt::format("{}: graph of {} features from {} rows", name(), data.cols(), rows.size()));
     const Eigen::MatrixXd graph = inffs_graph(data, rows, options_);
     const double graph_seconds = seconds_since(start);
-    callbacks.info(fmt::format("{}: path sums ({} solver)", name(), options_.solver));
+    callbacks.info(fmt::format("{}: path sums ({} solver)", name(), to_string(options_.solver)));
     const InfFsPathSums sums =
-        inffs_path_sums(graph, options_.factor, parse_inffs_solver(options_.solver), options_.tol);
+        inffs_path_sums(graph, options_.factor, options_.solver, options_.tol);
 
     SelectionResult result;
     result.method = name();
@@ -76,7 +77,8 @@ class InfFsSelector final : public TableSelector<InfFsOptions> {
     result.notes.push_back(fmt::format(
         "scores: ((I - r A)^-1 - I) 1 with r = {} / rho(A) = {:.6g}, rho(A) = {:.6g} ({} power "
         "iterations); {} solve{}, relative residual {:.2g}; graph {:.2f} s, solve {:.2f} s",
-        options_.factor, sums.r, sums.spectral_radius, sums.eigen_iterations, options_.solver,
+        options_.factor, sums.r, sums.spectral_radius, sums.eigen_iterations,
+        to_string(options_.solver),
         sums.solver_iterations > 0 ? fmt::format(" in {} iterations", sums.solver_iterations) : "",
         sums.solver_residual, graph_seconds, result.fit_seconds - graph_seconds));
     if (!sums.eigen_converged) {
@@ -87,9 +89,8 @@ class InfFsSelector final : public TableSelector<InfFsOptions> {
     }
     if (sums.solver_residual > 1e3 * options_.tol) {
       result.warnings.push_back(fmt::format(
-          "the linear solve ended with relative residual {:.2g}, above --tol {}; try --solver "
-          "cholesky",
-          sums.solver_residual, options_.tol));
+          "the linear solve ended with relative residual {:.2g}, above {}; try {}",
+          sums.solver_residual, option_ref("tol", options_.tol), option_ref("solver", "cholesky")));
     }
     if (sums.spectral_radius == 0.0) {
       result.warnings.push_back(

@@ -4,33 +4,22 @@
 
 #include "topkfs/baselines/random_forest_selector.hpp"
 #include "topkfs/core/error.hpp"
+#include "topkfs/core/option_ref.hpp"
 #include "topkfs/core/thread_count.hpp"
 
 namespace topkfs {
-namespace {
-
-// The forest's parsers name their own subject ("unknown forest kind ...");
-// the prefix says which flag the text came from.
-template <typename Parse>
-auto parse_flag(const char* flag, Parse&& parse) {
-  try {
-    return parse();
-  } catch (const OptionError& error) {
-    throw OptionError(fmt::format("--{}: {}", flag, error.what()));
-  }
-}
-
-}  // namespace
 
 void RandomForestSelectorOptions::validate() const {
   auto fail = [](const std::string& message) { throw OptionError(message); };
   if (n_estimators < 1)
-    fail(fmt::format("--n-estimators must be at least 1, got {}", n_estimators));
+    fail(fmt::format("{} must be at least 1, got {}", option_ref("n-estimators"), n_estimators));
   if (min_samples_leaf < 1) {
-    fail(fmt::format("--min-samples-leaf must be at least 1, got {}", min_samples_leaf));
+    fail(fmt::format("{} must be at least 1, got {}", option_ref("min-samples-leaf"),
+                     min_samples_leaf));
   }
   if (max_depth < 0) {
-    fail(fmt::format("--max-depth must be at least 1, or 0 for unlimited; got {}", max_depth));
+    fail(fmt::format("{} must be at least 1, or 0 for unlimited; got {}", option_ref("max-depth"),
+                     max_depth));
   }
   check_thread_count(threads);
   forest_options();
@@ -38,9 +27,9 @@ void RandomForestSelectorOptions::validate() const {
 
 ForestOptions RandomForestSelectorOptions::forest_options() const {
   ForestOptions options;
-  options.kind = parse_flag("kind", [&] { return parse_forest_kind(kind); });
-  options.criterion = parse_flag("criterion", [&] { return parse_split_criterion(criterion); });
-  options.max_features = MaxFeatures::parse(max_features, "--max-features");
+  options.kind = kind;
+  options.criterion = criterion;
+  options.max_features = max_features;
   options.n_estimators = n_estimators;
   options.min_samples_leaf = min_samples_leaf;
   options.max_depth = max_depth;

@@ -5,6 +5,7 @@
 #include <algorithm>
 
 #include "topkfs/core/error.hpp"
+#include "topkfs/core/option_ref.hpp"
 #include "topkfs/core/random.hpp"
 
 namespace topkfs {
@@ -21,19 +22,19 @@ Offset centring(const ImageShape& original, const ImageShape& target) {
 
 void check_shapes(const Dataset& data, const ImageShape& target) {
   if (!data.image_shape) {
-    throw OptionError(
-        fmt::format("--pad-images needs image data: {} carries no image shape; give "
-                    "--image-shape HxW",
-                    data.source));
+    throw OptionError(fmt::format("{} needs image data: {} carries no image shape; give {}",
+                                  option_ref("pad-images"), data.source,
+                                  option_ref("image-shape", "HxW")));
   }
   const ImageShape& shape = *data.image_shape;
   if (shape.channels != 1 || target.channels != 1) {
-    throw OptionError("--pad-images takes single-channel images");
+    throw OptionError(fmt::format("{} takes single-channel images", option_ref("pad-images")));
   }
   if (target.height < shape.height || target.width < shape.width) {
-    throw OptionError(fmt::format("--pad-images {}x{} is smaller than the {}x{} images of {}",
-                                  target.height, target.width, shape.height, shape.width,
-                                  data.source));
+    throw OptionError(
+        fmt::format("{} is smaller than the {}x{} images of {}",
+                    option_ref("pad-images", fmt::format("{}x{}", target.height, target.width)),
+                    shape.height, shape.width, data.source));
   }
 }
 

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "topkfs/core/error.hpp"
+#include "topkfs/core/option_ref.hpp"
 #include "topkfs/io/side_file.hpp"
 
 namespace topkfs {
@@ -119,9 +120,9 @@ std::vector<double> read_weight_file(const std::string& path, std::int64_t rows)
   if (static_cast<std::int64_t>(weights.size()) != rows) {
     throw DataError(fmt::format(
         "{}: {} weights for the {} rows of the data as read; give one weight per row, in order "
-        "(rows dropped for a missing target or by --nan drop are not counted: a weight column, "
-        "--sample-weight COL, stays with its rows)",
-        path, weights.size(), rows));
+        "(rows dropped for a missing target or by {} are not counted: a weight column, {}, stays "
+        "with its rows)",
+        path, weights.size(), rows, option_ref("nan", "drop"), option_ref("sample-weight", "COL")));
   }
   check_sample_weights(weights, path, "weight file");
   return weights;
@@ -130,16 +131,15 @@ std::vector<double> read_weight_file(const std::string& path, std::int64_t rows)
 void take_weight_column(Dataset& data, const std::string& column) {
   const std::int64_t at = column_named(data, column);
   if (at < 0) {
-    throw DataError(fmt::format(
-        "{}: no column '{}' for --sample-weight (give a column name or a 0-based index below {})",
-        data.source, column, data.cols()));
+    throw DataError(
+        fmt::format("{}: no column '{}' for {} (give a column name or a 0-based index below {})",
+                    data.source, column, option_ref("sample-weight"), data.cols()));
   }
   if (data.row_blocks || data.features.rows() != data.rows() ||
       data.features.cols() != data.cols()) {
-    throw DataError(fmt::format(
-        "{}: --sample-weight takes a column of data read into memory; give the weights with "
-        "--weight-file",
-        data.source));
+    throw DataError(
+        fmt::format("{}: {} takes a column of data read into memory; give the weights with {}",
+                    data.source, option_ref("sample-weight"), option_ref("weight-file")));
   }
   const std::string name = data.feature_names[static_cast<std::size_t>(at)];
   if (data.is_categorical(at)) {
@@ -169,8 +169,8 @@ void take_weight_column(Dataset& data, const std::string& column) {
 
 ClassWeight read_class_weight(const std::string& spec, const Dataset& data) {
   if (data.target_kind != TargetKind::Classes) {
-    throw DataError(fmt::format("{}: --class-weight needs a class target; this one is {}",
-                                data.source, to_string(data.target_kind)));
+    throw DataError(fmt::format("{}: {} needs a class target; this one is {}", data.source,
+                                option_ref("class-weight"), to_string(data.target_kind)));
   }
   ClassWeight weight;
   if (spec == "balanced") {

@@ -12,6 +12,7 @@
 
 #include "topkfs/core/clock.hpp"
 #include "topkfs/core/error.hpp"
+#include "topkfs/core/option_ref.hpp"
 
 namespace topkfs {
 namespace {
@@ -211,11 +212,11 @@ std::unique_ptr<ProcessRanks> ProcessRanks::join(const RendezvousSettings& setti
   try {
     state->store = c10::make_intrusive<c10d::TCPStore>(settings.host, options);
   } catch (const std::exception& error) {
-    throw DistributedError(fmt::format(
-        "rank {} cannot {} the rendezvous store at {} within {} s ({}); check MASTER_ADDR and "
-        "MASTER_PORT (or --master), and that rank 0 runs",
-        settings.rank, options.isServer ? "open" : "reach", state->address(),
-        settings.timeout.count(), first_line(error.what())));
+    throw DistributedError(
+        fmt::format("rank {} cannot {} the rendezvous store at {} within {} s ({}); check "
+                    "MASTER_ADDR and MASTER_PORT (or {}), and that rank 0 runs",
+                    settings.rank, options.isServer ? "open" : "reach", state->address(),
+                    settings.timeout.count(), first_line(error.what()), option_ref("master")));
   }
   return std::unique_ptr<ProcessRanks>(new ProcessRanks(std::move(state)));
 }

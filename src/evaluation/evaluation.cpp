@@ -14,6 +14,7 @@
 
 #include "topkfs/core/clock.hpp"
 #include "topkfs/core/error.hpp"
+#include "topkfs/core/option_ref.hpp"
 #include "topkfs/core/thread_settings.hpp"
 #include "topkfs/data/feature_groups.hpp"
 #include "topkfs/data/table_encoding.hpp"
@@ -32,14 +33,13 @@ constexpr const char* kAutoMethod = "auto";
 
 bool is_auto(const std::string& method) { return method == kAutoMethod; }
 
-std::string command_spelling(const std::string& name) { return "--" + name; }
+std::string referenced(const std::string& name) { return option_ref(name); }
 
 // The names whose options `method` takes: --method auto's candidates, or itself.
 std::vector<std::string> option_owners(const std::string& method,
                                        const EvaluationOptions& options) {
-  return candidate_names(method,
-                         is_auto(method) ? options.auto_candidates : std::vector<std::string>{},
-                         command_spelling);
+  return candidate_names(
+      method, is_auto(method) ? options.auto_candidates : std::vector<std::string>{}, referenced);
 }
 
 // --method auto's candidates for one run: the user's options that one of
@@ -55,7 +55,7 @@ std::vector<SelectorFactory> auto_candidates(const EvaluationOptions& options, s
     }
   }
   given.emplace_back("seed", std::to_string(options.model_seed.value_or(seed)));
-  return candidate_factories(candidates, given, command_spelling);
+  return candidate_factories(candidates, given, referenced);
 }
 
 // The downstream model of run seed `seed`: the protocol's scores and
@@ -90,7 +90,7 @@ void check_method_options(const EvaluationOptions& options) {
         used = used || make_selector(owner)->has_option(name);
     }
     if (!used) {
-      throw OptionError(fmt::format("--{} does not apply to any of the methods {}", name,
+      throw OptionError(fmt::format("{} does not apply to any of the methods {}", option_ref(name),
                                     fmt::join(options.methods, ", ")));
     }
   }
@@ -130,10 +130,10 @@ RunData prepare_run(const Dataset& data, Protocol protocol, const EvaluationOpti
   RunData run;
   if (protocol == Protocol::Detection) {
     if (!data.column_group.empty() || needs_encoding(data)) {
-      throw OptionError(fmt::format(
-          "--protocol detection appends noise copies of numeric columns; {} has groups, "
-          "categorical columns or missing cells, which it does not take",
-          data.source));
+      throw OptionError(
+          fmt::format("{} appends noise copies of numeric columns; {} has groups, categorical "
+                      "columns or missing cells, which it does not take",
+                      option_ref("protocol", "detection"), data.source));
     }
     run.detection = std::make_unique<DetectionData>(make_detection_data(data, seed));
     run.data = &run.detection->data;
@@ -467,15 +467,16 @@ EvaluationReport evaluate_methods(const Dataset& data, const EvaluationOptions& 
 
   if (report.protocol == Protocol::Detection) {
     report.ks = {static_cast<int>(data.cols())};
-    report.notes.push_back(fmt::format(
-        "detection: k = {} (the number of original columns) whatever --k says", data.cols()));
+    report.notes.push_back(
+        fmt::format("detection: k = {} (the number of original columns) whatever {} says",
+                    data.cols(), option_ref("k")));
   } else {
     report.ks = options.ks;
     std::sort(report.ks.begin(), report.ks.end());
     report.ks.erase(std::unique(report.ks.begin(), report.ks.end()), report.ks.end());
     if (report.ks.back() > data.cols()) {
-      throw OptionError(fmt::format("--k {} is more than the {} columns of {}", report.ks.back(),
-                                    data.cols(), data.source));
+      throw OptionError(fmt::format("{} is more than the {} columns of {}",
+                                    option_ref("k", report.ks.back()), data.cols(), data.source));
     }
   }
   if (options.split == SplitMode::Predefined && !data.predefined_split &&
@@ -489,9 +490,12 @@ EvaluationReport evaluate_methods(const Dataset& data, const EvaluationOptions& 
   if (run_options.model_seed) {
     report.notes.push_back(fmt::format(
         "every run's method has seed {}{}: only the split changes", *run_options.model_seed,
-        options.model_seed ? " (--model-seed)" : " (stability; --vary-model-seed changes it too)"));
+        options.model_seed
+            ? fmt::format(" ({})", option_ref("model-seed"))
+            : fmt::format(" (stability; {} changes it too)", option_ref("vary-model-seed"))));
   } else if (report.protocol == Protocol::Stability) {
-    report.notes.push_back("the split and the method's seed change together (--vary-model-seed)");
+    report.notes.push_back(fmt::format("the split and the method's seed change together ({})",
+                                       option_ref("vary-model-seed")));
   }
 
   GridRunner runner(data, run_options, report.protocol, callbacks, report);

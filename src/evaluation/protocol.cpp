@@ -7,6 +7,7 @@
 
 #include "topkfs/core/enum_names.hpp"
 #include "topkfs/core/error.hpp"
+#include "topkfs/core/option_ref.hpp"
 #include "topkfs/core/thread_count.hpp"
 #include "topkfs/evaluation/evaluation.hpp"
 
@@ -43,21 +44,23 @@ Protocol parse_protocol(const std::string& name) {
 Protocol resolve_protocol(Protocol protocol, const Dataset& data) {
   const char* where = data.source.empty() ? "the data" : data.source.c_str();
   if (data.target_kind == TargetKind::None) {
-    throw DataError(fmt::format("{}: evaluation needs a target; name it with --target", where));
+    throw DataError(
+        fmt::format("{}: evaluation needs a target; name it with {}", where, option_ref("target")));
   }
   if (protocol == Protocol::Auto) {
     return data.target_kind == TargetKind::Classes ? Protocol::Accuracy : Protocol::Mae;
   }
   if (protocol == Protocol::Accuracy && data.target_kind != TargetKind::Classes) {
-    throw OptionError(fmt::format(
-        "--protocol accuracy needs class labels, but the target of {} is real; use --protocol "
-        "mae (or --task classification if the values are class codes)",
-        where));
+    throw OptionError(
+        fmt::format("{} needs class labels, but the target of {} is real; use {} (or {} if the "
+                    "values are class codes)",
+                    option_ref("protocol", "accuracy"), where, option_ref("protocol", "mae"),
+                    option_ref("task", "classification")));
   }
   if (protocol == Protocol::Mae && data.target_kind != TargetKind::Real) {
-    throw OptionError(fmt::format(
-        "--protocol mae needs a real target, but {} has class labels; use --protocol accuracy",
-        where));
+    throw OptionError(fmt::format("{} needs a real target, but {} has class labels; use {}",
+                                  option_ref("protocol", "mae"), where,
+                                  option_ref("protocol", "accuracy")));
   }
   return protocol;
 }
@@ -69,43 +72,51 @@ int EvaluationOptions::seed_count() const {
 std::string k_label(int k) { return k == kAutoK ? "auto" : std::to_string(k); }
 
 void EvaluationOptions::validate() const {
-  if (methods.empty()) throw OptionError("--method: give at least one method");
-  if (ks.empty()) throw OptionError("--k: give at least one k");
+  if (methods.empty())
+    throw OptionError(fmt::format("{}: give at least one method", option_ref("method")));
+  if (ks.empty()) throw OptionError(fmt::format("{}: give at least one k", option_ref("k")));
   for (const int k : ks) {
     if (k < 1 && k != kAutoK)
-      throw OptionError(fmt::format("--k: every k must be at least 1, got {}", k));
+      throw OptionError(fmt::format("{}: every k must be at least 1, got {}", option_ref("k"), k));
   }
   const bool auto_k = std::find(ks.begin(), ks.end(), kAutoK) != ks.end();
   if (auto_k && protocol == Protocol::Stability) {
-    throw OptionError(
-        "--k auto with --protocol stability: the stability indices compare selections of one "
-        "size; give the k values");
+    throw OptionError(fmt::format(
+        "{} with {}: the stability indices compare selections of one size; give the k values",
+        option_ref("k", "auto"), option_ref("protocol", "stability")));
   }
   if (k_folds < 0)
-    throw OptionError(fmt::format("--k-folds must not be negative, got {}", k_folds));
-  if (k_max < 0) throw OptionError(fmt::format("--k-max must not be negative, got {}", k_max));
+    throw OptionError(
+        fmt::format("{} must not be negative, got {}", option_ref("k-folds"), k_folds));
+  if (k_max < 0)
+    throw OptionError(fmt::format("{} must not be negative, got {}", option_ref("k-max"), k_max));
   // A repeated entry would run twice and be summarised as one column or row
   // of twice the runs: identical runs that inflate the stability indices.
   if (const auto method = first_repeat(methods)) {
-    throw OptionError(fmt::format("--method lists {} twice: give each method once", *method));
+    throw OptionError(
+        fmt::format("{} lists {} twice: give each method once", option_ref("method"), *method));
   }
   if (const auto k = first_repeat(ks)) {
-    throw OptionError(fmt::format("--k lists {} twice: give each k once", *k));
+    throw OptionError(fmt::format("{} lists {} twice: give each k once", option_ref("k"), *k));
   }
   if (!auto_candidates.empty() &&
       std::find(methods.begin(), methods.end(), "auto") == methods.end())
-    throw OptionError(
-        "--candidates lists the methods --method auto chooses between; add auto to --method");
+    throw OptionError(fmt::format("{} lists the methods {} chooses between; add auto to {}",
+                                  option_ref("candidates"), option_ref("method", "auto"),
+                                  option_ref("method")));
   if (seed_count() < 1)
-    throw OptionError(fmt::format("--seeds must be at least 1, got {}", *seeds));
+    throw OptionError(fmt::format("{} must be at least 1, got {}", option_ref("seeds"), *seeds));
   if (protocol == Protocol::Stability && seed_count() < 2) {
-    throw OptionError("--protocol stability compares runs: give --seeds 2 or more (default 10)");
+    throw OptionError(fmt::format("{} compares runs: give {} or more (default 10)",
+                                  option_ref("protocol", "stability"), option_ref("seeds", "2")));
   }
   if (!(test_size > 0 && test_size < 1)) {
-    throw OptionError(fmt::format("--test-size must be in (0, 1), got {}", test_size));
+    throw OptionError(
+        fmt::format("{} must be in (0, 1), got {}", option_ref("test-size"), test_size));
   }
   if (downstream_trees < 1) {
-    throw OptionError(fmt::format("--trees must be at least 1, got {}", downstream_trees));
+    throw OptionError(
+        fmt::format("{} must be at least 1, got {}", option_ref("trees"), downstream_trees));
   }
   check_thread_count(threads);
 }

@@ -6,6 +6,7 @@
 #include <array>
 
 #include "topkfs/core/error.hpp"
+#include "topkfs/core/option_ref.hpp"
 #include "topkfs/pictures/chart.hpp"
 
 namespace topkfs {
@@ -70,10 +71,9 @@ int largest_k(const EvaluationReport& report) {
 
 RgbImage draw_method_selections(const Dataset& data, const EvaluationReport& report) {
   if (!data.image_shape) {
-    throw OptionError(
-        fmt::format("--picture needs image data: {} carries no image shape; give "
-                    "--image-shape HxW",
-                    data.source));
+    throw OptionError(fmt::format("{} needs image data: {} carries no image shape; give {}",
+                                  option_ref("picture"), data.source,
+                                  option_ref("image-shape", "HxW")));
   }
   const int k = largest_k(report);
   std::vector<CaptionedSelection> panels;

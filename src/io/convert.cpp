@@ -12,6 +12,7 @@
 #include "memory_budget.hpp"
 #include "npy_writer.hpp"
 #include "topkfs/core/error.hpp"
+#include "topkfs/core/option_ref.hpp"
 #include "topkfs/data/table_encoding.hpp"
 #include "topkfs/io/atomic_file.hpp"
 #include "topkfs/io/json_field.hpp"
@@ -36,11 +37,11 @@ std::int64_t checked_block_rows(std::int64_t block_rows, const RowSource& rows) 
   const double bytes = static_cast<double>(block) * static_cast<double>(m) * sizeof(float);
   const double budget = 0.5 * static_cast<double>(detail::physical_memory_bytes());
   if (bytes > budget) {
-    throw OptionError(fmt::format(
-        "--block-rows {}: a block of {} rows x {} columns takes {:.1f} GB, above half this "
-        "machine's memory; give at most {}",
-        block_rows, block, m, bytes / 1e9,
-        std::max<std::int64_t>(1, static_cast<std::int64_t>(budget / (4.0 * m)))));
+    throw OptionError(
+        fmt::format("{}: a block of {} rows x {} columns takes {:.1f} GB, above half this "
+                    "machine's memory; give at most {}",
+                    option_ref("block-rows", block_rows), block, m, bytes / 1e9,
+                    std::max<std::int64_t>(1, static_cast<std::int64_t>(budget / (4.0 * m)))));
   }
   return block;
 }
@@ -158,31 +159,34 @@ void check_outputs(const std::string& input, const ConvertOptions& options, cons
   const bool npz = has_extension(options.output, ".npz");
   if (!npz && !has_extension(options.output, ".npy")) {
     throw OptionError(fmt::format(
-        "--output {}: name a .npy file (the features; the target goes to --y-output) or a .npz "
-        "file (X and Y)",
-        options.output));
+        "{}: name a .npy file (the features; the target goes to {}) or a .npz file (X and Y)",
+        option_ref("output", options.output), option_ref("y-output")));
   }
   if (npz && !options.y_output.empty()) {
-    throw OptionError("--y-output goes with an .npy --output; an .npz output holds the target");
+    throw OptionError(fmt::format("{} goes with an .npy {}; an .npz output holds the target",
+                                  option_ref("y-output"), option_ref("output")));
   }
   if (!options.y_output.empty() && !has_extension(options.y_output, ".npy")) {
-    throw OptionError(fmt::format("--y-output {}: name a .npy file", options.y_output));
+    throw OptionError(
+        fmt::format("{}: name a .npy file", option_ref("y-output", options.y_output)));
   }
   check_not_an_input(options, {input});
   if (options.y_output == options.output) {
-    throw OptionError("--output and --y-output name the same file");
+    throw OptionError(
+        fmt::format("{} and {} name the same file", option_ref("output"), option_ref("y-output")));
   }
   if (data != nullptr && !options.y_output.empty() && data->target_kind == TargetKind::None) {
     throw OptionError(
-        fmt::format("--y-output {}: {} has no target to write (data read with --no-target, an .npy "
-                    "without --y-file, an NPZ without its target array)",
-                    options.y_output, input));
+        fmt::format("{}: {} has no target to write (data read with {}, an .npy without {}, an NPZ "
+                    "without its target array)",
+                    option_ref("y-output", options.y_output), input, option_ref("no-target"),
+                    option_ref("y-file")));
   }
   if (data != nullptr && !npz && options.y_output.empty() &&
       data->target_kind != TargetKind::None) {
-    throw OptionError(fmt::format(
-        "{} has a target: give --y-output y.npy to keep it beside {}, or write one .npz", input,
-        options.output));
+    throw OptionError(
+        fmt::format("{} has a target: give {} to keep it beside {}, or write one .npz", input,
+                    option_ref("y-output", "y.npy"), options.output));
   }
 }
 

@@ -57,6 +57,7 @@
 #include "mapped_file.hpp"
 #include "text_columns.hpp"
 #include "topkfs/core/error.hpp"
+#include "topkfs/core/option_ref.hpp"
 #include "topkfs/io/file_util.hpp"
 #include "topkfs/io/readers.hpp"
 #include "topkfs/io/target_encoding.hpp"
@@ -443,15 +444,15 @@ Preamble read_preamble(std::string_view body, const Dialect& dialect, const Read
           header_evidence(first, after, detail::MissingMarkers(options.na_values));
       pre.has_header = evidence != HeaderEvidence::None;
       if (evidence == HeaderEvidence::ColumnNumbers) {
-        pre.notes.push_back(fmt::format(
-            "line {} '{}' holds the column numbers and was read as the header (pass --no-header "
-            "if it is data)",
-            first.line, record_text(first, c.end)));
+        pre.notes.push_back(
+            fmt::format("line {} '{}' holds the column numbers and was read as the header (pass {} "
+                        "if it is data)",
+                        first.line, record_text(first, c.end), option_ref("no-header")));
       } else if (evidence == HeaderEvidence::TextNames) {
-        pre.notes.push_back(fmt::format(
-            "line {} '{}' holds text that no later line repeats in its column and was read as the "
-            "header (pass --no-header if it is data)",
-            first.line, record_text(first, c.end)));
+        pre.notes.push_back(
+            fmt::format("line {} '{}' holds text that no later line repeats in its column and was "
+                        "read as the header (pass {} if it is data)",
+                        first.line, record_text(first, c.end), option_ref("no-header")));
       }
       break;
     }
@@ -554,11 +555,11 @@ int find_column(const std::string& spec, const Preamble& pre, const std::string&
     const bool also_index = name == spec && parse_index(spec, index) && index >= -m && index < m;
     const int by_index = also_index ? column_at_index(spec, m, path) : -1;
     if (by_index >= 0 && by_index != hits.front()) {
-      throw DataError(fmt::format(
-          "{}: the target '{}' is both the name of column {} (0-based) and the index of column "
-          "'{}'; pass "
-          "--target name:{} or --target index:{}",
-          path, spec, hits.front(), names[static_cast<std::size_t>(by_index)], spec, spec));
+      throw DataError(
+          fmt::format("{}: the target '{}' is both the name of column {} (0-based) and the index "
+                      "of column '{}'; pass {} name:{} or {} index:{}",
+                      path, spec, hits.front(), names[static_cast<std::size_t>(by_index)],
+                      option_ref("target"), spec, option_ref("target"), spec));
     }
     return hits.front();
   }
@@ -604,7 +605,7 @@ Columns plan_columns(const Preamble& pre, const ReadOptions& options, const std:
   columns.numeric_only.assign(static_cast<std::size_t>(columns.features), 0);
   columns.categorical.assign(static_cast<std::size_t>(columns.features), 0);
   const auto mark = [&](const std::vector<std::string>& specs, std::vector<char>& flags,
-                        const char* flag) {
+                        const std::string& flag) {
     for (const auto& spec : specs) {
       const int column = find_column(spec, pre, path);
       const int role = columns.role[static_cast<std::size_t>(column)];
@@ -615,13 +616,13 @@ Columns plan_columns(const Preamble& pre, const ReadOptions& options, const std:
       flags[static_cast<std::size_t>(role)] = 1;
     }
   };
-  mark(options.categorical, columns.categorical, "--categorical");
-  mark(options.numeric, columns.numeric_only, "--numeric");
+  mark(options.categorical, columns.categorical, option_ref("categorical"));
+  mark(options.numeric, columns.numeric_only, option_ref("numeric"));
   for (int j = 0; j < columns.features; ++j) {
     if (columns.categorical[static_cast<std::size_t>(j)] &&
         columns.numeric_only[static_cast<std::size_t>(j)]) {
-      throw OptionError(
-          fmt::format("{}: a column is given to both --categorical and --numeric", path));
+      throw OptionError(fmt::format("{}: a column is given to both {} and {}", path,
+                                    option_ref("categorical"), option_ref("numeric")));
     }
   }
   return columns;
@@ -803,14 +804,17 @@ class RowParser {
   [[noreturn]] void not_a_number(std::int64_t line, int column, const std::string& text,
                                  int feature) const {
     const bool first_line = !pre_.has_header && line == pre_.data.line;
-    const char* why = columns_.numeric_only[static_cast<std::size_t>(feature)]
-                          ? "--numeric says the column holds numbers"
-                          : "this reading of the file by row blocks takes numbers only; "
-                            "read it whole for categorical columns";
+    const std::string why =
+        columns_.numeric_only[static_cast<std::size_t>(feature)]
+            ? fmt::format("{} says the column holds numbers", option_ref("numeric"))
+            : "this reading of the file by row blocks takes numbers only; "
+              "read it whole for categorical columns";
     throw DataError(fmt::format(
         "{}: line {}, column {} ('{}'): '{}' is not a number ({}{})", path_, line, column + 1,
         columns_.names[static_cast<std::size_t>(column)], shorten(text), why,
-        first_line ? fmt::format("; if line {} holds column names, pass --header", line) : ""));
+        first_line
+            ? fmt::format("; if line {} holds column names, pass {}", line, option_ref("header"))
+            : ""));
   }
 
   const std::string& path_;
@@ -864,10 +868,10 @@ void handle_missing_labels(Dataset& data, TargetCells& targets, const std::strin
                         !(targets.numeric && !std::isfinite(targets.values[i]));
     if (usable) continue;
     if (options.nan == NanPolicy::Error) {
-      throw DataError(fmt::format(
-          "{}: sample {}: the class label '{}' is missing or not finite ('{}'); fill it in or "
-          "pass --nan drop to drop such samples",
-          path, i + 1, name, targets.text[i]));
+      throw DataError(
+          fmt::format("{}: sample {}: the class label '{}' is missing or not finite ('{}'); fill "
+                      "it in or pass {} to drop such samples",
+                      path, i + 1, name, targets.text[i], option_ref("nan", "drop")));
     }
     keep[i] = 0;
     ++missing;
@@ -996,7 +1000,8 @@ CsvLayout plan_csv(std::string_view& body, const ReadOptions& options, const std
 
   if (options.delimiter &&
       (*options.delimiter == '"' || *options.delimiter == '\n' || *options.delimiter == '\r')) {
-    throw OptionError("--delimiter cannot be a double quote or a line end");
+    throw OptionError(
+        fmt::format("{} cannot be a double quote or a line end", option_ref("delimiter")));
   }
   const Dialect dialect =
       options.delimiter ? make_dialect(*options.delimiter) : detect_dialect(body, path);
@@ -1007,7 +1012,8 @@ CsvLayout plan_csv(std::string_view& body, const ReadOptions& options, const std
         "{}: the lines hold one field each when split at {} ({}), so there is no feature "
         "column besides the target{}",
         path, delimiter_name(dialect.delimiter), options.delimiter ? "as given" : "as detected",
-        reason.empty() ? "; if the file uses another delimiter, give it with --delimiter"
+        reason.empty() ? fmt::format("; if the file uses another delimiter, give it with {}",
+                                     option_ref("delimiter"))
                        : reason));
   }
   return {dialect, pre, plan_columns(pre, options, path),

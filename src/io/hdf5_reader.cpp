@@ -20,6 +20,7 @@
 #include "memory_budget.hpp"
 #include "reader_process.hpp"
 #include "topkfs/core/error.hpp"
+#include "topkfs/core/option_ref.hpp"
 #include "topkfs/io/file_util.hpp"
 #include "topkfs/io/readers.hpp"
 #include "topkfs/io/target_encoding.hpp"
@@ -127,10 +128,10 @@ class Hdf5Reader {
       if (has_dataset(pair[0]) && has_dataset(pair[1])) return read_pair(pair[0], pair[1]);
     }
     throw DataError(fmt::format(
-        "{}: found neither datasets X and Y (or x/y, data/target) at the root nor groups train "
-        "and test holding data and target; the file holds: {}; choose with --x-path and "
-        "--y-path{}",
-        path_, list_datasets(file_.get()), kNoTargetHint));
+        "{}: found neither datasets X and Y (or x/y, data/target) at the root nor groups train and "
+        "test holding data and target; the file holds: {}; choose with {} and {}{}",
+        path_, list_datasets(file_.get()), option_ref("x-path"), option_ref("y-path"),
+        no_target_hint()));
   }
 
  private:
@@ -149,7 +150,7 @@ class Hdf5Reader {
   // With only one of the two paths given, the other is looked for beside it.
   // `missing_hint` ends the message when none is found.
   std::string sibling(const std::string& given, const std::vector<const char*>& names,
-                      const char* flag, const char* missing_hint = "") const {
+                      const std::string& flag, const std::string& missing_hint = "") const {
     const std::string group = given.substr(0, given.rfind('/') + 1);
     std::vector<std::string> tried;
     for (const char* name : names) {
@@ -165,19 +166,20 @@ class Hdf5Reader {
     std::string x = options_.x_path.empty() ? "" : absolute(options_.x_path);
     std::string y = options_.y_path.empty() ? "" : absolute(options_.y_path);
     if (x.empty()) {
-      require_dataset(y, "--y-path");
-      x = sibling(y, {"data", "X", "x", "features"}, "--x-path");
+      require_dataset(y, option_ref("y-path"));
+      x = sibling(y, {"data", "X", "x", "features"}, option_ref("x-path"));
     }
     if (y.empty()) {
-      require_dataset(x, "--x-path");
-      y = sibling(x, {"target", "Y", "y", "labels", "label"}, "--y-path", kNoTargetHint);
+      require_dataset(x, option_ref("x-path"));
+      y = sibling(x, {"target", "Y", "y", "labels", "label"}, option_ref("y-path"),
+                  no_target_hint());
     }
     return read_pair(x, y);
   }
 
   Dataset read_pair(const std::string& x_name, const std::string& y_name) {
-    const Array x = open_array(x_name, "--x-path");
-    const Array y = open_array(y_name, "--y-path");
+    const Array x = open_array(x_name, option_ref("x-path"));
+    const Array y = open_array(y_name, option_ref("y-path"));
     check_feature_shape(x, x.rows());
     check_rows(x, y);
     Dataset data;
@@ -188,10 +190,10 @@ class Hdf5Reader {
 
   // The USPS layout: train rows, then test rows, with the split kept.
   Dataset read_train_test() {
-    const Array x_train = open_array("/train/data", "--x-path");
-    const Array y_train = open_array("/train/target", "--y-path");
-    const Array x_test = open_array("/test/data", "--x-path");
-    const Array y_test = open_array("/test/target", "--y-path");
+    const Array x_train = open_array("/train/data", option_ref("x-path"));
+    const Array y_train = open_array("/train/target", option_ref("y-path"));
+    const Array x_test = open_array("/test/data", option_ref("x-path"));
+    const Array y_test = open_array("/test/target", option_ref("y-path"));
     check_rows(x_train, y_train);
     check_rows(x_test, y_test);
     Dataset data = train_test_features(x_train, x_test);
@@ -205,20 +207,20 @@ class Hdf5Reader {
   Dataset read_features_alone() {
     if (!options_.x_path.empty()) return features_alone(absolute(options_.x_path));
     if (has_dataset("/train/data") && has_dataset("/test/data")) {
-      return train_test_features(open_array("/train/data", "--x-path"),
-                                 open_array("/test/data", "--x-path"));
+      return train_test_features(open_array("/train/data", option_ref("x-path")),
+                                 open_array("/test/data", option_ref("x-path")));
     }
     for (const char* name : {"/X", "/x", "/data"}) {
       if (has_dataset(name)) return features_alone(name);
     }
-    throw DataError(fmt::format(
-        "{}: found neither a dataset X (or x, data) at the root nor groups train and test "
-        "holding data; the file holds: {}; choose with --x-path",
-        path_, list_datasets(file_.get())));
+    throw DataError(
+        fmt::format("{}: found neither a dataset X (or x, data) at the root nor groups train and "
+                    "test holding data; the file holds: {}; choose with {}",
+                    path_, list_datasets(file_.get()), option_ref("x-path")));
   }
 
   Dataset features_alone(const std::string& name) {
-    const Array x = open_array(name, "--x-path");
+    const Array x = open_array(name, option_ref("x-path"));
     check_feature_shape(x, x.rows());
     Dataset data;
     take_features(data, {&x}, x.rows());
@@ -247,7 +249,7 @@ class Hdf5Reader {
     return data;
   }
 
-  void require_dataset(const std::string& name, const char* flag) const {
+  void require_dataset(const std::string& name, const std::string& flag) const {
     if (has_dataset(name)) return;
     const Handle object = hdf5::object_handle(H5Oopen(file_.get(), name.c_str(), H5P_DEFAULT));
     const bool group = object && H5Iget_type(object.get()) == H5I_GROUP;
@@ -256,7 +258,7 @@ class Hdf5Reader {
                                 flag));
   }
 
-  Array open_array(const std::string& name, const char* flag) const {
+  Array open_array(const std::string& name, const std::string& flag) const {
     require_dataset(name, flag);
     Array array{name, hdf5::dataset_handle(H5Dopen2(file_.get(), name.c_str(), H5P_DEFAULT)), {}};
     if (!array.dataset) {

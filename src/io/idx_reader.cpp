@@ -15,6 +15,7 @@
 #include "memory_budget.hpp"
 #include "npy_format.hpp"
 #include "topkfs/core/error.hpp"
+#include "topkfs/core/option_ref.hpp"
 #include "topkfs/io/file_util.hpp"
 #include "topkfs/io/readers.hpp"
 #include "topkfs/io/target_encoding.hpp"
@@ -456,10 +457,10 @@ std::string sibling_labels(const std::string& images_path) {
   std::string labels = replace_once(name, "images-idx3", "labels-idx1");
   if (labels.empty()) labels = replace_once(name, "images.idx3", "labels.idx1");
   if (labels.empty()) {
-    throw DataError(fmt::format(
-        "{}: cannot tell where the labels are (the file name holds no 'images-idx3' to turn into "
-        "'labels-idx1'); pass the labels file with --labels FILE{}",
-        images_path, kNoTargetHint));
+    throw DataError(
+        fmt::format("{}: cannot tell where the labels are (the file name holds no 'images-idx3' to "
+                    "turn into 'labels-idx1'); pass the labels file with {}{}",
+                    images_path, option_ref("labels", "FILE"), no_target_hint()));
   }
   const bool gz = labels.size() > 3 && labels.compare(labels.size() - 3, 3, ".gz") == 0;
   const std::string other = gz ? labels.substr(0, labels.size() - 3) : labels + ".gz";
@@ -467,10 +468,9 @@ std::string sibling_labels(const std::string& images_path) {
     const fs::path full = path.parent_path() / candidate;
     if (fs::is_regular_file(full)) return full.string();
   }
-  throw FileError(
-      fmt::format("{}: its labels file {} is missing; pass the labels file with "
-                  "--labels FILE{}",
-                  images_path, (path.parent_path() / labels).string(), kNoTargetHint));
+  throw FileError(fmt::format("{}: its labels file {} is missing; pass the labels file with {}{}",
+                              images_path, (path.parent_path() / labels).string(),
+                              option_ref("labels", "FILE"), no_target_hint()));
 }
 
 // The images file at `path`, or the folder of the four files.

@@ -21,6 +21,7 @@
 #include "memory_budget.hpp"
 #include "reader_process.hpp"
 #include "topkfs/core/error.hpp"
+#include "topkfs/core/option_ref.hpp"
 #include "topkfs/io/file_util.hpp"
 #include "topkfs/io/readers.hpp"
 #include "topkfs/io/target_encoding.hpp"
@@ -341,7 +342,7 @@ class MatReader {
     Dataset data;
     std::size_t n = 0;
     if (rows_ != nullptr) {
-      const MatVar x = variable_info(options_.x_var, "--x-var");
+      const MatVar x = variable_info(options_.x_var, option_ref("x-var"));
       if (x->class_type == MAT_C_SPARSE) return {};
       n = x->dims[0];
       const std::size_t m = x->dims[1];
@@ -356,7 +357,7 @@ class MatReader {
           detail::physical_memory_bytes() / 16, /*transposed=*/true);
       data.features.resize(static_cast<Eigen::Index>(n), 0);
     } else {
-      const MatVar x = read_variable(options_.x_var, "--x-var");
+      const MatVar x = read_variable(options_.x_var, option_ref("x-var"));
       n = x->dims[0];
       const std::size_t m = x->dims[1];
       detail::check_feature_shape(n, m, fmt::format("variable '{}' {}x{}", options_.x_var, n, m),
@@ -365,8 +366,9 @@ class MatReader {
       VariableCopier(path_, *x).copy_to(data.features.data());
     }
     // --no-target: X alone (new data for `transform`); Y is not looked for.
-    const MatVar y =
-        options_.no_target ? MatVar{} : read_variable(options_.y_var, "--y-var", kNoTargetHint);
+    const MatVar y = options_.no_target
+                         ? MatVar{}
+                         : read_variable(options_.y_var, option_ref("y-var"), no_target_hint());
     if (y) set_target(data, *y, n);
     return data;
   }
@@ -374,8 +376,8 @@ class MatReader {
  private:
   // The description of a 2-D real numeric variable, or throws naming it
   // (and ending with `missing_hint` when the file has no such variable).
-  MatVar variable_info(const std::string& name, const char* flag,
-                       const char* missing_hint = "") const {
+  MatVar variable_info(const std::string& name, const std::string& flag,
+                       const std::string& missing_hint = "") const {
     MatVar info{Mat_VarReadInfo(file_.get(), name.c_str())};
     if (!info) {
       throw DataError(fmt::format("{}: no variable '{}'; the file holds: {}; choose with {}{}",
@@ -386,7 +388,8 @@ class MatReader {
   }
 
   // Reads a 2-D real numeric variable, or throws as variable_info does.
-  MatVar read_variable(const std::string& name, const char* flag, const char* missing_hint = "") {
+  MatVar read_variable(const std::string& name, const std::string& flag,
+                       const std::string& missing_hint = "") {
     const MatVar info = variable_info(name, flag, missing_hint);
     const std::uint64_t count =
         hdf5::checked_element_count(dims_of(*info), path_, fmt::format("variable '{}'", name));

@@ -19,6 +19,7 @@
 #include "mapped_file.hpp"
 #include "npy_format.hpp"
 #include "topkfs/core/error.hpp"
+#include "topkfs/core/option_ref.hpp"
 #include "topkfs/io/file_util.hpp"
 #include "topkfs/io/readers.hpp"
 
@@ -101,8 +102,9 @@ Dataset read_npy(const std::string& path, const ReadOptions& options) {
   if (options.y_file.empty()) {
     if (!options.no_target) {
       data.notes.push_back(
-          "no target: the NPY file holds the features only; pass --y-file FILE.npy with the "
-          "target to select features");
+          fmt::format("no target: the NPY file holds the features only; pass {} with the target to "
+                      "select features",
+                      option_ref("y-file", "FILE.npy")));
     }
     return data;
   }

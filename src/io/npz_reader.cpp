@@ -29,6 +29,7 @@
 #include "memory_budget.hpp"
 #include "npy_format.hpp"
 #include "topkfs/core/error.hpp"
+#include "topkfs/core/option_ref.hpp"
 #include "topkfs/io/file_util.hpp"
 #include "topkfs/io/readers.hpp"
 #include "topkfs/io/target_encoding.hpp"
@@ -403,9 +404,10 @@ Dataset read_npz(const std::string& path, const ReadOptions& options) {
   if (x == nullptr && archive.find("X_train") != nullptr && archive.find("X_test") != nullptr) {
     return read_split(archive, options);
   }
-  const ZipEntry& features = require(archive, options.x_var, "features",
-                                     "pass --x-var NAME (or save X_train, y_train, X_test, y_test "
-                                     "for a predefined split)");
+  const std::string features_hint =
+      fmt::format("pass {} (or save X_train, y_train, X_test, y_test for a predefined split)",
+                  option_ref("x-var", "NAME"));
+  const ZipEntry& features = require(archive, options.x_var, "features", features_hint.c_str());
   Dataset data;
   if (!map_features(archive, features, options, data)) {
     const auto array = archive.load(features);
@@ -419,7 +421,8 @@ Dataset read_npz(const std::string& path, const ReadOptions& options) {
         features.array, options.y_var));
     return data;
   }
-  const std::string target_flag = std::string("pass --y-var NAME") + kNoTargetHint;
+  const std::string target_flag =
+      fmt::format("pass {}", option_ref("y-var", "NAME")) + no_target_hint();
   const ZipEntry& target_entry = require(archive, options.y_var, "target", target_flag.c_str());
   const auto target = archive.load(target_entry);
   detail::set_npy_target(data, {&target}, {data.rows()}, target_entry.array, options);

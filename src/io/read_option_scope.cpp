@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "topkfs/core/error.hpp"
+#include "topkfs/core/option_ref.hpp"
 #include "topkfs/io/read_dataset.hpp"
 
 namespace topkfs {
@@ -242,10 +243,10 @@ std::optional<std::string> option_naming_the_target(const ReadOptions& options) 
 
 void check_target_options(const ReadOptions& options, Format format) {
   if (const auto option = option_naming_the_target(options)) {
-    throw OptionError(excludes_no_target("--" + *option, "--no-target"));
+    throw OptionError(excludes_no_target(option_ref(*option), option_ref("no-target")));
   }
   if (options.no_target && format == Format::Libsvm) {
-    throw OptionError(fmt::format("--no-target is for {}", kNoTargetFormats));
+    throw OptionError(fmt::format("{} is for {}", option_ref("no-target"), kNoTargetFormats));
   }
   // One array as features and target would make the target a feature.
   const auto same_array = [](const std::string& x, const std::string& y) {
@@ -255,16 +256,14 @@ void check_target_options(const ReadOptions& options, Format format) {
     return !x.empty() && !y.empty() && bare(x) == bare(y);
   };
   if (format == Format::Hdf5 && same_array(options.x_path, options.y_path)) {
-    throw OptionError(fmt::format(
-        "--x-path and --y-path both name {}: the target must be another dataset than the "
-        "features",
-        options.x_path));
+    throw OptionError(
+        fmt::format("{} and {} both name {}: the target must be another dataset than the features",
+                    option_ref("x-path"), option_ref("y-path"), options.x_path));
   }
   if ((format == Format::Mat || format == Format::Npz) && options.x_var == options.y_var) {
     throw OptionError(fmt::format(
-        "--x-var and --y-var both name '{}': the target must be another variable than the "
-        "features",
-        options.x_var));
+        "{} and {} both name '{}': the target must be another variable than the features",
+        option_ref("x-var"), option_ref("y-var"), options.x_var));
   }
 }
 

@@ -9,9 +9,15 @@
 
 #include "integer_labels.hpp"
 #include "topkfs/core/error.hpp"
+#include "topkfs/core/option_ref.hpp"
 #include "topkfs/core/rank_group.hpp"
 
 namespace topkfs {
+
+std::string no_target_hint() {
+  return fmt::format(" (data without a target, e.g. new data to transform, is read with {})",
+                     option_ref("no-target"));
+}
 namespace {
 
 bool parse_number(const std::string& text, double& value) {
@@ -92,9 +98,9 @@ void set_target_from_text(Dataset& data, const std::vector<std::string>& values,
     return;
   }
   if (options.task == TaskHint::Regression) {
-    throw DataError(fmt::format(
-        "{}: target '{}' of sample {} is '{}', not a number, but --task regression was given",
-        where, name, first_text + 1, values[first_text]));
+    throw DataError(
+        fmt::format("{}: target '{}' of sample {} is '{}', not a number, but {} was given", where,
+                    name, first_text + 1, values[first_text], option_ref("task", "regression")));
   }
   std::vector<std::string> ordered = values;
   std::sort(ordered.begin(), ordered.end());
@@ -109,8 +115,8 @@ void set_target_from_numbers(Dataset& data, const std::vector<double>& values, i
   TOPKFS_ASSERT(names.size() == static_cast<std::size_t>(q));
   const auto n = static_cast<Eigen::Index>(values.size() / static_cast<std::size_t>(q));
   if (q > 1 && options.task == TaskHint::Classification) {
-    throw OptionError(
-        fmt::format("{}: --task classification needs one target column, {} were given", where, q));
+    throw OptionError(fmt::format("{}: {} needs one target column, {} were given", where,
+                                  option_ref("task", "classification"), q));
   }
   bool integral = q == 1;
   std::map<double, std::int64_t> distinct;
@@ -138,11 +144,11 @@ void set_target_from_numbers(Dataset& data, const std::vector<double>& values, i
     for (double v : values) {
       if (std::isfinite(v)) largest = std::max(largest, std::fabs(v));
     }
-    throw DataError(fmt::format(
-        "{}: the class labels of '{}' reach {:.0f} in magnitude, beyond 2^53, where labels read "
-        "as numbers can merge (2^53 and 2^53 + 1 are one double); renumber the classes, write "
-        "the labels as text, or pass --task regression",
-        where, names.front(), largest));
+    throw DataError(
+        fmt::format("{}: the class labels of '{}' reach {:.0f} in magnitude, beyond 2^53, where "
+                    "labels read as numbers can merge (2^53 and 2^53 + 1 are one double); renumber "
+                    "the classes, write the labels as text, or pass {}",
+                    where, names.front(), largest, option_ref("task", "regression")));
   }
   if (as_classes) {
     for (std::size_t i = 0; i < values.size(); ++i) {
@@ -152,7 +158,9 @@ void set_target_from_numbers(Dataset& data, const std::vector<double>& values, i
             "{}: sample {}: the class label '{}' is {}; a class must be a finite number or a "
             "name{}",
             where, i + 1, names.front(), std::isnan(values[i]) ? "missing (NaN)" : "infinite",
-            std::isnan(values[i]) ? "; fill it in or pass --nan drop to drop such samples" : ""));
+            std::isnan(values[i]) ? fmt::format("; fill it in or pass {} to drop such samples",
+                                                option_ref("nan", "drop"))
+                                  : ""));
       }
     }
     std::vector<std::string> per_row(values.size());
@@ -208,11 +216,12 @@ RowShard rows_to_check(const Dataset& data, const ReadOptions& options) {
 void refuse_feature_value(const Dataset& data, std::int64_t row, std::int64_t column, float value,
                           const std::string& where) {
   throw DataError(fmt::format(
-      "{}: sample {}, feature {} ('{}') is {}; remove it or pass --nan drop to drop such samples",
-      where, row + 1, column + 1, data.feature_names[static_cast<std::size_t>(column)],
+      "{}: sample {}, feature {} ('{}') is {}; remove it or pass {} to drop such samples", where,
+      row + 1, column + 1, data.feature_names[static_cast<std::size_t>(column)],
       std::isnan(value) ? "NaN"
                         : "infinite (or a number beyond float32's range, +-3.4e38, in which "
-                          "features are held)"));
+                          "features are held)",
+      option_ref("nan", "drop")));
 }
 
 namespace {
@@ -227,12 +236,13 @@ namespace {
       data.format == to_string(Format::Hdf5) || data.format == to_string(Format::Mat);
   throw DataError(fmt::format(
       "{}: sample {}, feature {} ('{}') is NaN (missing), and the rows are read from {}, where "
-      "missing cells cannot be imputed; pass {}--nan drop to drop such samples",
+      "missing cells cannot be imputed; pass {}{} to drop such samples",
       where, row + 1, column + 1, data.feature_names[static_cast<std::size_t>(column)],
       from_reader_program ? "a temporary file on demand (mapped: above half the memory budget, "
                             "or one rank's shard)"
                           : "the file on demand (mapped)",
-      from_reader_program ? "" : "--in-memory to impute them, or "));
+      from_reader_program ? "" : fmt::format("{} to impute them, or ", option_ref("in-memory")),
+      option_ref("nan", "drop")));
 }
 
 }  // namespace
@@ -278,9 +288,9 @@ void check_values(Dataset& data, const ReadOptions& options, const std::string& 
           const bool missing = impute && std::isnan(v);  // the row is dropped below
           if (!missing && (options.nan == NanPolicy::Error || impute)) {
             throw DataError(
-                fmt::format("{}: sample {}, target '{}' is {}; remove it or pass --nan drop", where,
-                            i + 1, data.target_names[static_cast<std::size_t>(j)],
-                            std::isnan(v) ? "NaN" : "infinite"));
+                fmt::format("{}: sample {}, target '{}' is {}; remove it or pass {}", where, i + 1,
+                            data.target_names[static_cast<std::size_t>(j)],
+                            std::isnan(v) ? "NaN" : "infinite", option_ref("nan", "drop")));
           }
           bad = true;
         }
@@ -336,10 +346,11 @@ void check_classes(const Dataset& data, const std::string& where) {
     if (present < 2) {
       const auto only = std::find_if(counts.begin(), counts.end(), [](auto c) { return c > 0; });
       throw DataError(fmt::format(
-          "{}: the target '{}' has one class only ('{}'); classification needs at least two "
-          "(for a real-valued target pass --task regression)",
+          "{}: the target '{}' has one class only ('{}'); classification needs at least two (for a "
+          "real-valued target pass {})",
           where, data.target_names.empty() ? std::string("target") : data.target_names.front(),
-          data.class_names[static_cast<std::size_t>(only - counts.begin())]));
+          data.class_names[static_cast<std::size_t>(only - counts.begin())],
+          option_ref("task", "regression")));
     }
   }
 }

@@ -10,6 +10,7 @@
 #include <numeric>
 
 #include "topkfs/core/error.hpp"
+#include "topkfs/core/option_ref.hpp"
 #include "topkfs/data/table_encoding.hpp"
 
 namespace topkfs {
@@ -97,10 +98,10 @@ float TextColumns::add(std::int64_t feature, std::string text, std::int64_t line
   if (found != column.codes.end()) return text_cell(found->second);
   const auto code = static_cast<std::uint32_t>(column.levels.size());
   if (code > kMaxTextCode) {
-    throw DataError(fmt::format(
-        "{}: line {}: column '{}' holds more than {} distinct texts; a categorical column has at "
-        "most --max-levels levels",
-        path, line, column_name, kMaxTextCode + 1));
+    throw DataError(
+        fmt::format("{}: line {}: column '{}' holds more than {} distinct texts; a categorical "
+                    "column has at most {} levels",
+                    path, line, column_name, kMaxTextCode + 1, option_ref("max-levels")));
   }
   column.levels.push_back(text);
   column.codes.emplace(std::move(text), code);
@@ -146,10 +147,10 @@ LevelPlan::LevelPlan(const TextColumns& text, const NumberSets& numbers, const C
     if (column.cells == 0 && !forced) continue;
     if (numbers.overflow(feature)) {
       throw DataError(fmt::format(
-          "{}: column '{}' has more than --max-levels {} levels (its numbers alone); a column of "
-          "so many distinct values is an identifier rather than a category: leave it out of the "
-          "file, or raise --max-levels",
-          path, names[j], max_levels));
+          "{}: column '{}' has more than {} levels (its numbers alone); a column of so many "
+          "distinct values is an identifier rather than a category: leave it out of the file, or "
+          "raise {}",
+          path, names[j], option_ref("max-levels", max_levels), option_ref("max-levels")));
     }
     // Every distinct cell as a level's text: the parse's text codes first,
     // then the numbers.
@@ -172,10 +173,10 @@ LevelPlan::LevelPlan(const TextColumns& text, const NumberSets& numbers, const C
     }
     if (static_cast<std::int64_t>(plan.levels.size()) > max_levels) {
       throw DataError(fmt::format(
-          "{}: column '{}' has {} levels, more than --max-levels {} allows; a column of {} "
-          "distinct texts is an identifier rather than a category: leave it out of the file, or "
-          "raise --max-levels",
-          path, names[j], plan.levels.size(), max_levels, plan.levels.size()));
+          "{}: column '{}' has {} levels, more than {} allows; a column of {} distinct texts is an "
+          "identifier rather than a category: leave it out of the file, or raise {}",
+          path, names[j], plan.levels.size(), option_ref("max-levels", max_levels),
+          plan.levels.size(), option_ref("max-levels")));
     }
     const std::size_t text_levels = column.levels.size();
     plan.of_text.assign(final_code.begin(),
@@ -187,11 +188,11 @@ LevelPlan::LevelPlan(const TextColumns& text, const NumberSets& numbers, const C
     any_ = true;
     const std::int64_t number_cells = numbers.cells(feature);
     if (number_cells > 0 && column.cells > 0) {
-      notes.push_back(fmt::format(
-          "column '{}' mixes numbers ({} cells) and text ({} cells, the first '{}' on line {}): "
-          "read as categorical with {} levels (--numeric {} refuses its text instead)",
-          names[j], number_cells, column.cells, column.first_text.substr(0, 40), column.first_line,
-          plan.levels.size(), names[j]));
+      notes.push_back(
+          fmt::format("column '{}' mixes numbers ({} cells) and text ({} cells, the first '{}' on "
+                      "line {}): read as categorical with {} levels ({} refuses its text instead)",
+                      names[j], number_cells, column.cells, column.first_text.substr(0, 40),
+                      column.first_line, plan.levels.size(), option_ref("numeric", names[j])));
     }
   }
 }

@@ -21,6 +21,7 @@
 #include "top_set.hpp"
 #include "topkfs/core/clock.hpp"
 #include "topkfs/core/error.hpp"
+#include "topkfs/core/option_ref.hpp"
 #include "topkfs/linear/linear_model.hpp"
 #include "topkfs/select/selector.hpp"
 #include "topkfs/select/top_k.hpp"
@@ -365,17 +366,18 @@ LinearSolver choose_solver(const LinearProblem& problem, LinearSolver requested)
   if (!problem.has_rows()) {
     if (requested == LinearSolver::Naive) {
       throw OptionError(
-          "--solver naive needs every row in one process; a data-parallel fit solves from the "
-          "Gram matrix summed over the ranks: use --solver covariance or auto");
+          fmt::format("{} needs every row in one process; a data-parallel fit solves from the Gram "
+                      "matrix summed over the ranks: use {} or auto",
+                      option_ref("solver", "naive"), option_ref("solver", "covariance")));
     }
     return LinearSolver::Covariance;
   }
   const double gram_bytes =
       8.0 * static_cast<double>(problem.cols()) * static_cast<double>(problem.cols());
   if (requested == LinearSolver::Covariance && gram_bytes > max_gram_bytes) {
-    throw OptionError(fmt::format(
-        "--solver covariance needs a {} x {} Gram matrix ({:.1f} GB); use --solver naive",
-        problem.cols(), problem.cols(), gram_bytes / 1e9));
+    throw OptionError(fmt::format("{} needs a {} x {} Gram matrix ({:.1f} GB); use {}",
+                                  option_ref("solver", "covariance"), problem.cols(),
+                                  problem.cols(), gram_bytes / 1e9, option_ref("solver", "naive")));
   }
   if (requested != LinearSolver::Auto) return requested;
   return problem.rows() >= 2 * problem.cols() && gram_bytes <= auto_gram_bytes
@@ -425,9 +427,10 @@ void check_fit_request(const LinearProblem& problem, const LinearPenalty& penalt
     check_k(penalty.k, selectable, "the data");
   }
   if (!(control.tol > 0))
-    throw OptionError(fmt::format("--tol must be positive, got {}", control.tol));
+    throw OptionError(fmt::format("{} must be positive, got {}", option_ref("tol"), control.tol));
   if (control.max_sweeps < 1) {
-    throw OptionError(fmt::format("--max-iter must be at least 1, got {}", control.max_sweeps));
+    throw OptionError(
+        fmt::format("{} must be at least 1, got {}", option_ref("max-iter"), control.max_sweeps));
   }
 }
 
@@ -442,8 +445,10 @@ double lambda2_max(const LinearProblem& problem, const LinearPenalty& penalty) {
 
 std::vector<double> lambda2_grid(double max, int points, double eps) {
   if (points < 1)
-    throw OptionError(fmt::format("--path-points must be at least 1, got {}", points));
-  if (!(eps > 0 && eps < 1)) throw OptionError(fmt::format("--eps must be in (0, 1), got {}", eps));
+    throw OptionError(
+        fmt::format("{} must be at least 1, got {}", option_ref("path-points"), points));
+  if (!(eps > 0 && eps < 1))
+    throw OptionError(fmt::format("{} must be in (0, 1), got {}", option_ref("eps"), eps));
   std::vector<double> grid(static_cast<std::size_t>(points));
   for (int i = 0; i < points; ++i) {
     grid[static_cast<std::size_t>(i)] =

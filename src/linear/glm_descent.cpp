@@ -39,6 +39,7 @@
 #include "top_set.hpp"
 #include "topkfs/core/clock.hpp"
 #include "topkfs/core/error.hpp"
+#include "topkfs/core/option_ref.hpp"
 #include "topkfs/linear/glm_model.hpp"
 
 namespace topkfs {
@@ -597,9 +598,9 @@ void check_target(const LinearProblem& problem, const ClassTarget& target, Linea
   }
   TOPKFS_ASSERT(static_cast<std::int64_t>(target.labels.size()) == problem.rows());
   if (family == LinearFamily::Binomial && target.classes != 2) {
-    throw DataError(fmt::format(
-        "the binomial family takes two classes, and the target has {}: use --family multinomial",
-        target.classes));
+    throw DataError(
+        fmt::format("the binomial family takes two classes, and the target has {}: use {}",
+                    target.classes, option_ref("family", "multinomial")));
   }
   if (target.classes < 2) {
     throw DataError("a class model needs at least two classes among the training rows");
@@ -625,8 +626,8 @@ LinearFamily parse_linear_family(const std::string& name) {
   if (name == "gaussian") return LinearFamily::Gaussian;
   if (name == "binomial") return LinearFamily::Binomial;
   if (name == "multinomial") return LinearFamily::Multinomial;
-  throw OptionError(
-      fmt::format("--family takes auto, gaussian, binomial or multinomial, not '{}'", name));
+  throw OptionError(fmt::format("{} takes auto, gaussian, binomial or multinomial, not '{}'",
+                                option_ref("family"), name));
 }
 
 const char* to_string(LinearFamily family) {
@@ -696,9 +697,8 @@ GlmFit fit_glm(const LinearProblem& problem, const ClassTarget& target, LinearFa
   check_target(problem, target, family, penalty);
   if (control.solver == LinearSolver::Covariance) {
     throw OptionError(fmt::format(
-        "--solver covariance is for the gaussian family; the {} family updates residuals "
-        "(--solver naive or auto)",
-        to_string(family)));
+        "{} is for the gaussian family; the {} family updates residuals ({} or auto)",
+        option_ref("solver", "covariance"), to_string(family), option_ref("solver", "naive")));
   }
   GlmFit fit;
   fit.penalty = penalty;

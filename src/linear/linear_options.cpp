@@ -2,7 +2,9 @@
 
 #include <cmath>
 
+#include "topkfs/core/enum_names.hpp"
 #include "topkfs/core/error.hpp"
+#include "topkfs/core/option_ref.hpp"
 #include "topkfs/core/thread_count.hpp"
 #include "topkfs/linear/glm_model.hpp"
 #include "topkfs/linear/linear_model.hpp"
@@ -10,31 +12,42 @@
 
 namespace topkfs {
 
+constexpr EnumName<PathStop> kPathStopNames[] = {{PathStop::K, "k"}, {PathStop::End, "end"}};
+constexpr EnumName<LinearFamilyChoice> kFamilyNames[] = {
+    {LinearFamilyChoice::Auto, "auto"},
+    {LinearFamilyChoice::Gaussian, "gaussian"},
+    {LinearFamilyChoice::Binomial, "binomial"},
+    {LinearFamilyChoice::Multinomial, "multinomial"}};
+constexpr EnumName<LinearScaling> kLinearScalingNames[] = {{LinearScaling::Standard, "standard"},
+                                                           {LinearScaling::Standard, "auto"},
+                                                           {LinearScaling::None, "none"}};
+constexpr EnumName<GroupFit> kGroupFitNames[] = {{GroupFit::Columns, "columns"},
+                                                 {GroupFit::GroupLasso, "group-lasso"}};
+
+EnumNameList<PathStop> names_of(PathStop) { return kPathStopNames; }
+EnumNameList<LinearFamilyChoice> names_of(LinearFamilyChoice) { return kFamilyNames; }
+EnumNameList<LinearScaling> names_of(LinearScaling) { return kLinearScalingNames; }
+EnumNameList<GroupFit> names_of(GroupFit) { return kGroupFitNames; }
+
 void LinearOptions::validate() const {
   auto fail = [](const std::string& message) { throw OptionError(message); };
-  if (!(lambda1 >= 0)) fail(fmt::format("--lambda1 must not be negative, got {}", lambda1));
-  if (std::isnan(lambda2)) fail("--lambda2 is NaN; give a number >= 0, or -1 for the path");
-  if (!(lambda3 >= 0)) fail(fmt::format("--lambda3 must not be negative, got {}", lambda3));
-  if (!(tol > 0 && tol < 1)) fail(fmt::format("--tol must be in (0, 1), got {}", tol));
-  if (max_iter < 1) fail(fmt::format("--max-iter must be at least 1, got {}", max_iter));
-  if (path_points < 1) fail(fmt::format("--path-points must be at least 1, got {}", path_points));
-  if (!(eps > 0 && eps < 1)) fail(fmt::format("--eps must be in (0, 1), got {}", eps));
-  parse_linear_solver(solver);
-  if (family != "auto") parse_linear_family(family);
-  if (scaling != "standard" && scaling != "none" && scaling != "auto") {
-    fail(
-        fmt::format("--scaling takes standard (or auto, the same) or none for the linear models, "
-                    "not '{}'",
-                    scaling));
-  }
-  if (path_stop != "k" && path_stop != "end") {
-    fail(fmt::format("--path-stop takes k or end, not '{}'", path_stop));
-  }
+  if (!(lambda1 >= 0))
+    fail(fmt::format("{} must not be negative, got {}", option_ref("lambda1"), lambda1));
+  if (std::isnan(lambda2))
+    fail(fmt::format("{} is NaN; give a number >= 0, or -1 for the path", option_ref("lambda2")));
+  if (!(lambda3 >= 0))
+    fail(fmt::format("{} must not be negative, got {}", option_ref("lambda3"), lambda3));
+  if (!(tol > 0 && tol < 1))
+    fail(fmt::format("{} must be in (0, 1), got {}", option_ref("tol"), tol));
+  if (max_iter < 1)
+    fail(fmt::format("{} must be at least 1, got {}", option_ref("max-iter"), max_iter));
+  if (path_points < 1)
+    fail(fmt::format("{} must be at least 1, got {}", option_ref("path-points"), path_points));
+  if (!(eps > 0 && eps < 1))
+    fail(fmt::format("{} must be in (0, 1), got {}", option_ref("eps"), eps));
   if (!(screen_level >= 0 && screen_level <= 1)) {
-    fail(fmt::format("--screen-level must be in [0, 1] (0: no screen), got {}", screen_level));
-  }
-  if (group_fit != "columns" && group_fit != "group-lasso") {
-    fail(fmt::format("--group-fit takes columns or group-lasso, not '{}'", group_fit));
+    fail(fmt::format("{} must be in [0, 1] (0: no screen), got {}", option_ref("screen-level"),
+                     screen_level));
   }
   check_thread_count(threads);
 }
@@ -47,9 +60,10 @@ const OptionTable<LinearOptions>& linear_option_table() {
           "negative log-likelihood / n) on standardised "
           "columns (scikit-learn: alpha = lambda1 + lambda2, l1_ratio = lambda2 / alpha)")
         .add("lambda2", &LinearOptions::lambda2,
-             "L1 weight lambda2 ||w||_1, in the unit of the target; negative: a path of "
-             "--path-points values from the smallest one that zeroes every weight down to --eps "
-             "times it, with warm starts, stopped where --path-stop says")
+             fmt::format("L1 weight lambda2 ||w||_1, in the unit of the target; negative: a path "
+                         "of {} values from the smallest one that zeroes every weight down to {} "
+                         "times it, with warm starts, stopped where {} says",
+                         option_ref("path-points"), option_ref("eps"), option_ref("path-stop")))
         .add("lambda3", &LinearOptions::lambda3,
              "Weight of the top-k sub-model's loss (the top-k term)")
         .add("tol", &LinearOptions::tol,
@@ -76,11 +90,13 @@ const OptionTable<LinearOptions>& linear_option_table() {
              "alone against the intercept-only model) has a p-value at or above this level rank "
              "after every column below it; the fits are unchanged (0: rank by weight alone)")
         .add("group-fit", &LinearOptions::group_fit,
-             "How grouped columns (a categorical column's one-hot columns, a numeric column and "
-             "its missing indicator, --groups) are fitted: columns (single columns, k times the "
-             "groups' mean width of them; a group scores the norm of its weights) or group-lasso "
-             "(lambda2 sqrt(p_g) ||w_g|| per group and a top-k set of groups, block coordinate "
-             "descent: a group enters and leaves the model whole)")
+             fmt::format(
+                 "How grouped columns (a categorical column's one-hot columns, a numeric column "
+                 "and its missing indicator, {}) are fitted: columns (single columns, k times the "
+                 "groups' mean width of them; a group scores the norm of its weights) or "
+                 "group-lasso (lambda2 sqrt(p_g) ||w_g|| per group and a top-k set of groups, "
+                 "block coordinate descent: a group enters and leaves the model whole)",
+                 option_ref("groups")))
         .add("threads", &LinearOptions::threads,
              "Threads for standardising and the BLAS products (0 = every core free when the fit "
              "starts)");

@@ -13,6 +13,7 @@
 #include "dense_kernels.hpp"
 #include "topkfs/core/error.hpp"
 #include "topkfs/linear/linear_model.hpp"
+#include "topkfs/select/option_table.hpp"
 
 namespace topkfs {
 namespace {
@@ -123,21 +124,21 @@ Eigen::Index checked_rows(const std::vector<std::int64_t>& rows, const Eigen::Ve
 
 }  // namespace
 
+constexpr EnumName<LinearSolver> kLinearSolverNames[] = {{LinearSolver::Auto, "auto"},
+                                                         {LinearSolver::Covariance, "covariance"},
+                                                         {LinearSolver::Naive, "naive"}};
+
+EnumNameList<LinearSolver> names_of(LinearSolver) { return kLinearSolverNames; }
+
 LinearSolver parse_linear_solver(const std::string& name) {
-  if (name == "auto") return LinearSolver::Auto;
-  if (name == "covariance") return LinearSolver::Covariance;
-  if (name == "naive") return LinearSolver::Naive;
-  throw OptionError(fmt::format("--solver takes auto, covariance or naive, not '{}'", name));
+  LinearSolver solver = LinearSolver::Auto;
+  if (!find_enum(name, names_of(solver), solver)) {
+    option_parsing::refuse_choice("solver", name, enum_choices(names_of(solver)));
+  }
+  return solver;
 }
 
-const char* to_string(LinearSolver solver) {
-  switch (solver) {
-    case LinearSolver::Auto: return "auto";
-    case LinearSolver::Covariance: return "covariance";
-    case LinearSolver::Naive: return "naive";
-  }
-  return "?";
-}
+const char* to_string(LinearSolver solver) { return enum_name(solver); }
 
 LinearProblem::LinearProblem(const FeatureMatrix& features, const std::vector<std::int64_t>& rows,
                              const Eigen::VectorXd& y, int threads, ScalingKind scaling,

@@ -13,6 +13,7 @@
 #include "linear_target.hpp"
 #include "topkfs/core/clock.hpp"
 #include "topkfs/core/error.hpp"
+#include "topkfs/core/option_ref.hpp"
 #include "topkfs/data/sample_weights.hpp"
 #include "topkfs/data/scaling.hpp"
 #include "topkfs/linear/glm_model.hpp"
@@ -139,7 +140,7 @@ class LinearSelector final : public TableSelector<LinearOptions> {
     // The plain models stop at k non-zero weights; the top-k term does its
     // work as the L1 penalty fades, so the -top models walk the whole path
     // (docs/linear.md has the recovery and detection figures behind this).
-    if (top_k_) options_.path_stop = "end";
+    if (top_k_) options_.path_stop = PathStop::End;
     if (model_ == LinearModel::Ridge) options_.lambda2 = 0.0;
     if (!top_k_) options_.lambda3 = 0.0;
   }
@@ -147,7 +148,7 @@ class LinearSelector final : public TableSelector<LinearOptions> {
   std::string name() const override { return linear_method_name(model_, top_k_); }
   // With groups (Dataset::column_group) and --group-fit group-lasso: a
   // group's columns enter and leave the model together, k counts groups.
-  bool selects_groups() const override { return options_.group_fit == "group-lasso"; }
+  bool selects_groups() const override { return options_.group_fit == GroupFit::GroupLasso; }
   // Real targets only: fit() refuses ranks for the class families.
   bool data_parallel() const override { return true; }
 
@@ -157,7 +158,7 @@ class LinearSelector final : public TableSelector<LinearOptions> {
 
   void set_option(const std::string& option, const std::string& value) override {
     if (table_.has(option) && !applies(model_, top_k_, option)) {
-      throw OptionError(fmt::format("--{} does not apply to method {}{}", option, name(),
+      throw OptionError(fmt::format("{} does not apply to method {}{}", option_ref(option), name(),
                                     option == "lambda3" ? " (use " + name() + "-top)" : ""));
     }
     TableSelector::set_option(option, value);
@@ -198,28 +199,28 @@ class LinearSelector final : public TableSelector<LinearOptions> {
     if (!target.note.empty()) result.notes.push_back(target.note);
 
     const ScalingKind scaling =
-        options_.scaling == "none" ? ScalingKind::None : ScalingKind::Standard;
+        options_.scaling == LinearScaling::None ? ScalingKind::None : ScalingKind::Standard;
     if (callbacks.ranks && target.family != LinearFamily::Gaussian) {
-      throw OptionError(fmt::format(
-          "{}: a data-parallel fit (--nproc, WORLD_SIZE) sums the Gram matrix of the gaussian "
-          "family only; the {} family's weights change every row's weight at every step (run it "
-          "in one process)",
-          name(), to_string(target.family)));
+      throw OptionError(
+          fmt::format("{}: a data-parallel fit ({}, WORLD_SIZE) sums the Gram matrix of the "
+                      "gaussian family only; the {} family's weights change every row's weight at "
+                      "every step (run it in one process)",
+                      name(), option_ref("nproc"), to_string(target.family)));
     }
     const std::vector<double> weights = row_weights(data, rows);
     check_rows_weigh(weights, data.source);
     if (callbacks.ranks && !weights.empty()) {
-      throw OptionError(fmt::format(
-          "{}: a data-parallel fit (--nproc, WORLD_SIZE) of the linear models sums unweighted "
-          "moments; run a weighted fit in one process",
-          name()));
+      throw OptionError(
+          fmt::format("{}: a data-parallel fit ({}, WORLD_SIZE) of the linear models sums "
+                      "unweighted moments; run a weighted fit in one process",
+                      name(), option_ref("nproc")));
     }
     const bool grouped = !data.column_group.empty() && selects_groups();
     if (callbacks.ranks && grouped) {
       throw OptionError(fmt::format(
-          "{}: a data-parallel fit (--nproc, WORLD_SIZE) sums the Gram matrix, which the group "
-          "lasso's block updates do not use; run a fit of grouped columns in one process",
-          name()));
+          "{}: a data-parallel fit ({}, WORLD_SIZE) sums the Gram matrix, which the group lasso's "
+          "block updates do not use; run a fit of grouped columns in one process",
+          name(), option_ref("nproc")));
     }
     const RowWeighting weighting =
         target.family == LinearFamily::Gaussian ? RowWeighting::ScaledRows : RowWeighting::Apart;
@@ -241,7 +242,7 @@ class LinearSelector final : public TableSelector<LinearOptions> {
                   start, result);
     }
     result.options["family_used"] = to_string(target.family);
-    result.options["scaling_used"] = options_.scaling == "none" ? "none" : "standard";
+    result.options["scaling_used"] = enum_name(options_.scaling);
     result.options["task"] = target.task;
     result.fit_seconds = seconds_since(start);
     return result;
@@ -272,7 +273,7 @@ class LinearSelector final : public TableSelector<LinearOptions> {
     SolverControl control;
     control.tol = options_.tol;
     control.max_sweeps = options_.max_iter;
-    control.solver = parse_linear_solver(options_.solver);
+    control.solver = options_.solver;
     return control;
   }
 
@@ -310,8 +311,8 @@ class LinearSelector final : public TableSelector<LinearOptions> {
     result.notes.push_back(fmt::format(
         "{} of {} columns pass the marginal screen (score test of each column alone against the "
         "intercept-only model, p < {:g}) and rank first, by weight; the others follow, by weight "
-        "(--screen-level 0 ranks by weight alone)",
-        passing, passes.size(), options_.screen_level));
+        "({} ranks by weight alone)",
+        passing, passes.size(), options_.screen_level, option_ref("screen-level", "0")));
     return passes;
   }
 
@@ -356,7 +357,7 @@ class LinearSelector final : public TableSelector<LinearOptions> {
     Outcome<Fit> outcome;
     outcome.lambda2_max = fits.max(penalty);
     const auto grid = lambda2_grid(outcome.lambda2_max, options_.path_points, options_.eps);
-    const bool stop_at_k = options_.path_stop == "k";
+    const bool stop_at_k = options_.path_stop == PathStop::K;
     int done = 0;
     auto on_point = [&](const Fit& point) {
       Progress progress;
@@ -432,10 +433,11 @@ class LinearSelector final : public TableSelector<LinearOptions> {
     }
     if (fit.nonzero() < k) {
       result.warnings.push_back(fmt::format(
-          "only {} {} non-zero, fewer than k = {}: the other selected columns have weight "
-          "0 and were ranked by how close each is to entering the model (the norm of its loss "
-          "gradient); lower --lambda2 or --eps{}",
+          "only {} {} non-zero, fewer than k = {}: the other selected columns have weight 0 and "
+          "were ranked by how close each is to entering the model (the norm of its loss gradient); "
+          "lower {} or {}{}",
           fit.nonzero(), fit.penalty.groups.empty() ? "weights are" : "groups of weights are", k,
+          option_ref("lambda2"), option_ref("eps"),
           model_ == LinearModel::Lasso ? " (a Lasso keeps at most n weights)" : ""));
     }
     if (problem.constant_columns() > 0) {
@@ -465,9 +467,10 @@ class LinearSelector final : public TableSelector<LinearOptions> {
   template <class Fit>
   std::string not_converged(const Fit& fit) const {
     return fmt::format(
-        "{}: coordinate descent did not converge at lambda2 = {:.6g} within --max-iter {} sweeps "
-        "(objective {:.6g}); raise --max-iter or --tol",
-        name(), fit.penalty.lambda2, options_.max_iter, fit.objective);
+        "{}: coordinate descent did not converge at lambda2 = {:.6g} within {} sweeps (objective "
+        "{:.6g}); raise {} or {}",
+        name(), fit.penalty.lambda2, option_ref("max-iter", options_.max_iter), fit.objective,
+        option_ref("max-iter"), option_ref("tol"));
   }
 
   // One warning for a path, however many of its points stopped short: a
@@ -477,9 +480,10 @@ class LinearSelector final : public TableSelector<LinearOptions> {
     if (points.size() == 1) return not_converged(*points.front());
     return fmt::format(
         "{}: coordinate descent did not converge at {} of the path's {} points (lambda2 from "
-        "{:.6g} to {:.6g}) within --max-iter {} sweeps; raise --max-iter or --tol",
+        "{:.6g} to {:.6g}) within {} sweeps; raise {} or {}",
         name(), points.size(), length, points.front()->penalty.lambda2,
-        points.back()->penalty.lambda2, options_.max_iter);
+        points.back()->penalty.lambda2, option_ref("max-iter", options_.max_iter),
+        option_ref("max-iter"), option_ref("tol"));
   }
 
   LinearModel model_;

@@ -8,6 +8,7 @@
 
 #include "topkfs/data/dataset.hpp"
 #include "topkfs/linear/glm_model.hpp"
+#include "topkfs/linear/linear_selector.hpp"
 
 namespace topkfs::linear_detail {
 
@@ -23,6 +24,6 @@ struct LinearTarget {
 // multinomial) or one of the families. Throws DataError, saying what to do,
 // when the family cannot fit the target.
 LinearTarget linear_target(const Dataset& data, const std::vector<std::int64_t>& rows,
-                           const std::string& family, const std::string& method);
+                           LinearFamilyChoice family, const std::string& method);
 
 }  // namespace topkfs::linear_detail

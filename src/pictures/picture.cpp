@@ -8,6 +8,7 @@
 #include <numeric>
 
 #include "topkfs/core/error.hpp"
+#include "topkfs/core/option_ref.hpp"
 #include "topkfs/io/atomic_file.hpp"
 #include "topkfs/pictures/text_render.hpp"
 
@@ -28,9 +29,9 @@ struct MeanImage {
 
 MeanImage mean_image(const Dataset& data, const std::vector<std::int64_t>& rows) {
   if (!data.image_shape) {
-    throw OptionError(fmt::format(
-        "{}: a picture needs image data; give --image-shape HxW for rows that are images",
-        data.source));
+    throw OptionError(
+        fmt::format("{}: a picture needs image data; give {} for rows that are images", data.source,
+                    option_ref("image-shape", "HxW")));
   }
   MeanImage mean;
   mean.shape = *data.image_shape;

@@ -5,6 +5,7 @@
 #include <Eigen/QR>
 
 #include "topkfs/core/error.hpp"
+#include "topkfs/core/option_ref.hpp"
 #include "topkfs/data/sample_weights.hpp"
 #include "topkfs/scoring/metrics.hpp"
 #include "topkfs/trees/forest.hpp"
@@ -109,10 +110,11 @@ DownstreamResult score_held_out(const Dataset& data, const std::vector<std::int6
     if (!in_train[static_cast<std::size_t>(row)]) test.push_back(row);
   }
   if (test.empty()) {
-    throw OptionError(fmt::format(
-        "--score needs rows the method did not learn from, but it learned from all {} rows of {}: "
-        "add --split random (--test-size 0.2 by default)",
-        data.rows(), data.source));
+    throw OptionError(
+        fmt::format("{} needs rows the method did not learn from, but it learned from all {} rows "
+                    "of {}: add {} ({} by default)",
+                    option_ref("score"), data.rows(), data.source, option_ref("split", "random"),
+                    option_ref("test-size", "0.2")));
   }
   const DownstreamScore score = score_downstream(data, train, test, columns, options);
   DownstreamResult result;

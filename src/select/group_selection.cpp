@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "topkfs/core/error.hpp"
+#include "topkfs/core/option_ref.hpp"
 #include "topkfs/select/run_selection.hpp"
 
 namespace topkfs {
@@ -49,10 +50,10 @@ SelectionResult fit_groups(Selector& selector, const Dataset& data,
   const std::int64_t usable = groups_holding_columns(sizes);
   if (k_groups < 1 || k_groups > usable) {
     throw OptionError(fmt::format(
-        "--k {} is out of range: {} has {} columns that can be selected ({} of {} were dropped, "
+        "{} is out of range: {} has {} columns that can be selected ({} of {} were dropped, "
         "missing in every row learned from)",
-        k_groups, data.source, usable, data.group_names.size() - static_cast<std::size_t>(usable),
-        data.group_names.size()));
+        option_ref("k", k_groups), data.source, usable,
+        data.group_names.size() - static_cast<std::size_t>(usable), data.group_names.size()));
   }
   const int k_columns = selector.selects_groups() ? k_groups : columns_for_groups(data, k_groups);
   SelectionResult columns = fit_on_rows(selector, data, rows, k_columns, callbacks);
@@ -87,9 +88,9 @@ SelectionResult fit_groups(Selector& selector, const Dataset& data,
   finish_selection(result, data.group_names, has_columns);
   const char* rule = group_rule(selector.group_score());
   const std::string what = fmt::format(
-      "selected {} whole groups of {} (a group: a column of the table with its encoded columns, "
-      "or a group of --groups)",
-      k_groups, usable);
+      "selected {} whole groups of {} (a group: a column of the table with its encoded columns, or "
+      "a group of {})",
+      k_groups, usable, option_ref("groups"));
   result.notes.push_back(
       selector.selects_groups()
           ? fmt::format("{}: {} was fitted on {} columns and keeps or drops whole groups in its "

@@ -3,6 +3,7 @@
 #include <charconv>
 #include <cmath>
 
+#include "topkfs/core/option_ref.hpp"
 #include "topkfs/select/option_table.hpp"
 
 namespace topkfs::option_parsing {
@@ -15,7 +16,7 @@ void parse_number(const std::string& name, const std::string& text, T& out, cons
   if (begin < end && *begin == '+') ++begin;
   const auto result = std::from_chars(begin, end, out);
   if (result.ec != std::errc() || result.ptr != end || text.empty()) {
-    throw OptionError(fmt::format("--{} takes {}, not '{}'", name, kind, text));
+    throw OptionError(fmt::format("{} takes {}, not '{}'", option_ref(name), kind, text));
   }
 }
 
@@ -27,7 +28,7 @@ void parse(const std::string& name, const std::string& text, bool& out) {
   } else if (text == "false" || text == "0" || text == "no" || text == "off") {
     out = false;
   } else {
-    throw OptionError(fmt::format("--{} takes true or false, not '{}'", name, text));
+    throw OptionError(fmt::format("{} takes true or false, not '{}'", option_ref(name), text));
   }
 }
 
@@ -45,7 +46,7 @@ void parse(const std::string& name, const std::string& text, std::uint64_t& out)
 
 void parse(const std::string& name, const std::string& text, double& out) {
   parse_number(name, text, out, "a number");
-  if (!std::isfinite(out)) throw OptionError(fmt::format("--{} must be finite", name));
+  if (!std::isfinite(out)) throw OptionError(fmt::format("{} must be finite", option_ref(name)));
 }
 
 void parse(const std::string&, const std::string& text, std::string& out) { out = text; }
@@ -63,6 +64,15 @@ void parse(const std::string& name, const std::string& text, std::vector<int>& o
     if (comma == std::string::npos) break;
     start = comma + 1;
   }
+}
+
+void refuse_choice(const std::string& name, const std::string& text,
+                   const std::vector<std::string>& choices) {
+  std::string listed;
+  for (std::size_t i = 0; i < choices.size(); ++i) {
+    listed += (i == 0 ? "" : i + 1 == choices.size() ? " or " : ", ") + choices[i];
+  }
+  throw OptionError(fmt::format("{} takes {}, not '{}'", option_ref(name), listed, text));
 }
 
 }  // namespace topkfs::option_parsing

@@ -8,6 +8,7 @@
 
 #include "../io/memory_budget.hpp"
 #include "topkfs/core/error.hpp"
+#include "topkfs/core/option_ref.hpp"
 #include "topkfs/core/rank_group.hpp"
 #include "topkfs/core/thread_settings.hpp"
 #include "topkfs/data/row_source.hpp"
@@ -21,18 +22,21 @@ SelectionRows parse_selection_rows(const std::string& name) {
   if (name == "predefined") return SelectionRows::Predefined;
   if (name == "random") return SelectionRows::Random;
   if (name == "all" || name == "none") return SelectionRows::All;
-  throw OptionError(fmt::format("--split takes auto, predefined, random or none, not '{}'", name));
+  throw OptionError(fmt::format("{} takes auto, predefined, random or none, not '{}'",
+                                option_ref("split"), name));
 }
 
 CheckpointSettings checkpoint_settings(const Selector& selector, int k, const std::string& path,
                                        int every, bool resume) {
   if (!selector.resumable()) {
     throw OptionError(fmt::format(
-        "--checkpoint: {} cannot write training checkpoints{}", selector.name(),
-        selector.has_option("restarts") ? " with --restarts above 1" : " (dnn-top and dfs can)"));
+        "{}: {} cannot write training checkpoints{}", option_ref("checkpoint"), selector.name(),
+        selector.has_option("restarts") ? fmt::format(" with {} above 1", option_ref("restarts"))
+                                        : " (dnn-top and dfs can)"));
   }
   if (every < 1)
-    throw OptionError(fmt::format("--checkpoint-every must be at least 1, got {}", every));
+    throw OptionError(
+        fmt::format("{} must be at least 1, got {}", option_ref("checkpoint-every"), every));
   nlohmann::json options = selector.options_json();
   options.erase("threads");
   CheckpointSettings out;
@@ -52,9 +56,9 @@ std::vector<std::int64_t> selection_rows(const Dataset& data, const SelectionSpl
   switch (mode) {
     case SelectionRows::Predefined: {
       if (!data.predefined_split) {
-        throw OptionError(fmt::format(
-            "--split predefined: {} has no predefined split; use --split random or none",
-            data.source));
+        throw OptionError(fmt::format("{}: {} has no predefined split; use {} or none",
+                                      option_ref("split", "predefined"), data.source,
+                                      option_ref("split", "random")));
       }
       const auto& parts = *data.predefined_split;
       note = fmt::format(

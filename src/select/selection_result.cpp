@@ -8,6 +8,7 @@
 #include <numeric>
 
 #include "topkfs/core/error.hpp"
+#include "topkfs/core/option_ref.hpp"
 #include "topkfs/select/selector.hpp"
 #include "topkfs/select/top_k.hpp"
 
@@ -49,8 +50,8 @@ void finish_selection(SelectionResult& result, const std::vector<std::string>& f
 
 void check_k(int k, std::int64_t columns, const std::string& source) {
   if (k < 1 || k > columns) {
-    throw OptionError(
-        fmt::format("--k {} is out of range: {} has {} feature columns", k, source, columns));
+    throw OptionError(fmt::format("{} is out of range: {} has {} feature columns",
+                                  option_ref("k", k), source, columns));
   }
 }
 
@@ -71,10 +72,10 @@ KText read_k_text(const std::string& text) {
   const bool fits = k.percent ? k.value > 0 && k.value <= 100
                               : k.value >= 1 && k.value == std::floor(k.value) && k.value <= 1e9;
   if (!read || !fits) {
-    throw OptionError(fmt::format(
-        "--k {}: takes a whole number from 1, or a percentage of the columns above 0 and up to "
-        "100% (e.g. 10%)",
-        text));
+    throw OptionError(
+        fmt::format("{}: takes a whole number from 1, or a percentage of the columns above 0 and "
+                    "up to 100% (e.g. 10%)",
+                    option_ref("k", text)));
   }
   return k;
 }
@@ -93,8 +94,8 @@ int parse_k(const std::string& text, std::int64_t count, const std::string& sour
 }
 
 void Selector::save_model(const std::string& path) const {
-  throw OptionError(
-      fmt::format("--save-model {}: method {} has no trained model to save", path, name()));
+  throw OptionError(fmt::format("{}: method {} has no trained model to save",
+                                option_ref("save-model", path), name()));
 }
 
 }  // namespace topkfs

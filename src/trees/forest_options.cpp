@@ -8,6 +8,7 @@
 
 #include "topkfs/core/enum_names.hpp"
 #include "topkfs/core/error.hpp"
+#include "topkfs/core/option_ref.hpp"
 #include "topkfs/core/thread_count.hpp"
 #include "topkfs/trees/forest.hpp"
 
@@ -35,6 +36,9 @@ constexpr EnumName<SplitCriterion> kCriterionNames[] = {
     {SplitCriterion::SquaredError, "mse"}};
 
 const char* to_string(ForestKind kind) { return enum_name(kind, kForestKindNames); }
+
+EnumNameList<ForestKind> names_of(ForestKind) { return kForestKindNames; }
+EnumNameList<SplitCriterion> names_of(SplitCriterion) { return kCriterionNames; }
 
 ForestKind parse_forest_kind(const std::string& name) {
   return parse_enum(name, kForestKindNames, "forest kind");
@@ -75,9 +79,21 @@ std::string MaxFeatures::to_string() const {
     case Rule::Log2: return "log2";
     case Rule::All: return "all";
     case Rule::Count: return fmt::format("{}", static_cast<long long>(value));
-    case Rule::Fraction: return fmt::format("{}", value);
+    case Rule::Fraction: {
+      // With a point, so that parse() reads a fraction back, not a count:
+      // "1.0" is every feature and "1" one.
+      std::string text = fmt::format("{}", value);
+      if (text.find_first_of(".e") == std::string::npos) text += ".0";
+      return text;
+    }
   }
   return "?";
+}
+
+std::vector<std::string> MaxFeatures::choices() { return {"auto", "sqrt", "log2", "all"}; }
+
+MaxFeatures MaxFeatures::parse_option(const std::string& option, const std::string& text) {
+  return parse(text, option_ref(option));
 }
 
 MaxFeatures MaxFeatures::parse(const std::string& text, const std::string& what) {
@@ -100,7 +116,7 @@ MaxFeatures MaxFeatures::parse(const std::string& text, const std::string& what)
     return {Rule::Count, number};
   }
   throw OptionError(fmt::format(
-      "{} '{}' is not valid; give sqrt, log2, all, a whole number of features (>= 1) or a "
+      "{} '{}' is not valid; give auto, sqrt, log2, all, a whole number of features (>= 1) or a "
       "fraction in (0, 1] written with a point (0.5, 1.0)",
       what, text));
 }

@@ -265,8 +265,11 @@ TEST(InfFs, ExactlyKAndTheSameResultEveryTime) {
 TEST(InfFs, BadOptionsAndDataNameTheProblem) {
   auto message = [](const std::string& option, const std::string& value) {
     auto selector = make_inffs_selector();
-    selector->set_option(option, value);
-    return test::error_of<OptionError>([&] { selector->check_options(); });
+    // A choice is refused when set, a number out of range when checked.
+    return test::error_of<OptionError>([&] {
+      selector->set_option(option, value);
+      selector->check_options();
+    });
   };
   EXPECT_TRUE(test::contains(message("alpha", "1.5"), "--alpha"));
   EXPECT_TRUE(test::contains(message("factor", "1"), "--factor"));

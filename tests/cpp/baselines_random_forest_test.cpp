@@ -72,8 +72,11 @@ TEST(RandomForestSelector, SameSeedSameScoresWhateverTheThreads) {
 TEST(RandomForestSelector, BadOptionsNameTheOption) {
   auto message = [](const std::string& option, const std::string& value) {
     auto selector = make_random_forest_selector();
-    selector->set_option(option, value);
-    return test::error_of<OptionError>([&] { selector->check_options(); });
+    // A choice is refused when set, a number out of range when checked.
+    return test::error_of<OptionError>([&] {
+      selector->set_option(option, value);
+      selector->check_options();
+    });
   };
   EXPECT_TRUE(test::contains(message("n-estimators", "0"), "--n-estimators"));
   EXPECT_TRUE(test::contains(message("min-samples-leaf", "0"), "--min-samples-leaf"));

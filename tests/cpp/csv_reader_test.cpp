@@ -18,19 +18,8 @@
 namespace topkfs {
 namespace {
 
+using test::error_of;  // the message as the command shows it
 using test::write_temp_file;
-
-// The message of the exception `read` throws, or a failure if it throws none.
-template <typename Exception, typename Read>
-std::string error_of(Read read) {
-  try {
-    read();
-  } catch (const Exception& error) {
-    return error.what();
-  }
-  ADD_FAILURE() << "no exception thrown";
-  return {};
-}
 
 Dataset read_text(const std::string& name, const std::string& content, ReadOptions options = {}) {
   return read_dataset(write_temp_file(name, content), options);
@@ -278,7 +267,7 @@ TEST(CsvReader, ANameThatIsAnotherColumnsIndexIsRefusedUntilSaidWhich) {
     read_text("names_first.csv", text, options);
     FAIL() << "an ambiguous --target was accepted";
   } catch (const DataError& error) {
-    const std::string message = error.what();
+    const std::string message = test::as_command_line(error.what());
     EXPECT_NE(message.find("both the name of column 1"), std::string::npos) << message;
     EXPECT_NE(message.find("--target name:2 or --target index:2"), std::string::npos) << message;
   }

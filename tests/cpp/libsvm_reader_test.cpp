@@ -214,7 +214,7 @@ TEST(LibsvmReader, NoTargetIsRefusedByEveryEntryPoint) {
     try {
       read();
     } catch (const OptionError& error) {
-      return std::string(error.what());
+      return test::as_command_line(error.what());
     }
     return std::string("read");
   };

@@ -186,12 +186,13 @@ TEST(LinearSelector, EachModelTakesItsOwnOptions) {
                                                         {"screen-level", "1.5"},
                                                         {"threads", "-2"}}) {
     auto selector = make_linear_selector(LinearModel::ElasticNet, true);
-    selector->set_option(name, value);
     try {
+      selector->set_option(name, value);  // a choice is refused here, a number at the fit
       select(*selector, data, 3);
       ADD_FAILURE() << "--" << name << " " << value << " accepted";
     } catch (const OptionError& error) {
-      EXPECT_NE(std::string(error.what()).find("--" + name), std::string::npos) << error.what();
+      EXPECT_NE(test::as_command_line(error.what()).find("--" + name), std::string::npos)
+          << error.what();
     }
   }
   EXPECT_THROW(top->set_option("lambda1", "abc"), OptionError);
@@ -260,7 +261,7 @@ TEST(LinearSelector, NonConvergenceIsAWarningNotAnError) {
   EXPECT_EQ(result.selected.size(), 5u);
   ASSERT_FALSE(result.warnings.empty());
   EXPECT_NE(result.warnings[0].find("did not converge"), std::string::npos) << result.warnings[0];
-  EXPECT_NE(result.warnings[0].find("--max-iter"), std::string::npos);
+  EXPECT_NE(test::as_command_line(result.warnings[0]).find("--max-iter"), std::string::npos);
   EXPECT_FALSE(result.options.at("converged").get<bool>());
   EXPECT_EQ(result.options.at("sweeps").get<int>(), 2);
 }
@@ -332,7 +333,8 @@ TEST(LinearSelector, RefusesTargetsItCannotFit) {
     select(*selector, two_outputs, 3);
     FAIL() << "two target columns accepted";
   } catch (const DataError& error) {
-    EXPECT_NE(std::string(error.what()).find("--target"), std::string::npos) << error.what();
+    EXPECT_NE(test::as_command_line(error.what()).find("--target"), std::string::npos)
+        << error.what();
   }
   Dataset none = synthetic();
   none.target_kind = TargetKind::None;
@@ -385,14 +387,12 @@ TEST(LinearSelector, FamiliesAndScalingsThatDoNotFitAreRefused) {
     select(*binomial, synthetic(90, 20, SyntheticOptions::Target::Classes, 3), 3);
     FAIL() << "binomial accepted three classes";
   } catch (const DataError& error) {
-    EXPECT_NE(std::string(error.what()).find("--family multinomial"), std::string::npos);
+    EXPECT_NE(test::as_command_line(error.what()).find("--family multinomial"), std::string::npos);
   }
   auto bad = make_linear_selector(LinearModel::Lasso, false);
-  bad->set_option("family", "poisson");
-  EXPECT_THROW(select(*bad, synthetic(), 3), OptionError);
+  EXPECT_THROW(bad->set_option("family", "poisson"), OptionError);
   auto minmax = make_linear_selector(LinearModel::Lasso, false);
-  minmax->set_option("scaling", "minmax");
-  EXPECT_THROW(select(*minmax, synthetic(), 3), OptionError);
+  EXPECT_THROW(minmax->set_option("scaling", "minmax"), OptionError);
 }
 
 }  // namespace

@@ -64,7 +64,7 @@ TEST(NpyReaderTest, HandMadeFloat64WithoutTargetLoadsWithANote) {
   EXPECT_EQ(data.target_kind, TargetKind::None);
   ASSERT_EQ(data.notes.size(), 1u);
   EXPECT_HAS(data.notes.front(), "no target");
-  EXPECT_HAS(data.notes.front(), "--y-file");
+  EXPECT_HAS(test::as_command_line(data.notes.front()), "--y-file");
   EXPECT_EQ(data.feature_names, (std::vector<std::string>{"x0", "x1", "x2"}));
 }
 

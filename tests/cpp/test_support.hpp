@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "topkfs/core/error.hpp"
+#include "topkfs/core/option_ref.hpp"
 #include "topkfs/io/read_dataset.hpp"
 #include "topkfs/io/resource_limits.hpp"
 
@@ -118,14 +119,20 @@ CommandResult run_cli(const std::string& args);
 // Runs any shell command, capturing stdout and stderr.
 CommandResult run_command(const std::string& command);
 
-// The message of the `Exception` that `call` throws; "" (and a test failure)
-// when it throws nothing.
+// A library message as the command shows it: its option references
+// (core/option_ref.hpp) spelled as flags, so that a test reads "--alpha".
+inline std::string as_command_line(const std::string& message) {
+  return render_option_refs(message, command_line_spelling);
+}
+
+// The message of the `Exception` that `call` throws, as the command shows it;
+// "" (and a test failure) when it throws nothing.
 template <typename Exception, typename Call>
 std::string error_of(Call&& call) {
   try {
     call();
   } catch (const Exception& error) {
-    return error.what();
+    return as_command_line(error.what());
   }
   ADD_FAILURE() << "no exception of the expected type";
   return "";

@@ -228,7 +228,8 @@ TEST(DnnTopCnnTest, CnnWithoutImageShapeIsAnOptionError) {
     fit_method("dnn-top", data, 3, with(kSmall, {{"body", "cnn"}, {"epochs", "1"}}));
     FAIL() << "expected OptionError";
   } catch (const OptionError& error) {
-    EXPECT_NE(std::string(error.what()).find("--image-shape"), std::string::npos) << error.what();
+    EXPECT_NE(test::as_command_line(error.what()).find("--image-shape"), std::string::npos)
+        << error.what();
   }
   EXPECT_THROW(
       fit_method("dnn-top", data, 3,
@@ -242,7 +243,7 @@ TEST(DnnTopErrorTest, DivergenceNamesEpochAndSuggestsLowerRate) {
     fit_method("dnn-top", made.data, 5, with(kSmall, {{"lr", "1e6"}, {"epochs", "3"}}));
     FAIL() << "expected TrainingError";
   } catch (const TrainingError& error) {
-    const std::string message = error.what();
+    const std::string message = test::as_command_line(error.what());
     EXPECT_EQ(message.rfind("epoch ", 0), 0u) << message;
     EXPECT_NE(message.find("lower learning rate"), std::string::npos) << message;
     EXPECT_NE(message.find("--lr"), std::string::npos) << message;

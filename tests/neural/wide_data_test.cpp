@@ -86,8 +86,7 @@ TEST(DnnTopWideDataTest, NarrowerDataAndDfsKeepTheDefaults) {
 
 TEST(DnnTopWideDataTest, BadValueIsAnOptionError) {
   auto selector = make_selector("dnn-top");
-  selector->set_option("wide", "always");
-  EXPECT_THROW(selector->check_options(), OptionError);
+  EXPECT_THROW(selector->set_option("wide", "always"), OptionError);
 }
 
 // The screen on wide data (docs/algorithms.md, "Wide, short data"): the
@@ -141,8 +140,7 @@ TEST(DnnTopWideDataTest, AScreenBelowKOrOnGroupedColumnsIsRefused) {
   const auto made = wide_problem(40, 400, 3);
   EXPECT_THROW(fit_method("dnn-top", made.data, 5, with(kQuick, {{"screen", "4"}})), OptionError);
   auto selector = make_selector("dnn-top");
-  selector->set_option("screen", "some");
-  EXPECT_THROW(selector->check_options(), OptionError);
+  EXPECT_THROW(selector->set_option("screen", "some"), OptionError);
   Dataset grouped = made.data;
   for (std::int64_t j = 0; j < grouped.cols(); ++j) {
     grouped.column_group.push_back(j / 2);

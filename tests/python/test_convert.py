@@ -57,7 +57,7 @@ def test_select_on_mapped_data_equals_select_in_memory(tmp_path, small):
 def test_bad_outputs_write_nothing(tmp_path, small):
     X, y = small
     source = write_csv(tmp_path / "data.csv", X, y, fmt="%.3f")
-    with pytest.raises(topkfs.OptionError, match="y-output"):
+    with pytest.raises(topkfs.OptionError, match="give y_output=.y.npy. to keep it"):
         topkfs.convert(source, tmp_path / "X.npy")
     with pytest.raises(topkfs.OptionError, match=".npy"):
         topkfs.convert(source, tmp_path / "X.bin")

@@ -24,13 +24,18 @@ def test_methods_lists_every_method_with_options_and_defaults():
         assert method["options"], name
         for option, info in method["options"].items():
             assert "-" not in option  # Python spelling
-            assert set(info) == {"default", "help", "is_flag"}
+            assert set(info) == {"default", "help", "is_flag", "choices"}
+            if info["choices"]:  # a choice's default is one of its names, or a number beside them
+                assert isinstance(info["default"], str)
     if "dnn-top" in methods:
         options = methods["dnn-top"]["options"]
         assert options["hidden"]["default"] == [256, 128]
         assert options["epochs"]["default"] == 20
         assert options["weight_decay"]["default"] == 0.0
         assert methods["dfs"]["options"]["lambda3"]["default"] == 0.0
+        assert options["w_step"]["choices"] == ["adam", "shared"]
+        assert options["screen"]["choices"] == ["auto", "off"]
+        assert options["epochs"]["choices"] == []
     assert methods["lasso-top"]["options"]["max_iter"]["default"] == 10000
 
 

@@ -19,6 +19,7 @@
 #include <string>
 #include <vector>
 
+#include "topkfs/core/enum_names.hpp"
 #include "topkfs/data/dataset.hpp"
 #include "topkfs/select/option_table.hpp"
 #include "topkfs/select/selector.hpp"
@@ -32,13 +33,14 @@ enum class InfFsSolver { ConjugateGradient, Cholesky };
 
 InfFsSolver parse_inffs_solver(const std::string& name);  // cg | cholesky
 const char* to_string(InfFsSolver solver);
+EnumNameList<InfFsSolver> names_of(InfFsSolver);  // the option table's names
 
 struct InfFsOptions {
-  double alpha = 0.5;         // weight of the spread term sigma_ij; 1 - alpha on c_ij
-  double factor = 0.9;        // r = factor / rho(A), in (0, 1)
-  bool supervised = true;     // false: the ICCV paper's unsupervised graph (Spearman)
-  std::string solver = "cg";  // cg | cholesky
-  double tol = 1e-12;         // relative residual of the solve and of the eigenvalue
+  double alpha = 0.5;      // weight of the spread term sigma_ij; 1 - alpha on c_ij
+  double factor = 0.9;     // r = factor / rho(A), in (0, 1)
+  bool supervised = true;  // false: the ICCV paper's unsupervised graph (Spearman)
+  InfFsSolver solver = InfFsSolver::ConjugateGradient;
+  double tol = 1e-12;  // relative residual of the solve and of the eigenvalue
 
   // Throws OptionError naming the offending option.
   void validate() const;

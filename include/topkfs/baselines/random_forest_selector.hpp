@@ -6,7 +6,6 @@
 // importances do not depend on k, so one fit ranks every feature.
 #include <cstdint>
 #include <memory>
-#include <string>
 
 #include "topkfs/select/option_table.hpp"
 #include "topkfs/select/selector.hpp"
@@ -15,12 +14,12 @@
 namespace topkfs {
 
 struct RandomForestSelectorOptions {
-  int n_estimators = 100;             // trees (scikit-learn's default)
-  std::string max_features = "auto";  // sqrt(m) for classes, all m for real targets
+  int n_estimators = 100;    // trees (scikit-learn's default)
+  MaxFeatures max_features;  // auto: sqrt(m) for classes, all m for real targets
   int min_samples_leaf = 1;
-  int max_depth = 0;                   // 0: unlimited
-  std::string criterion = "auto";      // gini for classes, squared_error for real targets
-  std::string kind = "random-forest";  // or extra-trees
+  int max_depth = 0;                                // 0: unlimited
+  SplitCriterion criterion = SplitCriterion::Auto;  // gini for classes, squared_error for real
+  ForestKind kind = ForestKind::RandomForest;       // or extra-trees
   std::uint64_t seed = 0;
   int threads = 0;  // 0 = every core; the forest does not depend on it
 

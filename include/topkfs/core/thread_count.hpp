@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include "topkfs/core/error.hpp"
+#include "topkfs/core/option_ref.hpp"
 
 namespace topkfs {
 
@@ -17,9 +18,8 @@ inline constexpr int kMaxThreads = 1024;
 // leaves free when the fit starts (the linear methods, dnn-top's MLP team).
 inline void check_thread_count(int threads) {
   if (threads < 0 || threads > kMaxThreads) {
-    throw OptionError(
-        fmt::format("--threads must be in 0..{} (0: a count chosen from the cores), got {}",
-                    kMaxThreads, threads));
+    throw OptionError(fmt::format("{} must be in 0..{} (0: a count chosen from the cores), got {}",
+                                  option_ref("threads"), kMaxThreads, threads));
   }
 }
 

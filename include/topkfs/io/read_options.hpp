@@ -2,9 +2,11 @@
 // Options shared by every reader; the command's reader flags and Python's
 // reader keywords are parsed into these by parse_read_options
 // (read_option_scope.hpp).
+#include <fmt/format.h>
 #include <optional>
 #include <string>
 #include <vector>
+#include "topkfs/core/option_ref.hpp"
 
 namespace topkfs {
 
@@ -23,7 +25,7 @@ enum class Format { Auto, Csv, Tsv, Libsvm, Idx, Mat, Hdf5, Npy, Npz };
 enum class NanPolicy { Impute, Error, Drop, Keep };
 
 // "impute", "error", "drop", "keep"; throws OptionError naming `flag` otherwise.
-NanPolicy parse_nan_policy(const std::string& name, const std::string& flag = "--nan");
+NanPolicy parse_nan_policy(const std::string& name, const std::string& flag = option_ref("nan"));
 const char* to_string(NanPolicy policy);
 
 // How to interpret the target column(s).

@@ -2,9 +2,11 @@
 // Turning a raw target column into class labels or real values, the same way
 // for every reader, so that `--task` and the auto rule behave identically
 // whatever the file format.
+#include <fmt/format.h>
 #include <string>
 #include <vector>
 
+#include "topkfs/core/option_ref.hpp"
 #include "topkfs/data/dataset.hpp"
 #include "topkfs/io/read_options.hpp"
 
@@ -16,8 +18,7 @@ constexpr std::int32_t kMissingLabel = -1;
 
 // Ends a reader's message when the target it looks for is not in the file:
 // data without one (new data for `transform`) is read with --no-target.
-constexpr const char* kNoTargetHint =
-    " (data without a target, e.g. new data to transform, is read with --no-target)";
+std::string no_target_hint();
 
 // Sets data.target_kind, labels/class_names or targets/target_names from a
 // target read as text (one string per row). Text that is not a number makes

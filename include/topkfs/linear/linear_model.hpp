@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "topkfs/core/enum_names.hpp"
 #include "topkfs/core/rank_group.hpp"
 #include "topkfs/data/dataset.hpp"
 #include "topkfs/data/scaling.hpp"
@@ -42,6 +43,7 @@ enum class LinearSolver { Auto, Covariance, Naive };
 
 LinearSolver parse_linear_solver(const std::string& name);  // auto|covariance|naive
 const char* to_string(LinearSolver solver);
+EnumNameList<LinearSolver> names_of(LinearSolver);  // auto, covariance, naive
 
 // How the training rows' weights (data/sample_weights.hpp) enter a problem.
 // Both ways weigh the columns' means and scales, and the target's mean.

@@ -6,6 +6,8 @@
 #include <memory>
 #include <string>
 
+#include "topkfs/core/enum_names.hpp"
+#include "topkfs/linear/linear_model.hpp"
 #include "topkfs/select/option_table.hpp"
 #include "topkfs/select/selector.hpp"
 
@@ -13,24 +15,35 @@ namespace topkfs {
 
 enum class LinearModel { Lasso, Ridge, ElasticNet };
 
+// The choices of LinearOptions (their names: the option table, and
+// names_of for enum_name()).
+enum class PathStop { K, End };  // the first point with >= k non-zero weights, or the last
+enum class LinearFamilyChoice { Auto, Gaussian, Binomial, Multinomial };
+enum class LinearScaling { Standard, None };  // "auto" is another name of standard
+enum class GroupFit { Columns, GroupLasso };
+EnumNameList<PathStop> names_of(PathStop);
+EnumNameList<LinearFamilyChoice> names_of(LinearFamilyChoice);
+EnumNameList<LinearScaling> names_of(LinearScaling);
+EnumNameList<GroupFit> names_of(GroupFit);
+
 struct LinearOptions {
-  double lambda1 = 0.03;        // lambda1/2 ||w||^2 (elastic net, ridge); lasso has 0
-  double lambda2 = -1.0;        // lambda2 ||w||_1; negative: walk the path (see help)
-  double lambda3 = 1.0;         // weight of the top-k sub-model's loss (-top models)
-  double tol = 1e-8;            // relative objective change over a sweep
-  int max_iter = 10000;         // coordinate sweeps per fit (per path point)
-  int path_points = 100;        // length of the lambda2 path
-  double eps = 1e-3;            // the path ends at eps * lambda2_max
-  std::string path_stop = "k";  // k: first point with >= k non-zero weights; end: the last point
-  std::string solver = "auto";  // auto | covariance | naive
-  std::string family = "auto";  // auto | gaussian | binomial | multinomial
-  std::string scaling = "standard";  // standard | none
+  double lambda1 = 0.03;  // lambda1/2 ||w||^2 (elastic net, ridge); lasso has 0
+  double lambda2 = -1.0;  // lambda2 ||w||_1; negative: walk the path (see help)
+  double lambda3 = 1.0;   // weight of the top-k sub-model's loss (-top models)
+  double tol = 1e-8;      // relative objective change over a sweep
+  int max_iter = 10000;   // coordinate sweeps per fit (per path point)
+  int path_points = 100;  // length of the lambda2 path
+  double eps = 1e-3;      // the path ends at eps * lambda2_max
+  PathStop path_stop = PathStop::K;
+  LinearSolver solver = LinearSolver::Auto;
+  LinearFamilyChoice family = LinearFamilyChoice::Auto;
+  LinearScaling scaling = LinearScaling::Standard;
   // Columns failing the marginal screen at this level rank last; 0: off.
   double screen_level = 0.05;
   int threads = 0;  // 0 = every core that other work leaves free when the fit starts
   // Grouped columns (Dataset::column_group): columns (fit single columns,
   // score a group by the norm of its weights) | group-lasso (block updates).
-  std::string group_fit = "columns";
+  GroupFit group_fit = GroupFit::Columns;
 
   // Throws OptionError naming the offending field.
   void validate() const;

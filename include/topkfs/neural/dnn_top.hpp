@@ -8,11 +8,45 @@
 #include <string>
 #include <vector>
 
+#include "topkfs/core/enum_names.hpp"
 #include "topkfs/neural/training_options.hpp"
 #include "topkfs/select/option_table.hpp"
 #include "topkfs/select/selector.hpp"
 
 namespace topkfs {
+
+// The choices of DnnTopOptions (the fields below say what each means); their
+// names are the option table's (names_of, for enum_name()).
+enum class DnnTopBody { Mlp, Cnn };
+enum class EveryK { Auto, Off };
+enum class WConstraint { None, NonNegative };
+enum class WStep { Adam, Shared };
+enum class StopOn { Sum, Sub };
+enum class RankBy { W, Scale };
+enum class WideRule { Auto, Off };
+EnumNameList<DnnTopBody> names_of(DnnTopBody);
+EnumNameList<EveryK> names_of(EveryK);
+EnumNameList<WConstraint> names_of(WConstraint);
+EnumNameList<WStep> names_of(WStep);
+EnumNameList<StopOn> names_of(StopOn);
+EnumNameList<RankBy> names_of(RankBy);
+EnumNameList<WideRule> names_of(WideRule);
+
+// `screen`: auto, off, or a number of columns (at least 1) to keep.
+struct ScreenSize {
+  enum class Mode { Auto, Off, Columns };
+  Mode mode = Mode::Auto;
+  std::int64_t columns = 0;  // Columns only
+
+  static ScreenSize keep(std::int64_t count) { return {Mode::Columns, count}; }
+  bool operator==(const ScreenSize& other) const {
+    return mode == other.mode && columns == other.columns;
+  }
+  // "auto", "off" or the count; parse_option reads each back.
+  std::string to_string() const;
+  static ScreenSize parse_option(const std::string& option, const std::string& text);
+  static std::vector<std::string> choices();  // auto, off
+};
 
 struct DnnTopOptions : NeuralTrainingOptions {
   // dnn-top's own training budget (docs/algorithms.md, "Defaults and why"):
@@ -24,7 +58,7 @@ struct DnnTopOptions : NeuralTrainingOptions {
   }
 
   // hidden: MLP hidden sizes; CNN: the dense layer(s) after the convolutions
-  std::string body = "mlp";  // mlp | cnn
+  DnnTopBody body = DnnTopBody::Mlp;
   double beta1 = 0.9;
   double beta2 = 0.999;
   double weight_decay = 0.0;  // Adam weight decay on the body (w has lambda1/lambda2)
@@ -58,16 +92,16 @@ struct DnnTopOptions : NeuralTrainingOptions {
   // (Selector::serve_ks: `evaluate` over several k, `--k auto`), one
   // training serves them, as --sub-k-min at the smallest; off: one training
   // per k. --sub-k-min, when given, decides.
-  std::string every_k = "auto";
+  EveryK every_k = EveryK::Auto;
   // none: w is free; nonneg: w is clipped at 0 after every step, so that the
   // L1 penalty drives unused inputs to exactly 0 rather than across it.
-  std::string w_constraint = "none";
+  WConstraint w_constraint = WConstraint::None;
   // How Adam scales w's steps. adam: per input, so that every input with a
   // steady gradient moves by about lr per step whatever the gradient's size;
   // shared: one second moment for all of w, so that an input's step is
   // proportional to its gradient and |w| accumulates how much the loss
   // depends on it.
-  std::string w_step = "adam";
+  WStep w_step = WStep::Adam;
   // w's own Adam learning rate; 0 = --lr. Every input moves by at most about
   // lr a step, so lr times the number of steps bounds how far |w| can travel
   // from its start at 1: a smaller rate with more steps lets the ranking
@@ -77,13 +111,13 @@ struct DnnTopOptions : NeuralTrainingOptions {
   // rows: sum (lead + lambda3 * sub-model, the training objective's data
   // part) or sub (the sub-model on the final k inputs alone: the selection
   // is what the fit is for).
-  std::string stop_on = "sum";
+  StopOn stop_on = StopOn::Sum;
   // What ranks the inputs, for the sub-model's set during training and for
   // the result: w (|w_j|, the paper's rule) or scale (|w_j| times the norm of
   // the first layer's weights on input j: the product is what the network
   // applies to the input, and it does not change when a penalty moves scale
   // between w and the first layer).
-  std::string rank_by = "w";
+  RankBy rank_by = RankBy::W;
   // Stability selection (docs/algorithms.md): `restarts` fits with seeds
   // seed, seed + 1, ..., each on a random `subsample` fraction of the
   // training rows (stratified for classes; 1 = all of them); the features
@@ -94,21 +128,17 @@ struct DnnTopOptions : NeuralTrainingOptions {
   // Wide, short data (docs/algorithms.md, "Wide, short data"): auto gives
   // data with at least two inputs per training row its own training budget
   // in the options the user did not set; off takes every option as it is.
-  std::string wide = "auto";
+  WideRule wide = WideRule::Auto;
   // Marginal screening of wide data (docs/algorithms.md, "Wide, short
   // data"): auto keeps, where the wide-data rule applies, the columns of the
   // strongest marginal dependence on the target before the network trains;
   // off trains on every column; a number N keeps that many columns on any
   // data.
-  std::string screen = "auto";
+  ScreenSize screen;
 
   // Throws OptionError naming the offending field.
   void validate() const;
 };
-
-// The number of columns `--screen N` keeps; 0 when `screen` is not a
-// positive number (auto, off or a typo).
-std::int64_t parse_screen_size(const std::string& screen);
 
 // The sub-models' sizes of a dnn-top fit for k: {k} when sub_k_min is 0 or at
 // least k, else geometric from sub_k_min to k with neighbours at most 1.6

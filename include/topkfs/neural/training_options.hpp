@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "topkfs/core/enum_names.hpp"
+
 namespace topkfs {
 
 // The rows of one step over `ranks` ranks (one process: 1): `global_batch`
@@ -15,6 +17,11 @@ namespace topkfs {
 inline int minibatch_rows(int batch, int global_batch, int ranks) {
   return global_batch > 0 ? global_batch : batch * std::max(1, ranks);
 }
+
+// How the inputs are scaled before training (docs/algorithms.md, "Input
+// scaling"): auto picks image, none or standard from the data.
+enum class InputScaling { Auto, Standard, MinMax, Image, None };
+EnumNameList<InputScaling> names_of(InputScaling);
 
 struct NeuralTrainingOptions {
   std::vector<int> hidden = {256, 128};  // hidden sizes of the MLP
@@ -31,10 +38,10 @@ struct NeuralTrainingOptions {
   // follow one process's steps up to the order of the sums.
   int global_batch = 0;
   double lr = 1e-3;
-  double validation = 0.1;       // fraction of the training rows held out for early stopping
-  int patience = 5;              // epochs without validation improvement before stopping; 0 = never
-  double clip = 5.0;             // gradient-norm clipping; 0 = off
-  std::string scaling = "auto";  // auto | standard | minmax | image | none
+  double validation = 0.1;  // fraction of the training rows held out for early stopping
+  int patience = 5;         // epochs without validation improvement before stopping; 0 = never
+  double clip = 5.0;        // gradient-norm clipping; 0 = off
+  InputScaling scaling = InputScaling::Auto;
   std::uint64_t seed = 0;
   int threads = 0;  // 0 = every core, in the way that measured fastest
 

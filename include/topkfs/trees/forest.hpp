@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "topkfs/core/enum_names.hpp"
 #include "topkfs/data/dataset.hpp"
 #include "topkfs/trees/decision_tree.hpp"
 
@@ -34,10 +35,12 @@ enum class ForestKind {
 enum class SplitCriterion { Auto, Gini, Entropy, SquaredError };
 
 const char* to_string(ForestKind kind);
+EnumNameList<ForestKind> names_of(ForestKind);  // the option table's names
 // "extra-trees" (also "extratrees", "et"), "random-forest" (also "rf");
 // throws OptionError listing the choices otherwise.
 ForestKind parse_forest_kind(const std::string& name);
 const char* to_string(SplitCriterion criterion);
+EnumNameList<SplitCriterion> names_of(SplitCriterion);
 // "auto", "gini", "entropy", "squared_error" (also "mse"); throws OptionError.
 SplitCriterion parse_split_criterion(const std::string& name);
 
@@ -66,6 +69,10 @@ struct MaxFeatures {
   // None). As in scikit-learn, "1" is one feature and "1.0" all of them.
   // Throws OptionError naming `what`.
   static MaxFeatures parse(const std::string& text, const std::string& what = "max_features");
+  // As an option of a table (select/option_table.hpp: a choice that may be a
+  // number): `option` is the option's name.
+  static MaxFeatures parse_option(const std::string& option, const std::string& text);
+  static std::vector<std::string> choices();  // auto, sqrt, log2, all
 };
 
 // Defaults mirror scikit-learn's ExtraTreesClassifier / RandomForestClassifier

@@ -17,6 +17,7 @@
 #include "neural/train/neural_selector.hpp"
 #include "neural/train/training_option_table.hpp"
 #include "topkfs/core/error.hpp"
+#include "topkfs/core/option_ref.hpp"
 #include "topkfs/neural/baselines.hpp"
 
 namespace topkfs {
@@ -30,11 +31,13 @@ ConcreteOptions::ConcreteOptions() {
 void ConcreteOptions::validate() const {
   validate_training();
   if (!(start_temp > 0)) {
-    throw OptionError(fmt::format("--start-temp must be positive, got {}", start_temp));
+    throw OptionError(
+        fmt::format("{} must be positive, got {}", option_ref("start-temp"), start_temp));
   }
   if (!(end_temp > 0 && end_temp <= start_temp)) {
-    throw OptionError(fmt::format(
-        "--end-temp must be positive and at most --start-temp ({}), got {}", start_temp, end_temp));
+    throw OptionError(fmt::format("{} must be positive and at most {} ({}), got {}",
+                                  option_ref("end-temp"), option_ref("start-temp"), start_temp,
+                                  end_temp));
   }
 }
 

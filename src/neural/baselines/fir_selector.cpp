@@ -21,6 +21,7 @@
 #include "neural/train/neural_selector.hpp"
 #include "neural/train/training_option_table.hpp"
 #include "topkfs/core/error.hpp"
+#include "topkfs/core/option_ref.hpp"
 #include "topkfs/neural/baselines.hpp"
 
 namespace topkfs {
@@ -34,23 +35,25 @@ void FirOptions::validate() const {
   validate_training();
   auto fail = [](const std::string& message) { throw OptionError(message); };
   if (masks < 4) {
-    fail(
-        fmt::format("--masks must be at least 4 (random masks, the optimiser's, the best "
-                    "measured one), got {}",
-                    masks));
+    fail(fmt::format(
+        "{} must be at least 4 (random masks, the optimiser's, the best measured one), got {}",
+        option_ref("masks"), masks));
   }
   if (!(explore >= 0 && explore <= 1)) {
-    fail(fmt::format("--explore must be in [0, 1], got {}", explore));
+    fail(fmt::format("{} must be in [0, 1], got {}", option_ref("explore"), explore));
   }
-  if (perturb < 1) fail(fmt::format("--perturb must be at least 1, got {}", perturb));
+  if (perturb < 1)
+    fail(fmt::format("{} must be at least 1, got {}", option_ref("perturb"), perturb));
   for (int size : selector_hidden) {
-    if (size <= 0) fail(fmt::format("--selector-hidden: sizes must be positive, got {}", size));
+    if (size <= 0)
+      fail(fmt::format("{}: sizes must be positive, got {}", option_ref("selector-hidden"), size));
   }
   if (selector_every < 1) {
-    fail(fmt::format("--selector-every must be at least 1, got {}", selector_every));
+    fail(
+        fmt::format("{} must be at least 1, got {}", option_ref("selector-every"), selector_every));
   }
   if (search_steps < 0)
-    fail(fmt::format("--search-steps must not be negative, got {}", search_steps));
+    fail(fmt::format("{} must not be negative, got {}", option_ref("search-steps"), search_steps));
 }
 
 const OptionTable<FirOptions>& fir_option_table() {

@@ -16,6 +16,7 @@
 #include "neural/train/neural_selector.hpp"
 #include "neural/train/training_option_table.hpp"
 #include "topkfs/core/error.hpp"
+#include "topkfs/core/option_ref.hpp"
 #include "topkfs/neural/baselines.hpp"
 
 namespace topkfs {
@@ -24,9 +25,10 @@ StgOptions::StgOptions() {}
 
 void StgOptions::validate() const {
   validate_training();
-  if (!(sigma > 0)) throw OptionError(fmt::format("--sigma must be positive, got {}", sigma));
+  if (!(sigma > 0))
+    throw OptionError(fmt::format("{} must be positive, got {}", option_ref("sigma"), sigma));
   if (!(lambda >= 0))
-    throw OptionError(fmt::format("--lambda must not be negative, got {}", lambda));
+    throw OptionError(fmt::format("{} must not be negative, got {}", option_ref("lambda"), lambda));
 }
 
 const OptionTable<StgOptions>& stg_option_table() {

@@ -63,7 +63,7 @@ class DnnTopModel final : public LoopModel {
   DnnTopModel& operator=(const DnnTopModel&) = delete;
 
   void optimizer_ready(FusedAdam& optimizer) override {
-    if (options_.w_step == "shared") optimizer.share_second_moment(network_.w);
+    if (options_.w_step == WStep::Shared) optimizer.share_second_moment(network_.w);
     if (options_.w_lr > 0) optimizer.set_learning_rate(network_.w, options_.w_lr);
     if (!order_) return;
     for (const auto& tensor : network_.input_indexed()) {
@@ -74,7 +74,7 @@ class DnnTopModel final : public LoopModel {
   // The mask of the next step, made here once rather than by every member of
   // a team inside batch_loss; with --w-constraint nonneg, w is clipped first.
   void after_step(const StepInfo& step) override {
-    if (options_.w_constraint == "nonneg") {
+    if (options_.w_constraint == WConstraint::NonNegative) {
       torch::NoGradGuard no_grad;
       network_.w.clamp_min_(0.0);
     }
@@ -139,7 +139,7 @@ class DnnTopModel final : public LoopModel {
   Tensor validation_loss(const Tensor& x, const Tensor& y, const Tensor& weights) override {
     return mean_over(sub_ks_, [&](std::int64_t k) {
       const ModelOutputs out = network_.forward(x, final_subset(k));
-      if (options_.stop_on == "sub" && out.sub.defined())
+      if (options_.stop_on == StopOn::Sub && out.sub.defined())
         return data_loss(out.sub, y, task_, weights);
       return lead_and_sub_loss(out, y, task_, options_.lambda3, weights);
     });
@@ -264,8 +264,8 @@ class DnnTopModel final : public LoopModel {
   // What the top-k rule ranks at every step: w itself for --rank-by w (the
   // rule takes |.|, so no copy per step), else the scaled magnitudes.
   Tensor ranking_weights() const {
-    return options_.rank_by == "w" ? network_.w.detach()
-                                   : input_ranking_magnitude(network_, options_);
+    return options_.rank_by == RankBy::W ? network_.w.detach()
+                                         : input_ranking_magnitude(network_, options_);
   }
 
   TopKNetwork& network_;
@@ -296,7 +296,7 @@ Tensor elastic_penalty_of(const TopKNetwork& network, const DnnTopOptions& optio
 Tensor input_ranking_magnitude(const TopKNetwork& network, const DnnTopOptions& options) {
   torch::NoGradGuard no_grad;
   Tensor magnitude = network.w.detach().abs();
-  if (options.rank_by == "scale") {
+  if (options.rank_by == RankBy::Scale) {
     const Tensor norms = network.input_weight_norms();
     if (norms.defined()) magnitude = magnitude * norms;
   }

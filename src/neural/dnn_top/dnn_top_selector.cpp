@@ -16,6 +16,7 @@
 #include "neural/ops/step_blocks.hpp"
 #include "neural/train/neural_problem.hpp"
 #include "topkfs/core/error.hpp"
+#include "topkfs/core/option_ref.hpp"
 #include "topkfs/core/random.hpp"
 #include "topkfs/data/splits.hpp"
 #include "topkfs/io/atomic_file.hpp"
@@ -37,7 +38,8 @@ class DnnTopSelector final : public TableSelector<DnnTopOptions> {
 
   void set_option(const std::string& option, const std::string& value) override {
     if (dfs_ && option == "lambda3" && std::strtod(value.c_str(), nullptr) != 0.0) {
-      throw OptionError("dfs is dnn-top with lambda3 = 0; use --method dnn-top to set --lambda3");
+      throw OptionError(fmt::format("dfs is dnn-top with lambda3 = 0; use {} to set {}",
+                                    option_ref("method", "dnn-top"), option_ref("lambda3")));
     }
     TableSelector::set_option(option, value);
     given_.insert(option);
@@ -59,13 +61,15 @@ class DnnTopSelector final : public TableSelector<DnnTopOptions> {
     std::string screen_skipped;
     if (keep > 0 && callbacks.ranks != nullptr && callbacks.ranks->size() > 1) {
       // Each rank holds a shard of the rows, so each would screen other columns.
-      if (options.screen != "auto") {
-        throw OptionError(
-            "--screen is not available under --nproc: each process holds only its "
-            "share of the rows; use --screen off");
+      if (options.screen.mode != ScreenSize::Mode::Auto) {
+        throw OptionError(fmt::format(
+            "{} is not available under {}: each process holds only its share of the rows; use {}",
+            option_ref("screen"), option_ref("nproc"), option_ref("screen", "off")));
       }
       keep = 0;
-      screen_skipped = "not screened: under --nproc each process holds only its share of the rows";
+      screen_skipped =
+          fmt::format("not screened: under {} each process holds only its share of the rows",
+                      option_ref("nproc"));
     }
     const std::string wide_note =
         apply_wide_data_rule(options, given_, training_rows, train.cols());
@@ -137,7 +141,7 @@ class DnnTopSelector final : public TableSelector<DnnTopOptions> {
 
   void save_model(const std::string& path) const override {
     if (!network_) {
-      throw OptionError(fmt::format("--save-model {}: nothing is trained yet", path));
+      throw OptionError(fmt::format("{}: nothing is trained yet", option_ref("save-model", path)));
     }
     torch::serialize::OutputArchive archive;
     network_->save(archive);
@@ -157,7 +161,7 @@ class DnnTopSelector final : public TableSelector<DnnTopOptions> {
   // else with --every-k auto the smallest k to serve, else 0 (off). Not
   // for restarts (each votes with its own top k) nor without the top-k term.
   int sub_k_min() const {
-    if (options_.sub_k_min > 0 || options_.every_k != "auto" || options_.restarts > 1 ||
+    if (options_.sub_k_min > 0 || options_.every_k != EveryK::Auto || options_.restarts > 1 ||
         options_.lambda3 == 0.0) {
       return options_.sub_k_min;
     }
@@ -209,25 +213,27 @@ class DnnTopSelector final : public TableSelector<DnnTopOptions> {
   std::optional<ImageShape> checked_image_shape(const Dataset& train) const {
     std::optional<ImageShape> shape = train.image_shape;
     if (!options_.image_shape.empty()) {
-      shape = parse_image_shape(options_.image_shape, "--image-shape");
+      shape = parse_image_shape(options_.image_shape, option_ref("image-shape"));
     }
-    if (options_.body != "cnn") return shape;
+    if (options_.body != DnnTopBody::Cnn) return shape;
     if (!shape) {
-      throw OptionError(
-          fmt::format("--body cnn needs an image shape: {} carries none; give --image-shape HxW",
-                      train.source));
+      throw OptionError(fmt::format("{} needs an image shape: {} carries none; give {}",
+                                    option_ref("body", "cnn"), train.source,
+                                    option_ref("image-shape", "HxW")));
     }
     if (shape->pixels() != train.cols()) {
-      throw OptionError(fmt::format("--image-shape {}x{}x{} ({} values) does not fit {} columns",
-                                    shape->height, shape->width, shape->channels, shape->pixels(),
-                                    train.cols()));
+      throw OptionError(fmt::format(
+          "{} ({} values) does not fit {} columns",
+          option_ref("image-shape",
+                     fmt::format("{}x{}x{}", shape->height, shape->width, shape->channels)),
+          shape->pixels(), train.cols()));
     }
     // The CNN body's two 2x2 poolings need images of at least 4x4.
     if (shape->height < 4 || shape->width < 4) {
       throw OptionError(fmt::format(
-          "--body cnn takes images of at least 4x4 pixels (its two 2x2 poolings), not {}x{}; use "
-          "--body mlp for smaller ones",
-          shape->height, shape->width));
+          "{} takes images of at least 4x4 pixels (its two 2x2 poolings), not {}x{}; use {} for "
+          "smaller ones",
+          option_ref("body", "cnn"), shape->height, shape->width, option_ref("body", "mlp")));
     }
     return shape;
   }
@@ -241,7 +247,7 @@ class DnnTopSelector final : public TableSelector<DnnTopOptions> {
     // measured faster than giving the threads to OpenBLAS (docs/algorithms.md)
     // and, unlike OpenBLAS's or libtorch's threads, gives the same result
     // for any count. The MLP's first layer is split by units among them.
-    const bool cnn = options.body == "cnn";
+    const bool cnn = options.body == DnnTopBody::Cnn;
     FitOnce once;
     once.problem =
         prepare_problem(train, rows, options, shape.has_value(), ThreadUse::Team, callbacks.ranks);
@@ -271,10 +277,10 @@ class DnnTopSelector final : public TableSelector<DnnTopOptions> {
     const auto n = static_cast<std::int64_t>(rows);
     const std::int64_t left_out = held_out_count(n, 1.0 - subsample);
     if (n - left_out >= 1 && left_out >= 1) return;
-    throw OptionError(fmt::format(
-        "--subsample {}: each restart would draw {} of the {} training rows and leave {} out; "
-        "give a fraction that draws at least one row and leaves one out (e.g. 0.8)",
-        subsample, n - left_out, rows, left_out));
+    throw OptionError(
+        fmt::format("{}: each restart would draw {} of the {} training rows and leave {} out; give "
+                    "a fraction that draws at least one row and leaves one out (e.g. 0.8)",
+                    option_ref("subsample", subsample), n - left_out, rows, left_out));
   }
 
   SelectionResult fit_restarts(const Dataset& train, const std::vector<std::int64_t>& rows, int k,

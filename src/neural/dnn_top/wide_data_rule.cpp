@@ -36,7 +36,7 @@ struct WideBudget {
 }  // namespace
 
 bool wide_data_rule_applies(const DnnTopOptions& options, std::int64_t rows, std::int64_t inputs) {
-  return options.wide == "auto" && rows > 0 &&
+  return options.wide == WideRule::Auto && rows > 0 &&
          static_cast<double>(inputs) >= kWideInputsPerRow * static_cast<double>(rows);
 }
 

@@ -14,18 +14,18 @@ namespace topkfs {
 
 std::int64_t screen_size(const DnnTopOptions& options, std::int64_t rows, std::int64_t columns,
                          int k, bool grouped) {
-  if (options.screen == "off") return 0;
+  if (options.screen.mode == ScreenSize::Mode::Off) return 0;
   // The CNN body needs every pixel of the image in its place.
-  const bool cnn = options.body == "cnn";
+  const bool cnn = options.body == DnnTopBody::Cnn;
   std::int64_t keep = 0;
-  if (options.screen == "auto") {
+  if (options.screen.mode == ScreenSize::Mode::Auto) {
     // Groups are selected whole; a screen of single columns would split them.
     if (grouped || cnn || !wide_data_rule_applies(options, rows, columns)) return 0;
     keep = std::max<std::int64_t>(
         static_cast<std::int64_t>(std::ceil(kScreenColumnsPerRow * static_cast<double>(rows))),
         2 * static_cast<std::int64_t>(k));
   } else {
-    keep = parse_screen_size(options.screen);
+    keep = options.screen.columns;
     if (keep < k) {
       throw OptionError(fmt::format(
           "--screen {} keeps fewer columns than --k {}: give at least k, or off", keep, k));

@@ -8,6 +8,7 @@
 
 #include "topkfs/core/cpu_share.hpp"
 #include "topkfs/core/error.hpp"
+#include "topkfs/core/option_ref.hpp"
 
 namespace topkfs {
 namespace {
@@ -15,11 +16,10 @@ namespace {
 using torch::Tensor;
 
 [[noreturn]] void diverged(const StepInfo& step, const std::string& what, double lr,
-                           const char* extra) {
+                           const std::string& extra) {
   throw TrainingError(fmt::format(
-      "epoch {}, batch {}: {}; training diverged. Try a lower learning rate (--lr {} now, e.g. "
-      "--lr {}){}",
-      step.epoch, step.batch, what, lr, lr / 10, extra));
+      "epoch {}, batch {}: {}; training diverged. Try a lower learning rate ({} now, e.g. {}){}",
+      step.epoch, step.batch, what, option_ref("lr", lr), option_ref("lr", lr / 10), extra));
 }
 
 }  // namespace
@@ -164,7 +164,8 @@ double EpochRunner::step(const StepInfo& info, std::size_t begin, std::size_t en
   const bool changed = data_parallel_.has_value();
   const bool stepped = team_step_ ? team_step_->apply(changed) : optimizer_.step();
   if (!stepped) {
-    diverged(info, "the gradient became infinite", lr_, " or scaled inputs (--scaling standard)");
+    diverged(info, "the gradient became infinite", lr_,
+             fmt::format(" or scaled inputs ({})", option_ref("scaling", "standard")));
   }
   model_.after_step(info);
   return value;

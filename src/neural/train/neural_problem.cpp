@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "topkfs/core/error.hpp"
+#include "topkfs/core/option_ref.hpp"
 #include "topkfs/core/random.hpp"
 #include "topkfs/core/rank_group.hpp"
 #include "topkfs/data/sample_weights.hpp"
@@ -97,10 +98,10 @@ class TrainingStatistics {
 // training rows. "image" divides every pixel by the largest training value:
 // per-pixel scaling would blow up nearly constant border pixels, whose noise
 // then competes with real strokes for the top-k budget.
-void scale_inputs(const Dataset& data, TrainingSet& set, const std::string& scaling,
+void scale_inputs(const Dataset& data, TrainingSet& set, InputScaling scaling,
                   TrainingStatistics& statistics) {
   const auto m = data.cols();
-  if (scaling == "image") {
+  if (scaling == InputScaling::Image) {
     const ColumnStatistics& stats = statistics.get();
     const auto largest = static_cast<float>(
         std::max(stats.high.cwiseAbs().maxCoeff(), stats.low.cwiseAbs().maxCoeff()));
@@ -108,8 +109,10 @@ void scale_inputs(const Dataset& data, TrainingSet& set, const std::string& scal
     set.inv_scale = torch::full({m}, largest > 0 ? 1.0f / largest : 1.0f);
     return;
   }
-  const ScalingKind kind = parse_scaling(scaling);
-  if (kind == ScalingKind::None) return;
+  TOPKFS_ASSERT(scaling != InputScaling::Auto);
+  if (scaling == InputScaling::None) return;
+  const ScalingKind kind =
+      scaling == InputScaling::MinMax ? ScalingKind::MinMax : ScalingKind::Standard;
   const Scaler scaler = scaler_from(statistics.get(), kind);
   const auto as_tensor = [m](const Eigen::VectorXd& vector) {
     return torch::from_blob(const_cast<double*>(vector.data()), {m}, torch::kDouble)
@@ -158,10 +161,11 @@ namespace {
 // by its largest value; data already within [0, 1] is left as it is, for the
 // same reason (standardising would stretch its nearly constant columns to the
 // spread of the others); other data is standardised.
-std::string auto_scaling(TrainingStatistics& statistics, bool image_data) {
-  if (image_data) return "image";
+InputScaling auto_scaling(TrainingStatistics& statistics, bool image_data) {
+  if (image_data) return InputScaling::Image;
   const ColumnStatistics& stats = statistics.get();
-  return stats.low.minCoeff() >= 0.0 && stats.high.maxCoeff() <= 1.0 ? "none" : "standard";
+  return stats.low.minCoeff() >= 0.0 && stats.high.maxCoeff() <= 1.0 ? InputScaling::None
+                                                                     : InputScaling::Standard;
 }
 
 }  // namespace
@@ -192,8 +196,9 @@ NeuralProblem prepare_problem(const Dataset& data, const std::vector<std::int64_
     set.train_rows = rows;
   }
   TrainingStatistics statistics(data, set.train_rows, ranks);
-  problem.scaling_used =
-      options.scaling == "auto" ? auto_scaling(statistics, image_data) : options.scaling;
+  problem.scaling_used = options.scaling == InputScaling::Auto
+                             ? auto_scaling(statistics, image_data)
+                             : options.scaling;
   scale_inputs(data, set, problem.scaling_used, statistics);
   set.targets = target_tensor(data, problem.task, set.train_rows);
   set.weights = weight_tensor(data, rows, set.train_rows);
@@ -224,16 +229,17 @@ SelectionResult neural_result(const std::string& method, int k, std::vector<doub
   finish_selection(result, data.feature_names);
   result.history = outcome.history;
   result.options = std::move(options);
-  result.options["scaling_used"] = problem.scaling_used;
+  result.options["scaling_used"] = enum_name(problem.scaling_used);
   result.options["threads_used"] = problem.threads_used;
   result.options["task"] = task_name(problem.task);
   const TrainingSet& set = problem.set;
   const int asked = result.options.value("epochs", outcome.epochs_planned);
   if (outcome.epochs_planned > asked) {
-    result.notes.push_back(fmt::format(
-        "small data: {} epochs instead of {} (and the patience alike), so that training makes at "
-        "least --min-steps {} steps",
-        outcome.epochs_planned, asked, result.options.value("min-steps", 0)));
+    result.notes.push_back(
+        fmt::format("small data: {} epochs instead of {} (and the patience alike), so that "
+                    "training makes at least {} steps",
+                    outcome.epochs_planned, asked,
+                    option_ref("min-steps", result.options.value("min-steps", 0))));
   }
   if (!set.validation_rows.empty()) {
     result.notes.push_back(fmt::format(

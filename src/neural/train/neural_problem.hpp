@@ -26,7 +26,7 @@ struct NeuralProblem {
   NeuralTask task = NeuralTask::MultiClass;
   std::int64_t inputs = 0;
   std::int64_t outputs = 0;  // classes, 1 for two classes, or target columns
-  std::string scaling_used;
+  InputScaling scaling_used = InputScaling::None;
   int threads_used = 0;
 };
 

@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "topkfs/core/error.hpp"
+#include "topkfs/core/option_ref.hpp"
 #include "topkfs/core/random.hpp"
 #include "topkfs/io/atomic_file.hpp"
 
@@ -360,8 +361,10 @@ LoopCheckpoint read_checkpoint(const std::string& path) {
   Reader reader(path);
   if (!reader.has("format")) {
     reader.fail(reader.has("topkfs_metadata")
-                    ? "is a model written by --save-model, not a training checkpoint: --resume "
-                      "takes the file that --checkpoint writes"
+                    ? fmt::format("is a model written by {}, not a training checkpoint: {} takes "
+                                  "the file that {} writes",
+                                  option_ref("save-model"), option_ref("resume"),
+                                  option_ref("checkpoint"))
                     : "is not a topkfs training checkpoint (it has no 'format')");
   }
   if (reader.text("format") != kFormat) reader.fail("is not a topkfs training checkpoint");
@@ -417,10 +420,10 @@ void check_same_run(const std::string& path, const nlohmann::json& saved,
     difference = first_difference(saved_part, current.value(part, nlohmann::json()), part);
   }
   if (difference.empty()) return;
-  throw OptionError(fmt::format(
-      "{}: the checkpoint is of another run ({}); resume with the data and options it was "
-      "written with, or start afresh without --resume",
-      path, difference));
+  throw OptionError(
+      fmt::format("{}: the checkpoint is of another run ({}); resume with the data and options it "
+                  "was written with, or start afresh without {}",
+                  path, difference, option_ref("resume")));
 }
 
 LoopCheckpoint capture_loop(const nlohmann::json& identity, const std::vector<EpochRecord>& history,

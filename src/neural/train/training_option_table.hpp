@@ -1,8 +1,10 @@
 #pragma once
 // The option-table entries of NeuralTrainingOptions, added to any method's
 // table whose options struct derives from it (one help text per option).
+#include <fmt/format.h>
 #include <string>
 
+#include "topkfs/core/option_ref.hpp"
 #include "topkfs/neural/training_options.hpp"
 #include "topkfs/select/option_table.hpp"
 
@@ -22,10 +24,11 @@ void add_training_options(OptionTable<Options>& table, const std::string& hidden
       .template add<int>("batch", &Base::batch,
                          "Minibatch size (training rows per step); per rank in a data-parallel "
                          "fit, N x batch rows a step over N ranks")
-      .template add<int>("global-batch", &Base::global_batch,
-                         "Data-parallel: the rows of each step over all the ranks, split among "
-                         "them, so that N ranks follow one process (instead of --batch per "
-                         "rank); 0 = off")
+      .template add<int>(
+          "global-batch", &Base::global_batch,
+          fmt::format("Data-parallel: the rows of each step over all the ranks, split among them, "
+                      "so that N ranks follow one process (instead of {} per rank); 0 = off",
+                      option_ref("batch")))
       .template add<double>("lr", &Base::lr, "Adam learning rate")
       .template add<double>(
           "validation", &Base::validation,
@@ -34,7 +37,7 @@ void add_training_options(OptionTable<Options>& table, const std::string& hidden
                          "Stop after this many epochs without a better validation loss (0 = "
                          "never); the best weights are restored")
       .template add<double>("clip", &Base::clip, "Clip the gradient norm to this value (0 = off)")
-      .template add<std::string>(
+      .template add<InputScaling>(
           "scaling", &Base::scaling,
           "Input scaling fitted on the training rows: auto (image for image data, none for "
           "data already within [0, 1], else standard), standard, minmax, image (divide by the "

@@ -3,9 +3,18 @@
 #include <fmt/format.h>
 
 #include "topkfs/core/error.hpp"
+#include "topkfs/core/option_ref.hpp"
 #include "topkfs/core/thread_count.hpp"
 
 namespace topkfs {
+
+constexpr EnumName<InputScaling> kInputScalingNames[] = {{InputScaling::Auto, "auto"},
+                                                         {InputScaling::Standard, "standard"},
+                                                         {InputScaling::MinMax, "minmax"},
+                                                         {InputScaling::Image, "image"},
+                                                         {InputScaling::None, "none"}};
+
+EnumNameList<InputScaling> names_of(InputScaling) { return kInputScalingNames; }
 
 void NeuralTrainingOptions::validate_training() const {
   auto fail = [](const std::string& message) { throw OptionError(message); };
@@ -13,28 +22,27 @@ void NeuralTrainingOptions::validate_training() const {
   // would be gigabytes for any real data, and libtorch would fail inside.
   constexpr int kMaxHidden = 1 << 20;
   for (int size : hidden) {
-    if (size <= 0) fail(fmt::format("--hidden: sizes must be positive, got {}", size));
+    if (size <= 0)
+      fail(fmt::format("{}: sizes must be positive, got {}", option_ref("hidden"), size));
     if (size > kMaxHidden) {
-      fail(fmt::format("--hidden: a layer of {} units is too wide (at most {})", size, kMaxHidden));
+      fail(fmt::format("{}: a layer of {} units is too wide (at most {})", option_ref("hidden"),
+                       size, kMaxHidden));
     }
   }
-  if (epochs < 1) fail(fmt::format("--epochs must be at least 1, got {}", epochs));
-  if (min_steps < 0) fail(fmt::format("--min-steps must not be negative, got {}", min_steps));
-  if (batch < 1) fail(fmt::format("--batch must be at least 1, got {}", batch));
+  if (epochs < 1) fail(fmt::format("{} must be at least 1, got {}", option_ref("epochs"), epochs));
+  if (min_steps < 0)
+    fail(fmt::format("{} must not be negative, got {}", option_ref("min-steps"), min_steps));
+  if (batch < 1) fail(fmt::format("{} must be at least 1, got {}", option_ref("batch"), batch));
   if (global_batch < 0) {
-    fail(fmt::format("--global-batch must not be negative (0 = --batch per rank), got {}",
-                     global_batch));
+    fail(fmt::format("{} must not be negative (0 = {} per rank), got {}",
+                     option_ref("global-batch"), option_ref("batch"), global_batch));
   }
-  if (!(lr > 0)) fail(fmt::format("--lr must be positive, got {}", lr));
+  if (!(lr > 0)) fail(fmt::format("{} must be positive, got {}", option_ref("lr"), lr));
   if (!(validation >= 0 && validation < 1)) {
-    fail(fmt::format("--validation must be in [0, 1), got {}", validation));
+    fail(fmt::format("{} must be in [0, 1), got {}", option_ref("validation"), validation));
   }
-  if (patience < 0) fail("--patience must not be negative");
-  if (!(clip >= 0)) fail("--clip must not be negative");
-  if (scaling != "auto" && scaling != "standard" && scaling != "minmax" && scaling != "image" &&
-      scaling != "none") {
-    fail(fmt::format("--scaling takes auto, standard, minmax, image or none, not '{}'", scaling));
-  }
+  if (patience < 0) fail(fmt::format("{} must not be negative", option_ref("patience")));
+  if (!(clip >= 0)) fail(fmt::format("{} must not be negative", option_ref("clip")));
   check_thread_count(threads);
 }
 
