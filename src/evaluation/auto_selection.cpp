@@ -11,6 +11,7 @@
 #include "topkfs/core/clock.hpp"
 #include "topkfs/core/enum_names.hpp"
 #include "topkfs/core/error.hpp"
+#include "topkfs/core/option_ref.hpp"
 #include "topkfs/core/random.hpp"
 #include "topkfs/core/thread_settings.hpp"
 #include "topkfs/data/splits.hpp"
@@ -58,8 +59,8 @@ std::vector<Split> auto_validation_parts(const Dataset& data, const std::vector<
     std::sort(part.train.begin(), part.train.end());
     std::sort(part.test.begin(), part.test.end());
     if (part.test.empty() || part.train.size() < 2) {
-      throw OptionError(fmt::format("--k-folds {}: {} training rows are too few for so many folds",
-                                    options.folds, rows.size()));
+      throw OptionError(fmt::format("{}: {} training rows are too few for so many folds",
+                                    option_ref("k-folds", options.folds), rows.size()));
     }
     parts.push_back(std::move(part));
   }
@@ -278,9 +279,8 @@ std::vector<std::string> candidate_names(
   if (method != "auto") {
     if (!requested.empty()) {
       throw OptionError(
-          fmt::format("{} lists the methods --method auto chooses between; the "
-                      "method here is {}",
-                      spelled("candidates"), method));
+          fmt::format("{} lists the methods {} chooses between; the method here is {}",
+                      spelled("candidates"), option_ref("method", "auto"), method));
     }
     return {method};
   }
@@ -358,7 +358,9 @@ int resolved_folds(int folds, std::size_t rows, std::size_t candidates) {
   return candidates > 1 ? kMethodChoiceFolds : 1;
 }
 
-KRule parse_k_rule(const std::string& name) { return parse_enum(name, kKRuleNames, "--k-rule"); }
+KRule parse_k_rule(const std::string& name) {
+  return parse_enum(name, kKRuleNames, option_ref("k-rule").c_str());
+}
 const char* to_string(KRule rule) { return enum_name(rule, kKRuleNames); }
 
 std::vector<int> k_grid(int k_max) {
@@ -407,8 +409,8 @@ SelectionResult run_auto_selection(const Dataset& data,
     const std::int64_t k_max =
         options.k_max > 0 ? options.k_max : std::min<std::int64_t>(count, 100);
     if (k_max > count) {
-      throw OptionError(fmt::format("--k-max {} is out of range: {} has {} columns to select",
-                                    k_max, data.source, count));
+      throw OptionError(fmt::format("{} is out of range: {} has {} columns to select",
+                                    option_ref("k-max", k_max), data.source, count));
     }
     ks = k_grid(static_cast<int>(k_max));
   } else {
@@ -455,12 +457,12 @@ SelectionResult run_auto_selection(const Dataset& data,
           : ""));
   if (given.folds == 0 && options.folds > 1) {
     result.notes.push_back(fmt::format(
-        "auto: {} validation folds rather than one part, as {} (--k-folds 1 for one part)",
-        options.folds,
+        "auto: {} validation folds rather than one part, as {} ({} for one part)", options.folds,
         static_cast<std::int64_t>(rows.size()) < kFewTrainingRows
             ? fmt::format("the training rows are fewer than {}", kFewTrainingRows)
             : "the choice between methods reads the stability of each one's selection over "
-              "the folds"));
+              "the folds",
+        option_ref("k-folds", 1)));
   }
   for (const auto& note : skipped) result.notes.push_back("auto: skipped " + note);
   return result;

@@ -5,6 +5,8 @@
 
 #include <vector>
 
+#include "topkfs/core/option_ref.hpp"
+
 namespace topkfs {
 namespace {
 
@@ -48,7 +50,7 @@ std::string apply_wide_data_rule(DnnTopOptions& options, const std::set<std::str
   auto take = [&](const char* name, auto& option, auto value) {
     if (given.count(name) != 0) return;
     option = value;
-    changed.push_back(fmt::format("--{} {:g}", name, static_cast<double>(value)));
+    changed.push_back(option_ref(name, fmt::format("{:g}", static_cast<double>(value))));
   };
   take("min-steps", options.min_steps, wide.min_steps);
   take("w-lr", options.w_lr, wide.w_lr);
@@ -56,10 +58,10 @@ std::string apply_wide_data_rule(DnnTopOptions& options, const std::set<std::str
   take("validation", options.validation, wide.validation);
   if (changed.empty()) return {};
   return fmt::format(
-      "wide data ({} inputs, {} training rows: {:.0f} per row, at least {:g}): {} (--wide off "
-      "keeps the defaults)",
+      "wide data ({} inputs, {} training rows: {:.0f} per row, at least {:g}): {} ({} keeps "
+      "the defaults)",
       inputs, rows, static_cast<double>(inputs) / static_cast<double>(rows), kWideInputsPerRow,
-      fmt::join(changed, ", "));
+      fmt::join(changed, ", "), option_ref("wide", "off"));
 }
 
 }  // namespace topkfs

@@ -7,6 +7,7 @@
 
 #include "neural/dnn_top/wide_data_rule.hpp"
 #include "topkfs/core/error.hpp"
+#include "topkfs/core/option_ref.hpp"
 #include "topkfs/data/marginal_dependence.hpp"
 #include "topkfs/select/selection_result.hpp"
 
@@ -27,18 +28,20 @@ std::int64_t screen_size(const DnnTopOptions& options, std::int64_t rows, std::i
   } else {
     keep = options.screen.columns;
     if (keep < k) {
-      throw OptionError(fmt::format(
-          "--screen {} keeps fewer columns than --k {}: give at least k, or off", keep, k));
+      throw OptionError(fmt::format("{} keeps fewer columns than {}: give at least k, or {}",
+                                    option_ref("screen", keep), option_ref("k", k),
+                                    option_ref("screen", "off")));
     }
     if (cnn) {
-      throw OptionError(
-          "--screen keeps some of the pixels, and --body cnn needs every one: use "
-          "--screen off or --body mlp");
+      throw OptionError(fmt::format(
+          "{} keeps some of the pixels, and {} needs every one: use {} or {}", option_ref("screen"),
+          option_ref("body", "cnn"), option_ref("screen", "off"), option_ref("body", "mlp")));
     }
     if (grouped) {
-      throw OptionError(
-          "--screen keeps single columns, and this data groups its columns (categorical "
-          "columns, --groups): use --screen off");
+      throw OptionError(fmt::format(
+          "{} keeps single columns, and this data groups its columns (categorical columns, {}): "
+          "use {}",
+          option_ref("screen"), option_ref("groups"), option_ref("screen", "off")));
     }
   }
   return keep < columns ? keep : 0;
@@ -59,8 +62,8 @@ ScreenedData screen_columns(const Dataset& train, const std::vector<std::int64_t
 std::string screen_note(const ScreenedData& screened, std::int64_t columns) {
   return fmt::format(
       "screened: trained on the {} of {} columns that depend most on the target on their own "
-      "(--screen; the others score 0, ranked by that dependence)",
-      screened.columns.size(), columns);
+      "({}; the others score 0, ranked by that dependence)",
+      screened.columns.size(), columns, option_ref("screen"));
 }
 
 }  // namespace topkfs
