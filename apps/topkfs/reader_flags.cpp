@@ -142,6 +142,11 @@ Dataset load_dataset(const ReaderFlags& flags, const ReadOptions& options, bool 
     data.image_shape =
         checked_image_shape(flags.image_shape, "--image-shape", data.cols(), flags.path);
   }
+  apply_data_flags(flags, data);
+  return data;
+}
+
+void apply_data_flags(const ReaderFlags& flags, Dataset& data) {
   if (!flags.pad_images.empty()) {
     data = pad_images_with_noise(data, parse_image_shape(flags.pad_images, "--pad-images"));
   }
@@ -151,7 +156,6 @@ Dataset load_dataset(const ReaderFlags& flags, const ReadOptions& options, bool 
   }
   if (!flags.class_weight.empty()) data.class_weight = read_class_weight(flags.class_weight, data);
   if (!flags.groups.empty()) apply_feature_groups(data, read_feature_groups(flags.groups, data));
-  return data;
 }
 
 }  // namespace topkfs::cli

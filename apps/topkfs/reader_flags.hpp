@@ -65,4 +65,9 @@ void add_weight_flags(CLI::App& command, ReaderFlags& flags);
 // groups are read and set.
 Dataset load_dataset(const ReaderFlags& flags, const ReadOptions& options, bool by_rows = false);
 
+// The flags that change the data once read: --pad-images, the weights and
+// --groups, in that order (load_dataset's steps after --image-shape; `topkfs
+// select` hands them to the library's pipeline as FileSelectionRequest::prepare).
+void apply_data_flags(const ReaderFlags& flags, Dataset& data);
+
 }  // namespace topkfs::cli

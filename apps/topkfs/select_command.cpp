@@ -26,6 +26,7 @@
 #include "topkfs/pictures/chart.hpp"
 #include "topkfs/pictures/picture.hpp"
 #include "topkfs/scoring/downstream.hpp"
+#include "topkfs/select/file_selection.hpp"
 #include "topkfs/select/run_selection.hpp"
 
 namespace topkfs::cli {
@@ -157,14 +158,6 @@ int fit_and_write(const SelectFlags& flags, Selector& selector_ref, ProcessRanks
         "--frequency-map shows how often restarts chose each feature: add --restarts 2 or more "
         "(dnn-top and dfs)");
   }
-  FitCallbacks callbacks;
-  if (flags.resume && flags.checkpoint.empty()) {
-    throw OptionError("--resume continues from a --checkpoint file: give one");
-  }
-  check_k_text(flags.k);  // a bad --k fails before the data is read, as a bad checkpoint does
-  if (!flags.checkpoint.empty()) {
-    checkpoint_settings(*selector, 1, flags.checkpoint, flags.checkpoint_every, flags.resume);
-  }
   check_output_paths({{"--output", flags.out.output},
                       {"--output-data", flags.output_data},
                       {"--picture", flags.out.picture},
@@ -172,26 +165,33 @@ int fit_and_write(const SelectFlags& flags, Selector& selector_ref, ProcessRanks
                       {"--save-model", flags.save_model},
                       {"--checkpoint", flags.checkpoint}},
                      input_paths(flags.data));
-  ReadOptions read = flags.data.to_options();
+  // The library's pipeline from the file (select/file_selection.hpp), which
+  // Python's topkfs.select runs too; the command adds its data flags, its
+  // ranks and its outputs.
+  FileSelectionRequest request;
+  request.path = flags.data.path;
+  request.read = flags.data.to_options();
   if (ranks) {
-    read.shard_rank = ranks->rank();
-    read.shard_count = ranks->size();
+    request.read.shard_rank = ranks->rank();
+    request.read.shard_count = ranks->size();
   }
-  // A method that reads by rows reads HDF5 by row blocks, unless an output
-  // needs the whole matrix (the downstream score, the reduced data).
-  const bool by_rows = selector->streams_rows() && !flags.score && flags.output_data.empty();
-  const Dataset data = load_dataset(flags.data, read, by_rows);
-  const int k = parse_k(flags.k, data.group_count(), flags.data.path);
-  if (!flags.checkpoint.empty()) {
-    callbacks.checkpoint =
-        checkpoint_settings(*selector, k, flags.checkpoint, flags.checkpoint_every, flags.resume);
-  }
-  check_picture_data(flags.out, flags.data, data);
-  if (ranks) {
-    ranks->agree_on_data(data_description(data));
-    callbacks.ranks = ranks;
-  }
-  const SelectionSplitOptions split = split_options(flags);
+  request.image_shape = flags.data.image_shape;
+  request.selector = selector;
+  request.k = flags.k;
+  request.split = split_options(flags);
+  request.checkpoint = flags.checkpoint;
+  request.checkpoint_every = flags.checkpoint_every;
+  request.resume = flags.resume;
+  // The downstream score, the reduced data and padded images need the whole matrix.
+  request.whole_matrix =
+      flags.score || !flags.output_data.empty() || !flags.data.pad_images.empty();
+  request.prepare = [&flags](Dataset& data) { apply_data_flags(flags.data, data); };
+  request.check = [&flags, ranks](const Dataset& data) {
+    check_picture_data(flags.out, flags.data, data);
+    if (ranks) ranks->agree_on_data(data_description(data));
+  };
+  FitCallbacks& callbacks = request.callbacks;
+  if (ranks) callbacks.ranks = ranks;
 
   const bool quiet = flags.out.quiet || !writer;
   ProgressBar bar(!quiet);
@@ -204,8 +204,9 @@ int fit_and_write(const SelectFlags& flags, Selector& selector_ref, ProcessRanks
     reports.report(p);
   };
   callbacks.log = reports.log;
-  SelectionResult result = run_selection(data, *selector, k, split, callbacks);
+  FileSelection selection = select_from_file(request);
   bar.finish();
+  SelectionResult& result = selection.result;
   if (!writer) return 0;
   if (ranks) {
     result.options["world_size"] = ranks->size();
@@ -223,8 +224,7 @@ int fit_and_write(const SelectFlags& flags, Selector& selector_ref, ProcessRanks
         ranks->size(), ranks->sum_calls(), ranks->sum_seconds(),
         1e3 * ranks->sum_seconds() / std::max(1L, ranks->sum_calls())));
   }
-  std::string unused;
-  return write_outputs(flags, data, selection_rows(data, split, unused), result, selector);
+  return write_outputs(flags, selection.data, selection.learned_rows, result, selector);
 }
 
 int write_outputs(const SelectFlags& flags, const Dataset& data,

@@ -42,8 +42,12 @@ py::array move_to_numpy(TargetMatrix&& matrix);
 ReadOptions read_options_from(const std::string& path, const py::dict& options,
                               ReadPurpose purpose);
 
-// Reads `path` as `topkfs info/select` do: the reader options as above,
-// plus image_shape ("28x28" or a tuple) as --image-shape.
+// The image_shape keyword ("28x28" or a tuple) as --image-shape's text;
+// empty when not given.
+std::string image_shape_option(const py::dict& reader_options);
+
+// Reads `path` as `topkfs info` does: the reader options as above, plus
+// image_shape as --image-shape.
 Dataset read_for_python(const std::string& path, const py::dict& reader_options,
                         ReadPurpose purpose);
 

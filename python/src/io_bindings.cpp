@@ -155,12 +155,12 @@ ReadOptions read_options_from(const std::string& path, const py::dict& options,
 namespace {
 
 // The image_shape keyword as text ("" when not given).
+}  // namespace
+
 std::string image_shape_option(const py::dict& reader_options) {
   return reader_options.contains("image_shape") ? image_shape_text(reader_options["image_shape"])
                                                 : std::string();
 }
-
-}  // namespace
 
 Dataset read_for_python(const std::string& path, const py::dict& reader_options,
                         ReadPurpose purpose) {

@@ -25,6 +25,7 @@
 #include "topkfs/io/result_json.hpp"
 #include "topkfs/io/target_encoding.hpp"
 #include "topkfs/methods/registry.hpp"
+#include "topkfs/select/file_selection.hpp"
 #include "topkfs/select/run_selection.hpp"
 
 namespace topkfs::python {
@@ -104,6 +105,13 @@ class PythonReporter {
   std::vector<std::pair<std::string, std::string>> log_;
 };
 
+// The result as Python reads it, with what the library logged meanwhile.
+py::dict result_dict(const SelectionResult& result, const PythonReporter& reporter) {
+  py::dict out = to_python(to_json(result));
+  out["log"] = reporter.log();
+  return out;
+}
+
 py::dict run(const Dataset& data, Selector& selector, int k, const SelectionSplitOptions& split,
              bool verbose, const CheckpointSettings& checkpoint = {}) {
   PythonReporter reporter(verbose);
@@ -114,9 +122,7 @@ py::dict run(const Dataset& data, Selector& selector, int k, const SelectionSpli
     py::gil_scoped_release release;
     result = run_selection(data, selector, k, split, callbacks);
   }
-  py::dict out = to_python(to_json(result));
-  out["log"] = reporter.log();
-  return out;
+  return result_dict(result, reporter);
 }
 
 // k="auto" or method="auto" on every row of `data`: `choosing` holds k_max,
@@ -167,9 +173,7 @@ py::dict run_automatic(const Dataset& data, const std::string& method, int k,
     describe_selection(result, data, rows.size(), every_row,
                        fmt::format("learned from all {} rows", data.rows()));
   }
-  py::dict out = to_python(to_json(result));
-  out["log"] = reporter.log();
-  return out;
+  return result_dict(result, reporter);
 }
 
 // Keeps X alive while the library holds its buffer. The fit runs with the GIL
@@ -361,18 +365,38 @@ py::dict fit_arrays(const py::array& X, const std::string& method, int k, const 
   return run(data, *selector, k, every_row, verbose, checkpointing);
 }
 
-// `topkfs select PATH --method M --k K [options] [reader flags] --split S`.
-py::dict select_file(const std::string& path, const std::string& method, int k,
+// `topkfs select PATH --method M --k K [options] [reader flags] --split S
+// [--checkpoint FILE --checkpoint-every N --resume]`: the library's pipeline
+// from a file (select/file_selection.hpp) that the command runs, HDF5 read
+// by row blocks for the methods that read by rows, k in the command's forms.
+py::dict select_file(const std::string& path, const std::string& method, const std::string& k,
                      const py::dict& options, const py::dict& reader_options,
                      const std::string& split, double test_size, std::uint64_t split_seed,
-                     bool verbose) {
-  auto selector = configured_selector(method, options);  // bad options fail before reading
-  const Dataset data = read_for_python(path, reader_options, ReadPurpose::Select);
-  SelectionSplitOptions rows;
-  rows.rows = parse_selection_rows(split);
-  rows.test_size = test_size;
-  rows.seed = split_seed;
-  return run(data, *selector, k, rows, verbose);
+                     bool verbose, const std::string& checkpoint, int checkpoint_every,
+                     bool resume) {
+  auto selector = configured_selector(method, options);
+  FileSelectionRequest request;
+  request.path = path;
+  request.read = read_options_from(path, reader_options, ReadPurpose::Select);
+  request.image_shape = image_shape_option(reader_options);
+  request.selector = selector.get();
+  request.k = k;
+  request.split.rows = parse_selection_rows(split);
+  request.split.test_size = test_size;
+  request.split.seed = split_seed;
+  request.checkpoint = checkpoint;
+  request.checkpoint_every = checkpoint_every;
+  request.resume = resume;
+  PythonReporter reporter(verbose);
+  request.callbacks = reporter.callbacks();
+  FileSelection selection;
+  {
+    // Reading a large file takes seconds, fitting longer: other Python
+    // threads run meanwhile (the reporter takes the GIL when it needs it).
+    py::gil_scoped_release release;
+    selection = select_from_file(request);
+  }
+  return result_dict(selection.result, reporter);
 }
 
 py::list methods() {
@@ -418,7 +442,10 @@ void bind_selection(py::module_& module) {
   module.def("select_file", &select_file, py::arg("path"), py::arg("method"), py::arg("k"),
              py::arg("options"), py::arg("reader_options"), py::arg("split") = "auto",
              py::arg("test_size") = 0.2, py::arg("split_seed") = 0, py::arg("verbose") = false,
-             "Runs a selection on a data file as `topkfs select` does; returns the result.");
+             py::arg("checkpoint") = "", py::arg("checkpoint_every") = 1, py::arg("resume") = false,
+             "Runs a selection on a data file as `topkfs select` does (k as its text: 12 or "
+             "10%); returns the result. With a checkpoint path, the training state is written "
+             "there (and resumed from it with resume).");
 }
 
 }  // namespace topkfs::python

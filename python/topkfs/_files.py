@@ -207,15 +207,29 @@ def select(
     test_size=0.2,
     split_seed=0,
     verbose=False,
+    checkpoint=None,
+    checkpoint_every=1,
+    resume=False,
     **reader_options,
 ):
     """Runs ``topkfs select PATH --method METHOD --k K ...`` in process.
 
-    The library's own path from a file to a result, with the command's rules
-    for the rows a method learns from: ``split="auto"`` uses the predefined
-    training split where the data has one (MNIST, USPS) and every row
-    otherwise; "predefined", "random" (stratified, ``test_size`` held out,
-    seeded by ``split_seed``) and "none" (every row) as on the command line.
+    The library's pipeline from a file to a result, the one the command
+    runs: HDF5 is read by row blocks for the methods that read by rows (the
+    neural ones), and the rows a method learns from follow the command's
+    rules: ``split="auto"`` uses the predefined training split where the
+    data has one (MNIST, USPS) and every row otherwise; "predefined",
+    "random" (stratified, ``test_size`` held out, seeded by ``split_seed``)
+    and "none" (every row) as on the command line.
+
+    ``k`` is a count (``12``), a percentage of the columns (``"10%"``, as
+    ``--k 10%``) or a fraction of them in (0, 1) (``0.1``, as
+    :class:`TopKSelector` takes it).
+
+    ``checkpoint`` (a path) writes the training state there every
+    ``checkpoint_every`` epochs, as ``--checkpoint``; with ``resume=True``
+    the fit continues from it and gives the uninterrupted run's result
+    (dnn-top and dfs).
 
     ``options`` holds the method's options (a dict, Python or command-line
     spelling); ``reader_options`` are those of :func:`load` (but
@@ -232,16 +246,35 @@ def select(
     result = _topkfs.select_file(
         os.fspath(path),
         str(method),
-        whole_number("k", k, -(2**31), 2**31 - 1),
+        _k_text(k),
         option_texts(options, {}),
         _fspath_values(reader_options),
         split,
         float(test_size),
         whole_number("split_seed", split_seed, 0, 2**64 - 1),
         bool(verbose),
+        "" if checkpoint is None else os.fspath(checkpoint),
+        whole_number("checkpoint_every", checkpoint_every, -(2**31), 2**31 - 1),
+        bool(resume),
     )
     emit_log(result, verbose)
     return result
+
+
+def _k_text(k):
+    """k as the command reads it: "12", "10%"; a fraction in (0, 1) as its
+    percentage."""
+    if isinstance(k, str):
+        return k
+    if isinstance(k, (bool, np.bool_)):
+        raise TypeError(f"k takes a count, a percentage such as '10%' or a fraction, not {k!r}")
+    if isinstance(k, numbers.Integral):
+        return str(int(k))
+    if isinstance(k, numbers.Real) and 0 < k < 1:
+        return format(float(k) * 100, ".15g") + "%"
+    raise ValueError(
+        f"k={k!r}: give a count (12), a percentage of the columns ('10%') or a fraction in (0, 1)"
+    )
 
 
 def _fspath_values(options):

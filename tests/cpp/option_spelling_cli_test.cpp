@@ -10,25 +10,14 @@
 
 #include "test_support.hpp"
 #include "topkfs/core/option_ref.hpp"
-#include "topkfs/core/random.hpp"
 
 namespace topkfs {
 namespace {
 
 using nlohmann::json;
 
-// 120 rows: y = a - 2 c + noise, with b, d noise.
 const std::string& data_csv() {
-  static const std::string path = [] {
-    Rng rng(11);
-    std::string text = "a,b,c,d,y\n";
-    for (int i = 0; i < 120; ++i) {
-      const double a = rng.normal(), c = rng.normal();
-      text += fmt::format("{:.4f},{:.4f},{:.4f},{:.4f},{:.4f}\n", a, rng.normal(), c, rng.normal(),
-                          a - 2 * c + 0.3 * rng.normal());
-    }
-    return test::write_temp_file("option_spelling.csv", text);
-  }();
+  static const std::string path = test::linear_planted_csv("option_spelling.csv", 120, 11);
   return path;
 }
 

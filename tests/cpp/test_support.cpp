@@ -1,5 +1,6 @@
 #include "test_support.hpp"
 
+#include <fmt/format.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -9,6 +10,8 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+
+#include "topkfs/core/random.hpp"
 
 namespace topkfs::test {
 
@@ -47,6 +50,18 @@ std::string write_temp_file(const std::string& name, const std::string& content)
   std::ofstream out(path, std::ios::binary);
   out << content;
   return path;
+}
+
+std::string linear_planted_csv(const std::string& name, int rows, std::uint64_t seed) {
+  Rng rng(seed);
+  std::string text = "a,b,c,d,e,y\n";
+  for (int i = 0; i < rows; ++i) {
+    const double a = rng.normal(), b = rng.normal(), c = rng.normal(), d = rng.normal();
+    const double e = rng.normal();
+    text += fmt::format("{:.4f},{:.4f},{:.4f},{:.4f},{:.4f},{:.4f}\n", a, b, c, d, e,
+                        a - 2 * c + 0.2 * rng.normal());
+  }
+  return write_temp_file(name, text);
 }
 
 std::string read_text(const std::string& path) {

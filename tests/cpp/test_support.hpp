@@ -63,6 +63,9 @@ std::string temp_dir();
 inline std::string in_temp(const std::string& name) { return temp_dir() + "/" + name; }
 // Writes `content` to a new file in temp_dir() and returns its path.
 std::string write_temp_file(const std::string& name, const std::string& content);
+// A CSV `name` in temp_dir() of `rows` rows: columns a..e and the target y =
+// a - 2 c + noise (b, d, e are noise), drawn from Rng(seed).
+std::string linear_planted_csv(const std::string& name, int rows, std::uint64_t seed);
 // The whole file at `path` (empty when it cannot be read).
 std::string read_text(const std::string& path);
 

@@ -4,12 +4,14 @@ options, and the command-line tool of the same build.
 Run from the build folder's package: PYTHONPATH=<build>/python.
 """
 
+import contextlib
 import gzip
 import os
 import pathlib
 import signal
 import struct
 import threading
+import time
 
 import numpy as np
 import pytest
@@ -50,6 +52,27 @@ def ctrl_c_raises():
         yield
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+@contextlib.contextmanager
+def ctrl_c_once_written(path, timeout=120):
+    """Presses Ctrl-C (SIGINT to this process) from another thread once
+    `path` exists; the body must end in KeyboardInterrupt (use with the
+    ctrl_c_raises fixture)."""
+
+    def press():
+        deadline = time.monotonic() + timeout
+        while not path.exists() and time.monotonic() < deadline:
+            time.sleep(0.002)
+        os.kill(os.getpid(), signal.SIGINT)
+
+    presser = threading.Thread(target=press)
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            presser.start()
+            yield
+    finally:
+        presser.join()
 
 
 def planted_classes(n=240, m=12, informative=(2, 7), classes=3, seed=0):

@@ -7,14 +7,13 @@ import json
 import os
 import signal
 import subprocess
-import threading
 import time
 
 import numpy as np
 import pytest
 
 import topkfs
-from conftest import planted_classes, requires_neural, write_csv
+from conftest import ctrl_c_once_written, planted_classes, requires_neural, write_csv
 
 # Long enough (a few seconds) that the kill below lands mid-run; small enough
 # for the suite. One thread: a team of another size gives other numbers.
@@ -115,19 +114,8 @@ def test_a_fit_stopped_by_ctrl_c_resumes_from_its_checkpoint(tmp_path, ctrl_c_ra
     checkpoint = tmp_path / "fit.ckpt"
     stopped = topkfs.TopKSelector("dnn-top", k=3, **options)
 
-    def press_once_checkpointed():
-        deadline = time.monotonic() + 120
-        while not checkpoint.exists() and time.monotonic() < deadline:
-            time.sleep(0.002)
-        os.kill(os.getpid(), signal.SIGINT)
-
-    press = threading.Thread(target=press_once_checkpointed)
-    try:
-        with pytest.raises(KeyboardInterrupt):
-            press.start()
-            stopped.fit(X, y, checkpoint=checkpoint)
-    finally:
-        press.join()
+    with ctrl_c_once_written(checkpoint):
+        stopped.fit(X, y, checkpoint=checkpoint)
     assert checkpoint.exists()
     resumed = topkfs.TopKSelector("dnn-top", k=3, **options).fit(
         X, y, checkpoint=checkpoint, resume=True

@@ -45,7 +45,8 @@ def test_neural_option_and_training_errors(classes_data):
         topkfs.TopKSelector("dnn-top", k=2, options=dict(FAST_NEURAL, epochs=0)).fit(X, y)
     with pytest.raises(ValueError, match="dfs is dnn-top with lambda3 = 0"):
         topkfs.TopKSelector("dfs", k=2, options=dict(FAST_NEURAL, lambda3=1)).fit(X, y)
-    with pytest.raises(ValueError, match="^body='cnn' needs an image shape: X carries none; give image_shape='HxW'"):
+    no_shape = "^body='cnn' needs an image shape: X carries none; give image_shape='HxW'"
+    with pytest.raises(ValueError, match=no_shape):
         topkfs.TopKSelector("dnn-top", k=2, options=dict(FAST_NEURAL, body="cnn")).fit(X, y)
     diverging = dict(FAST_NEURAL, lr=1e30, clip=0)
     with pytest.raises(topkfs.TrainingError, match="training diverged") as caught:

@@ -74,7 +74,8 @@ def test_mat_of_x_alone(tmp_path, small):
     data = topkfs.load(path, no_target=True)
     np.testing.assert_array_equal(data.X, X)
     assert data.y is None
-    with pytest.raises(topkfs.DataError, match="no variable 'Y'.*choose with y_var .*read with no_target"):
+    missing_y = "no variable 'Y'.*choose with y_var .*read with no_target"
+    with pytest.raises(topkfs.DataError, match=missing_y):
         topkfs.load(path)
     with pytest.raises(topkfs.OptionError, match="y_var and no_target exclude each other"):
         topkfs.load(path, no_target=True, y_var="labels")
