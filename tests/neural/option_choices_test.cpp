@@ -76,8 +76,10 @@ TEST(OptionChoices, EveryChoiceReadsBackToItsName) {
 TEST(OptionChoices, ABadValueNamesTheOptionAndListsEveryChoice) {
   for (const auto& [method, info] : choice_options()) {
     auto selector = make_selector(method);
+    // A structured binding cannot be captured by a lambda before C++20.
+    const std::string name = info.name;
     const std::string message =
-        test::error_of<OptionError>([&] { selector->set_option(info.name, "no-such-choice"); });
+        test::error_of<OptionError>([&] { selector->set_option(name, "no-such-choice"); });
     EXPECT_TRUE(test::contains(message, "--" + info.name)) << message;
     EXPECT_TRUE(test::contains(message, "'no-such-choice'")) << message;
     for (const auto& choice : info.choices) {
