@@ -233,31 +233,31 @@ DistributedRole distributed_role(const DistributedFlags& flags) {
     throw OptionError(fmt::format("rank {} is not in 0..{} (world size {})", r.rank,
                                   r.world_size - 1, r.world_size));
   }
+  // Every rank on this machine (the launcher's ranks, or torchrun's on one
+  // node): their sums go through shared memory.
+  const auto local_env = env("LOCAL_WORLD_SIZE");
+  r.same_machine = local_env && env_int("LOCAL_WORLD_SIZE", *local_env) == r.world_size;
   role.kind = DistributedRole::Rank;
   return role;
 }
 
 std::string core_shortage(int ranks, const CoreLoad& load) {
   const int free = load.free();
-  if (free > ranks) return "";
+  if (free >= ranks) return "";
   const std::string held =
       load.others > 0 ? fmt::format(", {} held by other running tasks", load.others) : "";
-  const std::string why =
-      free < ranks
-          ? "the ranks take turns on the cores and their sums wait for the turns"
-          : "each rank computes on one and none is left for the threads of their sums, which "
-            "wait for a core at every step";
   return fmt::format(
-      "{} ranks on {} free core{} ({} usable{}): {}, so this run may be slower "
-      "than one process",
-      ranks, free, free == 1 ? "" : "s", load.usable, held, why);
+      "{} ranks on {} free core{} ({} usable{}): the ranks take turns on the cores and each "
+      "waits for the others' turn at every sum, so this run may be slower than one process",
+      ranks, free, free == 1 ? "" : "s", load.usable, held);
 }
 
 int launch_local_ranks(const DistributedFlags& flags) {
   // Measured once, before the ranks start: the ranks gain only with a core
-  // each and one more for their sums (2 ranks on a quiet 2-core machine
-  // took 1.4 to 2.1 times one process's epoch, waiting 2.8 ms a step for
-  // the sums: bench/scale/results/2026-12-07-ddp-convention.md).
+  // each. Their sums go through shared memory on the calling thread and need
+  // no core of their own (over Gloo's loopback they did: 2 ranks on a quiet
+  // 2-core machine then took 1.4 to 2.1 times one process's epoch;
+  // bench/scale/results/2026-12-07-shared-memory-sums.md).
   if (const std::string shortage = core_shortage(flags.nproc, measure_core_load());
       !shortage.empty()) {
     fmt::print(stderr, "topkfs: warning: {}\n", shortage);

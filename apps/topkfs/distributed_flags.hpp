@@ -44,7 +44,7 @@ DistributedRole distributed_role(const DistributedFlags& flags);
 int launch_local_ranks(const DistributedFlags& flags);
 
 // Why `ranks` local ranks cannot beat one process on a machine measured as
-// `load` (no more free cores than ranks: none left for the sums), or empty;
+// `load` (fewer free cores than ranks: they take turns), or empty;
 // the launcher prints it once as a warning before it starts them.
 std::string core_shortage(int ranks, const CoreLoad& load);
 

@@ -9,6 +9,11 @@ alternating so that a slow phase of a shared machine hits them alike:
   nproc1  `select --nproc 1`            (the launcher and one rank)
   nproc2  `select --nproc 2`            (two ranks, one thread each)
 
+and, with --defaults, the same without --threads 1 and the BLAS limits:
+`select` with its default threads (every free core) against `select
+--nproc 2` with its own (each rank its share of the cores), the comparison
+a user who adds processes makes.
+
 `--batch` is per rank (PyTorch DDP's convention): at the defaults one
 process takes 128 rows a step and two ranks 2 x 128, so an epoch is half as
 many steps of the same size on each rank.
@@ -22,7 +27,8 @@ backward pass did not hide, waiting for the slower rank included). Run from the 
 
   bench/speed/data_parallel_scaling.py [--topkfs build/apps/topkfs/topkfs]
                                        [--data ../shared/data/mnist] [--rounds 2]
-                                       [--epochs 1] [--batch N] [--json FILE]
+                                       [--epochs 1] [--batch N] [--defaults]
+                                       [--json FILE]
 
 --json FILE writes the two ratios (nproc2_over_plain, nproc1_over_plain) for
 bench/speed/targets.py.
@@ -42,11 +48,15 @@ def load():
         return " ".join(f.read().split()[:3])
 
 
-def run(topkfs, data, epochs, extra, output):
-    env = dict(os.environ, OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
+def run(topkfs, data, epochs, extra, output, one_thread=True):
+    env = dict(os.environ)
+    threads = []
+    if one_thread:
+        env.update(OPENBLAS_NUM_THREADS="1", OMP_NUM_THREADS="1")
+        threads = ["--threads", "1"]
     command = [topkfs, "select", data, "--method", "dnn-top", "--k", "50", "--epochs",
-               str(epochs), "--min-steps", "0", "--patience", "0", "--threads", "1",
-               "--seed", "1", "-q", "-o", output] + extra
+               str(epochs), "--min-steps", "0", "--patience", "0", "--seed", "1", "-q",
+               "-o", output] + threads + extra
     subprocess.run(command, env=env, check=True, stdout=subprocess.DEVNULL)
     with open(output) as f:
         result = json.load(f)
@@ -66,11 +76,15 @@ def main():
     parser.add_argument("--batch", type=int, default=None,
                         help="rows a step of each process (default: dnn-top's own); a larger "
                              "one gives each step more work for the same sum")
+    parser.add_argument("--defaults", action="store_true",
+                        help="also one process and 2 ranks at their default threads")
     parser.add_argument("--json")
     args = parser.parse_args()
     batch = ["--batch", str(args.batch)] if args.batch else []
     variants = {"plain": batch, "nproc1": ["--nproc", "1"] + batch,
                 "nproc2": ["--nproc", "2"] + batch}
+    if args.defaults:
+        variants.update({"plain-defaults": batch, "nproc2-defaults": ["--nproc", "2"] + batch})
     seconds = {name: [] for name in variants}
     selected = {}
     sums = []
@@ -79,22 +93,29 @@ def main():
             print(f"round {r + 1}: load average {load()}", flush=True)
             for name, extra in variants.items():
                 epoch, chosen, per_step = run(args.topkfs, args.data, args.epochs, extra,
-                                              os.path.join(folder, name + ".json"))
+                                              os.path.join(folder, name + ".json"),
+                                              one_thread=not name.endswith("-defaults"))
                 seconds[name].append(epoch)
                 selected[name] = sorted(chosen)
                 if name == "nproc2":
                     sums.append(per_step)
-                print(f"  {name:7s} {epoch:8.2f} s per epoch", flush=True)
+                print(f"  {name:15s} {epoch:8.2f} s per epoch", flush=True)
         print(f"load average at the end {load()} (2 cores)")
     plain = statistics.median(seconds["plain"])
     print(f"epoch time ratio, 2 processes x 1 thread / 1 process x 1 thread: "
           f"{statistics.median(seconds['nproc2']) / plain:.3f} (target <= 0.8)")
     print(f"epoch time ratio, --nproc 1 / plain select: "
           f"{statistics.median(seconds['nproc1']) / plain:.3f} (target <= 1.03)")
+    ratios = {"nproc2_over_plain": statistics.median(seconds["nproc2"]) / plain,
+              "nproc1_over_plain": statistics.median(seconds["nproc1"]) / plain}
+    if args.defaults:
+        ratios["nproc2_over_plain_defaults"] = (statistics.median(seconds["nproc2-defaults"]) /
+                                                statistics.median(seconds["plain-defaults"]))
+        print(f"epoch time ratio at the default threads, 2 processes / 1 process: "
+              f"{ratios['nproc2_over_plain_defaults']:.3f}")
     if args.json:
         with open(args.json, "w") as f:
-            json.dump({"nproc2_over_plain": statistics.median(seconds["nproc2"]) / plain,
-                       "nproc1_over_plain": statistics.median(seconds["nproc1"]) / plain}, f)
+            json.dump(ratios, f)
     # --nproc 1 takes one process's steps; 2 ranks take steps of twice the
     # rows, so they learn otherwise and share most, not all, of the pixels.
     print(f"--nproc 1 selects as plain select: {selected['plain'] == selected['nproc1']}")

@@ -6,10 +6,14 @@
 #include <torch/csrc/distributed/c10d/ProcessGroupGloo.hpp>
 #include <torch/csrc/distributed/c10d/TCPStore.hpp>
 
+#include <unistd.h>
+
 #include <cstdlib>
+#include <random>
 #include <thread>
 #include <vector>
 
+#include "distributed/shared_memory_sum.hpp"
 #include "topkfs/core/clock.hpp"
 #include "topkfs/core/error.hpp"
 #include "topkfs/core/option_ref.hpp"
@@ -34,6 +38,8 @@ std::string failed_key(int rank) { return fmt::format("topkfs/failed/{}", rank);
 std::string lost_key(int rank) { return fmt::format("topkfs/lost/{}", rank); }
 std::string data_key(int rank) { return fmt::format("topkfs/data/{}", rank); }
 std::string read_key(int rank) { return fmt::format("topkfs/read/{}", rank); }
+// Rank 0 gives the name of the shared memory of the sums under this key.
+std::string segment_key(int) { return "topkfs/shared-memory"; }
 
 // The key `key_of` names for each of the `n` ranks.
 std::vector<std::string> every_rank(int n, std::string (*key_of)(int)) {
@@ -63,6 +69,8 @@ struct ProcessRanks::State {
   RendezvousSettings settings;
   c10::intrusive_ptr<c10d::TCPStore> store;
   c10::intrusive_ptr<c10d::ProcessGroupGloo> group;
+  // Ranks on one machine sum through shared memory instead of Gloo.
+  std::unique_ptr<SharedMemorySum> local;
   bool store_hosted_here = false;  // this rank's process serves the store
   double sum_seconds = 0.0;
   long sum_calls = 0;
@@ -118,13 +126,75 @@ struct ProcessRanks::State {
     }
   }
 
+  // Polls the store until it holds `key_of(r)` for each rank r of `ranks`
+  // (polled rather than waited for, so that a rank that failed meanwhile is
+  // named at once). `what` says what the ranks met for, in the timeout's
+  // message.
+  void wait_for_ranks(std::string (*key_of)(int), const std::vector<int>& ranks, const char* what) {
+    std::vector<std::string> keys;
+    for (int r : ranks) keys.push_back(key_of(r));
+    const auto deadline = Clock::now() + settings.timeout;
+    while (!store->check(keys)) {
+      if (const std::string failures = announced_failures(); !failures.empty()) {
+        throw DistributedError(failures);
+      }
+      if (Clock::now() >= deadline) {
+        std::vector<int> missing;
+        for (int r : ranks) {
+          if (!store->check({key_of(r)})) missing.push_back(r);
+        }
+        throw DistributedError(fmt::format("rank {} did not come to the {} at {} within {} s",
+                                           fmt::join(missing, ", rank "), what, address(),
+                                           settings.timeout.count()));
+      }
+      std::this_thread::sleep_for(Millis(50));
+    }
+  }
+
+  // What a rank does while it waits for the others in shared memory: a rank
+  // whose process ended, one that announced its failure, or no sum within
+  // the timeout ends the wait with the error that names who is to blame.
+  SharedMemorySum::WhileWaiting shared_memory_watch(Clock::time_point started) {
+    return [this, started](int gone_rank) {
+      if (gone_rank >= 0) blame(fmt::format("the process of rank {} has ended", gone_rank));
+      if (const std::string failures = announced_failures(); !failures.empty()) {
+        throw DistributedError(failures);
+      }
+      if (Clock::now() - started > settings.timeout) {
+        blame(fmt::format("no sum within {} s", settings.timeout.count()));
+      }
+    };
+  }
+
+  // The segment of the ranks' sums on this machine: rank 0 creates it under
+  // a name no other run uses and gives the name through the store.
+  void open_shared_memory() {
+    const int n = settings.world_size;
+    if (settings.rank == 0) {
+      const std::string name = fmt::format("/topkfs-sum-{}-{}-{:08x}", ::getpid(), settings.port,
+                                           std::random_device{}());
+      local = SharedMemorySum::create(name, n);
+      store->set(segment_key(0), bytes_of(name));
+    } else {
+      wait_for_ranks(segment_key, {0}, "shared memory of the sums");
+      local = SharedMemorySum::open(text_of(store->get(segment_key(0))), settings.rank, n);
+    }
+    local->meet_and_unlink(shared_memory_watch(Clock::now()));
+  }
+
   template <typename Scalar>
   void sum(Scalar* values, std::size_t count) {
-    TOPKFS_ASSERT(group);
     // Alone, the sum is the values: no hand-off to Gloo's worker thread,
     // which costs milliseconds per call on a loaded machine.
     if (settings.world_size == 1) return;
     const auto start = Clock::now();
+    if (local) {
+      local->sum(values, count, shared_memory_watch(start));
+      sum_seconds += seconds_since(start);
+      ++sum_calls;
+      return;
+    }
+    TOPKFS_ASSERT(group);
     std::vector<at::Tensor> tensors{torch::from_blob(values, {static_cast<std::int64_t>(count)},
                                                      torch::CppTypeToScalarType<Scalar>::value)};
     try {
@@ -163,6 +233,12 @@ class ProcessRanks::State::Pending final : public PendingSum {
 };
 
 std::unique_ptr<PendingSum> ProcessRanks::State::start_sum(float* values, std::size_t count) {
+  if (local) {
+    // In shared memory the calling thread does the sum (there is no other
+    // thread to hand it to): it is done when this returns.
+    sum(values, count);
+    return std::make_unique<Pending>(*this, at::Tensor(), c10::intrusive_ptr<c10d::Work>());
+  }
   TOPKFS_ASSERT(group);
   at::Tensor tensor = torch::from_blob(values, {static_cast<std::int64_t>(count)}, torch::kFloat);
   std::vector<at::Tensor> tensors{tensor};
@@ -225,25 +301,9 @@ void ProcessRanks::agree_on_data(const std::string& description) {
   State& s = *state_;
   const int n = s.settings.world_size;
   s.store->set(data_key(s.settings.rank), bytes_of(description));
-  // Polled rather than waited for, so that a rank that failed before the
-  // rendezvous is named at once.
-  const auto deadline = Clock::now() + s.settings.timeout;
-  const std::vector<std::string> keys = every_rank(n, data_key);
-  while (!s.store->check(keys)) {
-    if (const std::string failures = s.announced_failures(); !failures.empty()) {
-      throw DistributedError(failures);
-    }
-    if (Clock::now() >= deadline) {
-      std::vector<int> missing;
-      for (int r = 0; r < n; ++r) {
-        if (!s.store->check({data_key(r)})) missing.push_back(r);
-      }
-      throw DistributedError(fmt::format("rank {} did not come to the rendezvous at {} within {} s",
-                                         fmt::join(missing, ", rank "), s.address(),
-                                         s.settings.timeout.count()));
-    }
-    std::this_thread::sleep_for(Millis(50));
-  }
+  std::vector<int> all(static_cast<std::size_t>(n));
+  for (int r = 0; r < n; ++r) all[static_cast<std::size_t>(r)] = r;
+  s.wait_for_ranks(data_key, all, "rendezvous");
   const std::string reference = text_of(s.store->get(data_key(0)));
   std::string mismatch;
   for (int r = 1; r < n && mismatch.empty(); ++r) {
@@ -268,6 +328,10 @@ void ProcessRanks::agree_on_data(const std::string& description) {
       }
     }
     throw DistributedError(mismatch);
+  }
+  if (s.settings.same_machine && n > 1) {
+    s.open_shared_memory();
+    return;
   }
   auto options = c10d::ProcessGroupGloo::Options::create(s.settings.timeout);
   options->devices.push_back(gloo_device(s.settings.host));

@@ -1,8 +1,8 @@
 // The ranks' sum of a step's gradients in buckets (GradientBuckets) over
-// c10d's Gloo, two ranks in two threads: buckets started in any order of
-// their ranges' arrival, from several threads, give the same bits as one
-// sum of the whole buffer, and both are the weighted sum of the ranks'
-// gradients.
+// c10d's Gloo and over shared memory, two ranks in two threads: buckets
+// started in any order of their ranges' arrival, from several threads, give
+// the same bits as one sum of the whole buffer, and both are the weighted sum
+// of the ranks' gradients.
 #include <gtest/gtest.h>
 #include <torch/torch.h>
 
@@ -81,12 +81,17 @@ Summed in_one_sum(RankGroup& ranks, int rank) {
   return out;
 }
 
-TEST(GradientBucketsTest, BucketsInAnyOrderGiveTheBitsOfOneSum) {
+class GradientBucketsTest : public ::testing::TestWithParam<bool> {};
+
+TEST_P(GradientBucketsTest, BucketsInAnyOrderGiveTheBitsOfOneSum) {
   std::vector<Summed> by_buckets(kRanks), whole(kRanks);
-  test::run_ranks_in_threads(kRanks, [&](ProcessRanks& ranks, int r) {
-    by_buckets[static_cast<std::size_t>(r)] = bucketed(ranks, r);
-    whole[static_cast<std::size_t>(r)] = in_one_sum(ranks, r);
-  });
+  test::run_ranks_in_threads(
+      kRanks,
+      [&](ProcessRanks& ranks, int r) {
+        by_buckets[static_cast<std::size_t>(r)] = bucketed(ranks, r);
+        whole[static_cast<std::size_t>(r)] = in_one_sum(ranks, r);
+      },
+      GetParam());
   ASSERT_FALSE(HasFailure());
 
   // The weighted sum in float, as the ranks add it.
@@ -107,6 +112,11 @@ TEST(GradientBucketsTest, BucketsInAnyOrderGiveTheBitsOfOneSum) {
     EXPECT_NEAR(b.loss, 0.375 * 1.5 + 0.625 * 2.5, 1e-6);
   }
 }
+
+INSTANTIATE_TEST_SUITE_P(Transports, GradientBucketsTest, ::testing::Values(false, true),
+                         [](const ::testing::TestParamInfo<bool>& info) {
+                           return info.param ? "SharedMemory" : "Gloo";
+                         });
 
 }  // namespace
 }  // namespace topkfs

@@ -1,6 +1,6 @@
 #pragma once
 // Ranks of a data-parallel run as threads of one process, over c10d's Gloo
-// on loopback around a store the test hosts (as `select --nproc` does):
+// on loopback (or shared memory) around a store the test hosts (as `select --nproc` does):
 // each thread joins, agrees on the data and runs `work` with its ranks.
 #include <gtest/gtest.h>
 
@@ -15,9 +15,11 @@
 namespace topkfs::test {
 
 // Runs `work(ranks, rank)` on `count` ranks, one thread each, and fails the
-// test with a rank's error message when one throws.
+// test with a rank's error message when one throws. `same_machine`: the
+// ranks sum through shared memory rather than Gloo.
 inline void run_ranks_in_threads(int count,
-                                 const std::function<void(ProcessRanks&, int rank)>& work) {
+                                 const std::function<void(ProcessRanks&, int rank)>& work,
+                                 bool same_machine = false) {
   std::vector<std::string> errors(static_cast<std::size_t>(count));
   const StoreHost store(count, std::chrono::seconds(60));
   std::vector<std::thread> threads;
@@ -30,6 +32,7 @@ inline void run_ranks_in_threads(int count,
         settings.port = store.port();
         settings.store_elsewhere = true;
         settings.timeout = std::chrono::seconds(60);
+        settings.same_machine = same_machine;
         const auto ranks = ProcessRanks::join(settings);
         ranks->agree_on_data("same");
         work(*ranks, r);

@@ -1,7 +1,8 @@
 #pragma once
 // The ranks of a data-parallel run as processes (docs/scale.md): a c10d
 // TCPStore for the rendezvous and c10d's Gloo process group for the sums,
-// from Debian's libtorch. This header keeps libtorch out of its users.
+// from Debian's libtorch, or shared memory for ranks on one machine. This header keeps libtorch out
+// of its users.
 #include <chrono>
 #include <memory>
 #include <string>
@@ -20,6 +21,10 @@ struct RendezvousSettings {
   std::chrono::seconds timeout{300};
   // A launcher (`select --nproc`) hosts the store; otherwise rank 0 does.
   bool store_elsewhere = false;
+  // Every rank runs on this machine (`select --nproc`, or LOCAL_WORLD_SIZE
+  // equal to the world size): the sums go through shared memory rather
+  // than Gloo's sockets (docs/scale.md, "Ranks on one machine").
+  bool same_machine = false;
 };
 
 class ProcessRanks final : public RankGroup {
