@@ -16,6 +16,7 @@
 #include "topkfs/core/error.hpp"
 #include "topkfs/core/option_ref.hpp"
 #include "topkfs/core/thread_settings.hpp"
+#include "topkfs/core/utc_timestamp.hpp"
 #include "topkfs/data/feature_groups.hpp"
 #include "topkfs/data/table_encoding.hpp"
 #include "topkfs/evaluation/auto_selection.hpp"
@@ -25,6 +26,7 @@
 #include "topkfs/scoring/metrics.hpp"
 #include "topkfs/select/group_selection.hpp"
 #include "topkfs/select/run_selection.hpp"
+#include "topkfs/version.hpp"
 
 namespace topkfs {
 namespace {
@@ -452,6 +454,8 @@ EvaluationReport evaluate_methods(const Dataset& data, const EvaluationOptions& 
   const ThreadSettingsScope thread_settings;
   options.validate();
   EvaluationReport report;
+  report.topkfs_version = kVersion;
+  report.started_utc = utc_timestamp(std::chrono::system_clock::now());
   report.data = {data.source, data.rows(), data.cols(), to_string(data.target_kind)};
   report.protocol = resolve_protocol(options.protocol, data);
   describe_metric(report);

@@ -163,8 +163,12 @@ nlohmann::ordered_json report_to_json(const EvaluationReport& report) {
     if (r.automatic) run["automatic"] = *r.automatic;
     runs.push_back(run);
   }
+  // topkfs_version and started_utc are empty in a report written before
+  // 2026-12-07 and read back.
   return {{"format", "topkfs-evaluation"},
           {"version", 1},
+          {"topkfs_version", report.topkfs_version},
+          {"started_utc", report.started_utc},
           {"data",
            {{"path", report.data.path},
             {"rows", report.data.rows},

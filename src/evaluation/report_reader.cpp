@@ -227,6 +227,12 @@ EvaluationReport read_report_json(const std::string& path) {
   report.split_note = field<std::string>(object, "split", path);
   report.notes = field<std::vector<std::string>>(object, "notes", path);
   report.wall_seconds = field<double>(object, "wall_seconds", path);
+  if (object.contains("topkfs_version")) {
+    report.topkfs_version = field<std::string>(object, "topkfs_version", path);
+  }
+  if (object.contains("started_utc")) {
+    report.started_utc = field<std::string>(object, "started_utc", path);
+  }
   for (const auto& method : field<json>(object, "methods", path)) {
     report.methods.push_back(method_from(method, report.protocol, path));
     if (report.methods.back().per_k.size() != report.ks.size()) {
@@ -263,7 +269,16 @@ EvaluationReport merge_reports(const std::vector<EvaluationReport>& reports,
     for (const auto& run : next.runs) merged.runs.push_back(run);
     merged.seeds = std::max(merged.seeds, next.seeds);
     merged.wall_seconds += next.wall_seconds;
-    for (const auto& note : next.notes) {
+    std::vector<std::string> notes = next.notes;
+    // The merged report carries the first one's build and start: a part
+    // made by another build says so.
+    if (next.topkfs_version != merged.topkfs_version) {
+      notes.push_back(
+          fmt::format("{} was made by topkfs {}, {} by {}", names[i],
+                      next.topkfs_version.empty() ? "(unknown)" : next.topkfs_version, names[0],
+                      merged.topkfs_version.empty() ? "(unknown)" : merged.topkfs_version));
+    }
+    for (const auto& note : notes) {
       if (std::find(merged.notes.begin(), merged.notes.end(), note) == merged.notes.end()) {
         merged.notes.push_back(note);
       }

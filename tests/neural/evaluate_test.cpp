@@ -6,6 +6,7 @@
 #include <Eigen/Dense>
 #include <fstream>
 #include <nlohmann/json.hpp>
+#include <regex>
 
 #include "test_support.hpp"
 #include "topkfs/data/synthetic.hpp"
@@ -16,6 +17,7 @@
 #include "topkfs/scoring/detection.hpp"
 #include "topkfs/scoring/downstream.hpp"
 #include "topkfs/scoring/metrics.hpp"
+#include "topkfs/version.hpp"
 
 namespace topkfs {
 namespace {
@@ -247,6 +249,11 @@ TEST(EvaluateCli, WritesTheTableTheReportAndTheCsv) {
   std::ifstream in(report);
   const auto json = nlohmann::json::parse(in);
   EXPECT_EQ(json["protocol"], "mae");
+  // The report says which build made it and when it started.
+  EXPECT_EQ(json["topkfs_version"], kVersion);
+  EXPECT_TRUE(std::regex_match(json["started_utc"].get<std::string>(),
+                               std::regex(R"(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ)")))
+      << json["started_utc"];
   EXPECT_EQ(json["runs"].size(), 8u);
   EXPECT_EQ(json["methods"][0]["method"], "ridge");
   std::ifstream rows(csv);
@@ -363,6 +370,15 @@ TEST(EvaluateReport, MergesMethodsOfTheSameGrid) {
   EXPECT_EQ(merged.methods[1].method, "lasso");
   EXPECT_EQ(merged.methods[2].method, "ridge");
   EXPECT_EQ(merged.runs.size(), 3u * 2u * 2u);
+  EXPECT_EQ(merged.topkfs_version, first.topkfs_version);
+  EXPECT_EQ(merged.started_utc, first.started_utc);
+  // A part made by another build is named in a note.
+  auto older = second;
+  older.topkfs_version = "0.0.1";
+  const auto notes = merge_reports({first, older}, {"a.json", "b.json"}).notes;
+  EXPECT_NE(std::find(notes.begin(), notes.end(),
+                      "b.json was made by topkfs 0.0.1, a.json by " + std::string(kVersion)),
+            notes.end());
   // The same file by another path (another checkout beside the data) merges;
   // another file does not.
   auto elsewhere = second;

@@ -150,6 +150,11 @@ struct EvaluationReport {
   std::vector<MethodSummary> methods;
   std::vector<std::string> notes;
   double wall_seconds = 0.0;
+  // Which build made the report and when it started (UTC, ISO 8601), so that
+  // a report read later says what it measured; empty in reports written
+  // before 2026-12-07.
+  std::string topkfs_version;
+  std::string started_utc;
 };
 
 // The summary of `method`'s runs in `report` (its per-k and over-k scores,
