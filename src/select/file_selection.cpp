@@ -54,9 +54,7 @@ FileSelection select_from_file(const FileSelectionRequest& request) {
                                                request.checkpoint_every, request.resume);
   }
   if (request.check) request.check(out.data);
-  out.result = run_selection(out.data, selector, k, request.split, callbacks);
-  std::string note;  // run_selection has put it in the result
-  out.learned_rows = selection_rows(out.data, request.split, note);
+  out.result = run_selection(out.data, selector, k, request.split, callbacks, &out.learned_rows);
   return out;
 }
 

@@ -252,14 +252,16 @@ SelectionResult fit_table(Selector& selector, const Dataset& data,
 }
 
 SelectionResult run_selection(const Dataset& data, Selector& selector, int k,
-                              const SelectionSplitOptions& split, const FitCallbacks& callbacks) {
+                              const SelectionSplitOptions& split, const FitCallbacks& callbacks,
+                              std::vector<std::int64_t>* learned_rows) {
   check_k(data, k);
   std::string note;
-  const auto rows = selection_rows(data, split, note);
+  auto rows = selection_rows(data, split, note);
   const std::string whole = whole_matrix_note(data, selector, callbacks.ranks);
   SelectionResult result = fit_table(selector, data, rows, k, callbacks);
   if (!whole.empty()) result.notes.insert(result.notes.begin(), whole);
   describe_selection(result, data, rows.size(), split, note);
+  if (learned_rows) *learned_rows = std::move(rows);
   return result;
 }
 

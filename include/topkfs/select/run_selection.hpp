@@ -74,8 +74,10 @@ void describe_selection(SelectionResult& result, const Dataset& data, std::size_
                         const SelectionSplitOptions& split, const std::string& rows_note);
 
 // Fits `selector` on the rows chosen by `split` and fills the result's data
-// description and notes.
+// description and notes. `learned_rows`, when given, receives those rows
+// (what a score on the other rows needs).
 SelectionResult run_selection(const Dataset& data, Selector& selector, int k,
-                              const SelectionSplitOptions& split, const FitCallbacks& callbacks);
+                              const SelectionSplitOptions& split, const FitCallbacks& callbacks,
+                              std::vector<std::int64_t>* learned_rows = nullptr);
 
 }  // namespace topkfs
