@@ -41,8 +41,6 @@ std::vector<std::string> candidate_list(const AutoFlags& flags) {
   return comma_list("--candidates", flags.candidates);
 }
 
-std::string flag_spelling(const std::string& name) { return "--" + name; }
-
 void apply_auto_flags(const AutoFlags& flags, AutoOptions& options) {
   options.k_max = flags.k_max;
   options.folds = flags.k_folds;

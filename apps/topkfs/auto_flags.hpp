@@ -29,7 +29,4 @@ void apply_auto_flags(const AutoFlags& flags, AutoOptions& options);
 // checked by candidate_names.
 std::vector<std::string> candidate_list(const AutoFlags& flags);
 
-// The command's spelling of a library option name: --name.
-std::string flag_spelling(const std::string& name);
-
 }  // namespace topkfs::cli

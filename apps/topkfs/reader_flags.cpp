@@ -29,8 +29,7 @@ ReadOptions ReaderFlags::to_options(ReadPurpose purpose) const {
   for (const auto& [name, values] : lists) {
     if (!values->empty()) given.emplace_back(name, comma_list(std::string("--") + name, *values));
   }
-  return parse_read_options(
-      path, given, [](const std::string& name) { return "--" + name; }, purpose);
+  return parse_read_options(path, given, purpose);
 }
 
 void add_reader_flags(CLI::App& command, ReaderFlags& flags) {

@@ -122,7 +122,7 @@ void share_local_cores(const MethodFlags& method, Selector& selector) {
 int run(const SelectFlags& flags) {
   // --candidates without --method auto is refused by the rule the library
   // applies (candidate_names), as Python's candidates= is.
-  candidate_names(flags.method.name, candidate_list(flags.automatic), flag_spelling);
+  candidate_names(flags.method.name, candidate_list(flags.automatic));
   if (flags.k == "auto" || flags.method.name == "auto") return select_automatically(flags);
   if (!flags.plot.empty()) {
     throw OptionError("--plot draws the validation curves of --k auto or --method auto");
@@ -286,8 +286,7 @@ int select_automatically(const SelectFlags& flags) {
   const std::vector<std::pair<std::string, std::string>> given(flags.method.values.begin(),
                                                                flags.method.values.end());
   const std::vector<SelectorFactory> candidates = candidate_factories(
-      candidate_names(flags.method.name, candidate_list(flags.automatic), flag_spelling), given,
-      flag_spelling);
+      candidate_names(flags.method.name, candidate_list(flags.automatic)), given);
   AutoOptions options;
   options.auto_k = flags.k == "auto";
   if (!options.auto_k) check_k_text(flags.k);

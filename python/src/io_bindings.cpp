@@ -149,7 +149,7 @@ ReadOptions read_options_from(const std::string& path, const py::dict& options,
       given.emplace_back(info->name, std::move(*converted));
     }
   }
-  return parse_read_options(path, given, keyword_of, purpose);
+  return parse_read_options(path, given, purpose);
 }
 
 namespace {

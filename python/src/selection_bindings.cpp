@@ -125,13 +125,6 @@ py::dict run(const Dataset& data, Selector& selector, int k, const SelectionSpli
   return result_dict(result, reporter);
 }
 
-// k="auto" or method="auto" on every row of `data`: `choosing` holds k_max,
-// k_folds, k_rule, seed and candidates; `options` go to the candidates that
-// have them.
-std::string python_option_spelling(const std::string& name) {
-  return "option '" + python_keyword(name) + "'";
-}
-
 // The methods `method` stands for, with `choosing`'s candidates
 // (candidate_names: refused without method="auto").
 std::vector<std::string> python_candidate_names(const std::string& method,
@@ -139,9 +132,12 @@ std::vector<std::string> python_candidate_names(const std::string& method,
   std::vector<std::string> requested;
   if (choosing.contains("candidates"))
     requested = choosing["candidates"].cast<std::vector<std::string>>();
-  return candidate_names(method, requested, python_option_spelling);
+  return candidate_names(method, requested);
 }
 
+// k="auto" or method="auto" on every row of `data`: `choosing` holds k_max,
+// k_folds, k_rule, seed and candidates; `options` go to the candidates that
+// have them.
 py::dict run_automatic(const Dataset& data, const std::string& method, int k,
                        const py::dict& options, const py::dict& choosing, bool verbose) {
   std::vector<std::pair<std::string, std::string>> given;
@@ -149,7 +145,7 @@ py::dict run_automatic(const Dataset& data, const std::string& method, int k,
     given.emplace_back(key.cast<std::string>(), value.cast<std::string>());
   }
   const std::vector<SelectorFactory> candidates =
-      candidate_factories(python_candidate_names(method, choosing), given, python_option_spelling);
+      candidate_factories(python_candidate_names(method, choosing), given);
   AutoOptions automatic;
   automatic.auto_k = k == 0;
   automatic.k = k;

@@ -273,14 +273,13 @@ const std::vector<std::string>& auto_method_candidates() {
   return names;
 }
 
-std::vector<std::string> candidate_names(
-    const std::string& method, const std::vector<std::string>& requested,
-    const std::function<std::string(const std::string&)>& spelled) {
+std::vector<std::string> candidate_names(const std::string& method,
+                                         const std::vector<std::string>& requested) {
   if (method != "auto") {
     if (!requested.empty()) {
       throw OptionError(
           fmt::format("{} lists the methods {} chooses between; the method here is {}",
-                      spelled("candidates"), option_ref("method", "auto"), method));
+                      option_ref("candidates"), option_ref("method", "auto"), method));
     }
     return {method};
   }
@@ -291,10 +290,10 @@ std::vector<std::string> candidate_names(
   for (const auto& name : requested) {
     if (std::find(registered.begin(), registered.end(), name) == registered.end()) {
       throw OptionError(fmt::format("{}: '{}' is not a method; the methods are {}",
-                                    spelled("candidates"), name, fmt::join(registered, ", ")));
+                                    option_ref("candidates"), name, fmt::join(registered, ", ")));
     }
     if (std::find(names.begin(), names.end(), name) != names.end()) {
-      throw OptionError(fmt::format("{}: {} is listed twice", spelled("candidates"), name));
+      throw OptionError(fmt::format("{}: {} is listed twice", option_ref("candidates"), name));
     }
     names.push_back(name);
   }
@@ -303,16 +302,15 @@ std::vector<std::string> candidate_names(
 
 std::vector<SelectorFactory> candidate_factories(
     const std::vector<std::string>& names,
-    const std::vector<std::pair<std::string, std::string>>& options,
-    const std::function<std::string(const std::string&)>& spelled) {
+    const std::vector<std::pair<std::string, std::string>>& options) {
   for (const auto& given : options) {
     const std::string& option = given.first;  // a structured binding cannot be captured
     const bool used = std::any_of(names.begin(), names.end(), [&](const std::string& name) {
       return make_selector(name)->has_option(option);
     });
     if (!used) {
-      throw OptionError(fmt::format("{} does not apply to any of the methods {}", spelled(option),
-                                    fmt::join(names, ", ")));
+      throw OptionError(fmt::format("{} does not apply to any of the methods {}",
+                                    option_ref(option), fmt::join(names, ", ")));
     }
   }
   std::vector<SelectorFactory> factories;

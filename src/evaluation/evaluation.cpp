@@ -35,13 +35,11 @@ constexpr const char* kAutoMethod = "auto";
 
 bool is_auto(const std::string& method) { return method == kAutoMethod; }
 
-std::string referenced(const std::string& name) { return option_ref(name); }
-
 // The names whose options `method` takes: --method auto's candidates, or itself.
 std::vector<std::string> option_owners(const std::string& method,
                                        const EvaluationOptions& options) {
-  return candidate_names(
-      method, is_auto(method) ? options.auto_candidates : std::vector<std::string>{}, referenced);
+  return candidate_names(method,
+                         is_auto(method) ? options.auto_candidates : std::vector<std::string>{});
 }
 
 // --method auto's candidates for one run: the user's options that one of
@@ -57,7 +55,7 @@ std::vector<SelectorFactory> auto_candidates(const EvaluationOptions& options, s
     }
   }
   given.emplace_back("seed", std::to_string(options.model_seed.value_or(seed)));
-  return candidate_factories(candidates, given, referenced);
+  return candidate_factories(candidates, given);
 }
 
 // The downstream model of run seed `seed`: the protocol's scores and

@@ -150,7 +150,7 @@ const std::vector<ReaderOptionInfo>& reader_option_infos() {
 
 ReadOptions parse_read_options(const std::string& path,
                                const std::vector<std::pair<std::string, ReaderValue>>& given,
-                               const OptionSpeller& spelled, ReadPurpose purpose) {
+                               ReadPurpose purpose) {
   ReadOptions options;
   for (const auto& [name, value] : given) {
     const auto* rule =
@@ -159,20 +159,20 @@ ReadOptions parse_read_options(const std::string& path,
     if (rule == std::end(kReaderOptionRules)) {
       throw std::invalid_argument("unknown reader option " + name);
     }
-    rule->apply(options, GivenOption{name, value, spelled(name), purpose});
+    rule->apply(options, GivenOption{name, value, option_ref(name), purpose});
   }
   if (const auto misapplied = misapplied_option(path, options)) {
-    throw OptionError(misapplied->message(spelled(misapplied->option), path));
+    throw OptionError(misapplied->message(option_ref(misapplied->option), path));
   }
   if (const auto option = option_naming_the_target(options)) {
-    throw OptionError(excludes_no_target(spelled(*option), spelled("no-target")));
+    throw OptionError(excludes_no_target(option_ref(*option), option_ref("no-target")));
   }
   return options;
 }
 
-std::string MisappliedOption::message(const std::string& spelled_option,
+std::string MisappliedOption::message(const std::string& option_reference,
                                       const std::string& path) const {
-  return fmt::format("{} is for {}; {} is read as {}", spelled_option, for_what, path,
+  return fmt::format("{} is for {}; {} is read as {}", option_reference, for_what, path,
                      to_string(format));
 }
 

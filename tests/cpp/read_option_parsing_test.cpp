@@ -1,7 +1,8 @@
 // The reader options are parsed once, in the library (parse_read_options),
 // for the command's flags and Python's keywords: each rule and its message,
-// the option named through the caller's speller, and nan "keep" taken for
-// inspecting the data and refused for a selection, in both faces' words.
+// the option named by reference (option_ref, which each face spells), and
+// nan "keep" taken for inspecting the data and refused for a selection, in
+// both faces' words.
 #include <gtest/gtest.h>
 
 #include <stdexcept>
@@ -12,6 +13,7 @@
 #include "cli_expectations.hpp"
 #include "test_support.hpp"
 #include "topkfs/core/error.hpp"
+#include "topkfs/core/option_ref.hpp"
 #include "topkfs/io/read_option_scope.hpp"
 
 namespace topkfs::test {
@@ -19,17 +21,24 @@ namespace {
 
 using Given = std::vector<std::pair<std::string, ReaderValue>>;
 
-// A speller no face uses, so that a message shows it went through it.
-std::string angled(const std::string& name) { return "<" + name + ">"; }
+// A spelling no face uses, so that a message shows that its options are
+// references (option_ref) that each face renders.
+std::string angled(const std::string& name, const std::string&, bool) { return "<" + name + ">"; }
 
 std::string small_csv() { return write_temp_file("parsing.csv", "a,b,y\n1,2,0\n3,4,1\n5,6,0\n"); }
 
 ReadOptions parsed(const Given& given, ReadPurpose purpose = ReadPurpose::Select) {
-  return parse_read_options(small_csv(), given, angled, purpose);
+  return parse_read_options(small_csv(), given, purpose);
 }
 
 std::string refusal(const Given& given, ReadPurpose purpose = ReadPurpose::Select) {
-  return error_of<OptionError>([&] { parsed(given, purpose); });
+  try {
+    parsed(given, purpose);
+  } catch (const OptionError& error) {
+    return render_option_refs(error.what(), angled);
+  }
+  ADD_FAILURE() << "no OptionError";
+  return "";
 }
 
 TEST(ReadOptionParsing, NothingGivenIsTheDefaults) {

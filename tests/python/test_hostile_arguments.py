@@ -134,7 +134,7 @@ def test_a_reader_option_of_another_format_is_refused(tmp_path, npy_pair):
         with pytest.raises(topkfs.OptionError, match=name + ".*other-format.csv is read as csv"):
             topkfs.load(path, **options)
     X_path, y_path = npy_pair
-    with pytest.raises(topkfs.OptionError, match="header is for CSV and TSV files"):
+    with pytest.raises(topkfs.OptionError, match="header=False is for CSV and TSV files"):
         topkfs.load(X_path, y_file=y_path, header=False)
     with pytest.raises(topkfs.OptionError, match="target is for CSV and TSV files"):
         topkfs.load(X_path, y_file=y_path, target="y")

@@ -111,20 +111,16 @@ const std::vector<std::string>& auto_method_candidates();
 // The methods `method` stands for: "auto" the user's `requested` candidates
 // (`--candidates`; empty: auto_method_candidates()), any other name itself.
 // Throws OptionError for requested candidates without "auto", an unknown or
-// repeated name, or "auto" among them, naming the option as `spelled` spells
-// "candidates".
-std::vector<std::string> candidate_names(
-    const std::string& method, const std::vector<std::string>& requested,
-    const std::function<std::string(const std::string&)>& spelled);
+// repeated name, or "auto" among them.
+std::vector<std::string> candidate_names(const std::string& method,
+                                         const std::vector<std::string>& requested);
 
 // A factory for each registered method of `names`, each giving its selector
 // those of `options` (name -> text) it has. Throws OptionError for an option
-// none of them has, naming it as `spelled` spells it (the command's
-// "--lambda9", Python's "lambda9").
+// none of them has.
 std::vector<SelectorFactory> candidate_factories(
     const std::vector<std::string>& names,
-    const std::vector<std::pair<std::string, std::string>>& options,
-    const std::function<std::string(const std::string&)>& spelled);
+    const std::vector<std::pair<std::string, std::string>>& options);
 
 // Scores each candidate on validation parts of `rows`, chooses the method
 // (best score at its chosen k) and k, fits the chosen one on every row of

@@ -6,7 +6,6 @@
 // (`--x-var` for a CSV read the CSV's own columns): it is refused. A message
 // names an option through the caller's speller ("--x-var" on the command
 // line, "x_var" in Python).
-#include <functional>
 #include <optional>
 #include <string>
 #include <utility>
@@ -16,11 +15,6 @@
 #include "topkfs/io/read_options.hpp"
 
 namespace topkfs {
-
-// An option's name as the library knows it (the command's flag without its
-// dashes: "max-levels", "x-var"; "no-header" for header off) -> the name as
-// the caller spells it in messages.
-using OptionSpeller = std::function<std::string(const std::string&)>;
 
 // How a reader option's value is given.
 //  Text: "csv", "tab", "y.npy".
@@ -58,14 +52,14 @@ enum class ReadPurpose { Inspect, Select };
 
 // The ReadOptions that `given` (name -> value, each name one of
 // reader_option_infos(); an option not given keeps its default) asks for
-// reading `path`. Throws OptionError naming the option through `spelled` for
-// a bad value, for nan "keep" under ReadPurpose::Select, for an option that
+// reading `path`. Throws OptionError naming the option (option_ref) for a bad
+// value, for nan "keep" under ReadPurpose::Select, for an option that
 // does not apply to the format `path` is read as (misapplied_option), and
 // for a target named beside no-target. A name it does not know or a value of
 // the wrong kind is the caller's mistake: std::invalid_argument.
 ReadOptions parse_read_options(const std::string& path,
                                const std::vector<std::pair<std::string, ReaderValue>>& given,
-                               const OptionSpeller& spelled, ReadPurpose purpose);
+                               ReadPurpose purpose);
 
 struct MisappliedOption {
   std::string option;    // the command's flag without its dashes: "x-var", "no-header"
@@ -73,8 +67,9 @@ struct MisappliedOption {
   Format format;         // the format the data is read as
 
   // "--x-var is for MATLAB .mat and NPZ files; train.csv is read as csv",
-  // with the option as the caller spells it ("--x-var", "x_var").
-  std::string message(const std::string& spelled_option, const std::string& path) const;
+  // naming the option by `option_reference` (option_ref), which each face
+  // spells its way ("--x-var", "x_var").
+  std::string message(const std::string& option_reference, const std::string& path) const;
 };
 
 // The first option of `options` set away from its default that does not
