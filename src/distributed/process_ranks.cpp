@@ -38,8 +38,12 @@ std::string failed_key(int rank) { return fmt::format("topkfs/failed/{}", rank);
 std::string lost_key(int rank) { return fmt::format("topkfs/lost/{}", rank); }
 std::string data_key(int rank) { return fmt::format("topkfs/data/{}", rank); }
 std::string read_key(int rank) { return fmt::format("topkfs/read/{}", rank); }
-// Rank 0 gives the name of the shared memory of the sums under this key.
+// Rank 0 gives the name of the shared memory of the sums under this key
+// (empty: none); each rank says whether it opened it, then whether it sees
+// every rank's process.
 std::string segment_key(int) { return "topkfs/shared-memory"; }
+std::string opened_key(int rank) { return fmt::format("topkfs/shared-memory/opened/{}", rank); }
+std::string sees_key(int rank) { return fmt::format("topkfs/shared-memory/sees/{}", rank); }
 
 // The key `key_of` names for each of the `n` ranks.
 std::vector<std::string> every_rank(int n, std::string (*key_of)(int)) {
@@ -166,20 +170,53 @@ struct ProcessRanks::State {
     };
   }
 
-  // The segment of the ranks' sums on this machine: rank 0 creates it under
-  // a name no other run uses and gives the name through the store.
-  void open_shared_memory() {
+  // Whether every rank said "1" under `key_of`, once all have said.
+  bool every_rank_says_yes(std::string (*key_of)(int)) {
+    std::vector<int> all(static_cast<std::size_t>(settings.world_size));
+    for (int r = 0; r < settings.world_size; ++r) all[static_cast<std::size_t>(r)] = r;
+    wait_for_ranks(key_of, all, "shared memory of the sums");
+    bool yes = true;
+    for (int r : all) yes = yes && text_of(store->get(key_of(r))) == "1";
+    return yes;
+  }
+
+  // The segment of the ranks' sums on this machine. Rank 0 creates it under
+  // a name no other run uses and gives the name through the store; each rank
+  // opens it and says whether it could, then whether it sees every rank's
+  // process. Unless every rank could, all drop it and sum through Gloo (ranks
+  // in containers that share no /dev/shm, or no process ids). Returns whether
+  // the ranks sum in shared memory.
+  bool open_shared_memory() {
     const int n = settings.world_size;
-    if (settings.rank == 0) {
-      const std::string name = fmt::format("/topkfs-sum-{}-{}-{:08x}", ::getpid(), settings.port,
-                                           std::random_device{}());
-      local = SharedMemorySum::create(name, n);
+    const int me = settings.rank;
+    if (me == 0) {
+      std::string name = fmt::format("/topkfs-sum-{}-{}-{:08x}", ::getpid(), settings.port,
+                                     std::random_device{}());
+      try {
+        local = SharedMemorySum::create(name, n);
+      } catch (const DistributedError&) {
+        name.clear();  // no segment: Gloo
+      }
       store->set(segment_key(0), bytes_of(name));
     } else {
       wait_for_ranks(segment_key, {0}, "shared memory of the sums");
-      local = SharedMemorySum::open(text_of(store->get(segment_key(0))), settings.rank, n);
+      const std::string name = text_of(store->get(segment_key(0)));
+      try {
+        if (!name.empty()) local = SharedMemorySum::open(name, me, n);
+      } catch (const DistributedError&) {
+        // Not this machine's /dev/shm: Gloo.
+      }
     }
-    local->meet_and_unlink(shared_memory_watch(Clock::now()));
+    store->set(opened_key(me), bytes_of(local ? "1" : "0"));
+    bool usable = every_rank_says_yes(opened_key);
+    if (usable) {
+      store->set(sees_key(me), bytes_of(local->sees_every_rank() ? "1" : "0"));
+      usable = every_rank_says_yes(sees_key);
+    }
+    // Every rank has tried to open it by now.
+    if (me == 0 && local) local->unlink_name();
+    if (!usable) local.reset();
+    return usable;
   }
 
   template <typename Scalar>
@@ -329,10 +366,7 @@ void ProcessRanks::agree_on_data(const std::string& description) {
     }
     throw DistributedError(mismatch);
   }
-  if (s.settings.same_machine && n > 1) {
-    s.open_shared_memory();
-    return;
-  }
+  if (s.settings.same_machine && n > 1 && s.open_shared_memory()) return;
   auto options = c10d::ProcessGroupGloo::Options::create(s.settings.timeout);
   options->devices.push_back(gloo_device(s.settings.host));
   options->threads = 1;

@@ -156,12 +156,18 @@ std::unique_ptr<SharedMemorySum> SharedMemorySum::open(const std::string& name, 
   return std::unique_ptr<SharedMemorySum>(new SharedMemorySum(std::move(mapping), rank));
 }
 
-void SharedMemorySum::meet_and_unlink(const WhileWaiting& while_waiting) {
-  arrive_and_wait(while_waiting);
-  if (rank_ == 0 && !mapping_->unlinked) {
-    ::shm_unlink(mapping_->name.c_str());
-    mapping_->unlinked = true;
+bool SharedMemorySum::sees_every_rank() const {
+  const Header& header = mapping_->header();
+  for (std::uint32_t r = 0; r < header.ranks; ++r) {
+    if (header.pids[r].load(std::memory_order_acquire) == 0) return false;
   }
+  return gone_rank() < 0;
+}
+
+void SharedMemorySum::unlink_name() {
+  if (mapping_->unlinked) return;
+  ::shm_unlink(mapping_->name.c_str());
+  mapping_->unlinked = true;
 }
 
 int SharedMemorySum::gone_rank() const {

@@ -33,10 +33,14 @@ class SharedMemorySum {
   SharedMemorySum(const SharedMemorySum&) = delete;
   SharedMemorySum& operator=(const SharedMemorySum&) = delete;
 
-  // Every rank waits here until all have opened the segment; then rank 0
-  // removes its name, so that nothing is left in /dev/shm whatever happens
-  // later (the mappings stay).
-  void meet_and_unlink(const WhileWaiting& while_waiting);
+  // True when every rank has opened the segment and this one sees each
+  // other rank's process running: the ranks share their process ids, so
+  // that a wait can tell a rank that has ended (not so across containers
+  // that share /dev/shm but not their process ids).
+  bool sees_every_rank() const;
+  // Removes the segment's name once every rank has opened it, so that
+  // nothing is left in /dev/shm whatever happens later (the mappings stay).
+  void unlink_name();
 
   // Replaces `values` by their sum over the ranks, in rank order; every rank
   // calls it at the same point with the same count.

@@ -2,12 +2,19 @@
 // three ranks in three threads joined as `select --nproc` joins its ranks:
 // every rank ends with the sum added in rank order, bit for bit, across the
 // chunk boundaries of the segment's slots and over many sums in a row, for
-// floats and doubles; started sums are done when they return.
+// floats and doubles; started sums are done when they return. And a rank's
+// process that has ended (a zombie, then reaped) is seen as gone.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <chrono>
 #include <cstddef>
+#include <thread>
 #include <vector>
 
+#include "distributed/shared_memory_sum.hpp"
 #include "ranks_in_threads.hpp"
 #include "topkfs/core/random.hpp"
 
@@ -94,6 +101,54 @@ TEST(SharedMemorySumTest, AnEmptySumAndARankAloneChangeNothing) {
         EXPECT_EQ(values, (std::vector<float>{1.5f, -2.0f}));
       },
       /*same_machine=*/true);
+}
+
+// Rank 1 in a child process: seen while it runs, gone once it has exited,
+// before and after its parent reaps it.
+TEST(SharedMemorySumTest, ARankWhoseProcessHasEndedIsSeenGone) {
+  const std::string name = fmt::format("/topkfs-sum-test-{}", ::getpid());
+  auto segment = SharedMemorySum::create(name, 2);
+  EXPECT_FALSE(segment->sees_every_rank());  // rank 1 has not opened it yet
+  int opened[2], release[2];
+  ASSERT_EQ(::pipe(opened), 0);
+  ASSERT_EQ(::pipe(release), 0);
+  const pid_t child = ::fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    // Only what opening the segment needs, then wait to be let go; never
+    // back into the test runner.
+    // Its copies of the ends it does not use, or its read would never see
+    // the end of the pipe.
+    ::close(opened[0]);
+    ::close(release[1]);
+    try {
+      const auto rank1 = SharedMemorySum::open(name, 1, 2);
+      char byte = 1;
+      if (::write(opened[1], &byte, 1) != 1) ::_exit(2);
+      if (::read(release[0], &byte, 1) < 0) ::_exit(3);
+    } catch (...) {
+      ::_exit(4);
+    }
+    ::_exit(0);
+  }
+  ::close(opened[1]);
+  ::close(release[0]);
+  char byte = 0;
+  ASSERT_EQ(::read(opened[0], &byte, 1), 1);
+  EXPECT_TRUE(segment->sees_every_rank());
+  ::close(release[1]);  // the child's read returns: it exits
+  // A zombie until reaped: already gone.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(10);
+  while (segment->sees_every_rank() && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  EXPECT_FALSE(segment->sees_every_rank());
+  int status = 0;
+  ASSERT_EQ(::waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << status;
+  EXPECT_FALSE(segment->sees_every_rank());
+  segment->unlink_name();
+  ::close(opened[0]);
 }
 
 }  // namespace
