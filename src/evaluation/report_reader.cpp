@@ -271,12 +271,12 @@ EvaluationReport merge_reports(const std::vector<EvaluationReport>& reports,
     merged.wall_seconds += next.wall_seconds;
     std::vector<std::string> notes = next.notes;
     // The merged report carries the first one's build and start: a part
-    // made by another build says so.
-    if (next.topkfs_version != merged.topkfs_version) {
-      notes.push_back(
-          fmt::format("{} was made by topkfs {}, {} by {}", names[i],
-                      next.topkfs_version.empty() ? "(unknown)" : next.topkfs_version, names[0],
-                      merged.topkfs_version.empty() ? "(unknown)" : merged.topkfs_version));
+    // made by another build says so (reports from before 2026-12-07 name no
+    // build, and are not noted).
+    if (!next.topkfs_version.empty() && !merged.topkfs_version.empty() &&
+        next.topkfs_version != merged.topkfs_version) {
+      notes.push_back(fmt::format("{} was made by topkfs {}, {} by {}", names[i],
+                                  next.topkfs_version, names[0], merged.topkfs_version));
     }
     for (const auto& note : notes) {
       if (std::find(merged.notes.begin(), merged.notes.end(), note) == merged.notes.end()) {
