@@ -45,6 +45,13 @@ std::string segment_key(int) { return "topkfs/shared-memory"; }
 std::string opened_key(int rank) { return fmt::format("topkfs/shared-memory/opened/{}", rank); }
 std::string sees_key(int rank) { return fmt::format("topkfs/shared-memory/sees/{}", rank); }
 
+// Ranks 0 .. n - 1.
+std::vector<int> all_ranks(int n) {
+  std::vector<int> ranks(static_cast<std::size_t>(n));
+  for (int r = 0; r < n; ++r) ranks[static_cast<std::size_t>(r)] = r;
+  return ranks;
+}
+
 // The key `key_of` names for each of the `n` ranks.
 std::vector<std::string> every_rank(int n, std::string (*key_of)(int)) {
   std::vector<std::string> keys;
@@ -172,8 +179,7 @@ struct ProcessRanks::State {
 
   // Whether every rank said "1" under `key_of`, once all have said.
   bool every_rank_says_yes(std::string (*key_of)(int)) {
-    std::vector<int> all(static_cast<std::size_t>(settings.world_size));
-    for (int r = 0; r < settings.world_size; ++r) all[static_cast<std::size_t>(r)] = r;
+    const std::vector<int> all = all_ranks(settings.world_size);
     wait_for_ranks(key_of, all, "shared memory of the sums");
     bool yes = true;
     for (int r : all) yes = yes && text_of(store->get(key_of(r))) == "1";
@@ -338,9 +344,7 @@ void ProcessRanks::agree_on_data(const std::string& description) {
   State& s = *state_;
   const int n = s.settings.world_size;
   s.store->set(data_key(s.settings.rank), bytes_of(description));
-  std::vector<int> all(static_cast<std::size_t>(n));
-  for (int r = 0; r < n; ++r) all[static_cast<std::size_t>(r)] = r;
-  s.wait_for_ranks(data_key, all, "rendezvous");
+  s.wait_for_ranks(data_key, all_ranks(n), "rendezvous");
   const std::string reference = text_of(s.store->get(data_key(0)));
   std::string mismatch;
   for (int r = 1; r < n && mismatch.empty(); ++r) {

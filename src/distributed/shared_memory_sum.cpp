@@ -17,12 +17,11 @@
 #include <cstring>
 #include <fstream>
 
+#include "topkfs/core/clock.hpp"
 #include "topkfs/core/error.hpp"
 
 namespace topkfs {
 namespace {
-
-using Clock = std::chrono::steady_clock;
 
 // The most ranks a segment holds (the command's limit on the world size).
 constexpr std::size_t kMaxRanks = 1024;
@@ -41,7 +40,6 @@ struct Header {
   std::atomic<std::uint32_t> arrived;
   std::atomic<std::uint32_t> generation;
   std::uint32_t ranks;
-  std::uint32_t slot_bytes;
   std::atomic<std::int32_t> pids[kMaxRanks];  // 0 until the rank has opened the segment
 };
 static_assert(sizeof(Header) <= kHeaderBytes);
@@ -134,7 +132,6 @@ std::unique_ptr<SharedMemorySum> SharedMemorySum::create(const std::string& name
   }
   mapping->map(fd);
   mapping->header().ranks = static_cast<std::uint32_t>(ranks);
-  mapping->header().slot_bytes = static_cast<std::uint32_t>(kSlotBytes);
   return std::unique_ptr<SharedMemorySum>(new SharedMemorySum(std::move(mapping), 0));
 }
 

@@ -1,8 +1,8 @@
 #pragma once
 // The ranks of a data-parallel run as processes (docs/scale.md): a c10d
 // TCPStore for the rendezvous and c10d's Gloo process group for the sums,
-// from Debian's libtorch, or shared memory for ranks on one machine. This header keeps libtorch out
-// of its users.
+// from Debian's libtorch, or shared memory for ranks on one machine. This
+// header keeps libtorch out of its users.
 #include <chrono>
 #include <memory>
 #include <string>

@@ -4,8 +4,8 @@
 // same ones in the same words; and which formats each option is for. An
 // option given for a format it does not apply to changed nothing, silently
 // (`--x-var` for a CSV read the CSV's own columns): it is refused. A message
-// names an option through the caller's speller ("--x-var" on the command
-// line, "x_var" in Python).
+// names an option by reference (option_ref), which each face spells its way
+// ("--x-var" on the command line, "x_var" in Python).
 #include <optional>
 #include <string>
 #include <utility>
